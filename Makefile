@@ -1,0 +1,37 @@
+# The two commands of README.md. Everything the tests need is installed from the project's own files.
+SHELL := /bin/bash
+VENV ?= .venv
+PY := $(VENV)/bin/python
+export HF_HUB_OFFLINE := 1
+export TRANSFORMERS_OFFLINE := 1
+
+.PHONY: run test install tools bench clean
+
+run: install
+	$(VENV)/bin/mintprep run collection/collection.yaml
+
+test: install tools
+	$(PY) -m pytest -q -p no:cacheprovider
+
+# torch is pinned here (not in pyproject, which asks torch>=2.4) because this exact CPU build is on the
+# machines' local disk; an unpinned install would fetch a multi-GB CUDA build.
+install: $(VENV)/.installed
+$(VENV)/.installed: pyproject.toml
+	test -x $(PY) || python3 -m venv $(VENV)
+	$(PY) -m pip install -q torch==2.13.0
+	$(PY) -m pip install -q -e '.[test]'
+	touch $@
+
+# anvil + solc-js + OpenZeppelin from the npm lock file; Debian's chromium for the browser tests.
+tools: contracts/node_modules/.installed /usr/bin/chromium
+contracts/node_modules/.installed: contracts/package-lock.json
+	npm ci --prefix contracts --no-audit --no-fund
+	touch $@
+/usr/bin/chromium:
+	apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
+
+bench: install tools
+	for b in bench/bench_*.py; do $(PY) $$b; done
+
+clean:
+	rm -rf collection/.mintprep collection/site

@@ -1,0 +1,1 @@
+"""The drop contract on Base: compiled artifact, deploy, and the config-vs-chain check."""

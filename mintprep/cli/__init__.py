@@ -1,0 +1,11 @@
+"""Command-line interface: a thin layer over functions a Python user can call too.
+
+Each command module registers itself on the shared app when imported.
+"""
+
+from mintprep.cli import chain_cmd, ipfs_cmd, page_cmd, run_cmd, validate_cmd  # noqa: F401  (registration)
+from mintprep.cli.app import app
+
+
+def main() -> None:
+    app()

@@ -1,0 +1,74 @@
+"""`mintprep run`, `mintprep status`, `mintprep schema`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import typer
+from rich.table import Table
+
+from mintprep.cli.app import app, console, print_json, reports_errors
+from mintprep.config import collection_schema, load_collection
+from mintprep.progress import RichProgress
+from mintprep.status import collection_status
+
+if TYPE_CHECKING:
+    from mintprep.pipeline import RunReport
+
+CollectionArg = typer.Argument(..., help="the collection file (collection.yaml)", exists=False)
+JsonOpt = typer.Option(False, "--json", help="print a machine-readable summary on stdout")
+
+
+@app.command()
+@reports_errors
+def run(collection: Path = CollectionArg, json: bool = JsonOpt) -> None:
+    """Run every stage in order; exit 0 when every piece is pinned, 1 when some failed, 2 on bad input."""
+    col = load_collection(collection)
+    from mintprep.pipeline import run_collection  # torch/diffusers load only when there is work to run
+
+    with RichProgress(console) as progress:
+        report = run_collection(col, progress=progress)
+    if json:
+        print_json(report.to_json())
+    else:
+        _print_report(report)
+    raise typer.Exit(report.exit_code)
+
+
+def _print_report(report: "RunReport") -> None:
+    table = Table(title="mintprep run", show_header=True)
+    for column in ("stage", "done", "skipped (unchanged)", "failed"):
+        table.add_column(column)
+    table.add_row("generate", str(report.generated), str(report.generation_skipped), str(len(report.rejected)))
+    table.add_row("pin", str(report.pinned), str(report.pin_skipped), "")
+    console.print(table)
+    for failed in report.rejected:
+        console.print(f"[red]token {failed.token_id} failed[/] ({failed.prompt}): {failed.reason}", highlight=False)
+    console.print(f"metadata root: ipfs://{report.metadata_root}/   manifest: {report.manifest_cid}")
+    if report.page_blocked:
+        console.print(f"[red]page not built:[/] {report.page_blocked}")
+    elif report.page:
+        console.print(f"page: {report.page}")
+
+
+@app.command()
+@reports_errors
+def status(collection: Path = CollectionArg, json: bool = JsonOpt) -> None:
+    """What is done, per stage and per piece."""
+    info = collection_status(load_collection(collection))
+    if json:
+        print_json(info)
+        return
+    counts = ", ".join(f"{k}: {v}" for k, v in sorted(info["counts"].items()))
+    console.print(f"{info['collection']}: {info['pieces']} pieces ({counts})")
+    for token in info["tokens"]:
+        if token["status"] != "pinned":
+            console.print(f"  token {token['token_id']}: {token['status']}")
+    console.print(f"metadata root: {info['metadata_root']}  manifest: {info['manifest_cid']}  page: {info['page']}")
+
+
+@app.command()
+def schema() -> None:
+    """Print the JSON Schema of collection.yaml (for editor completion)."""
+    print_json(collection_schema())

@@ -1,0 +1,186 @@
+"""collection.yaml → a validated CollectionSpec, or a ConfigError naming the YAML path of every problem."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import Field, ValidationError, field_validator, model_validator
+
+from mintprep.chain.settings import ChainSettings
+from mintprep.errors import ConfigError
+from mintprep.generate.settings import GeneratorSettings
+from mintprep.ipfs.settings import IpfsSettings
+from mintprep.model import StrictModel
+from mintprep.page.settings import PageSettings
+from mintprep.validate import GuardSettings
+
+STATE_DIR_NAME = ".mintprep"
+
+
+class PromptSpec(StrictModel):
+    template: str = Field(description="prompt with {trait} placeholders, e.g. 'a {flower} in {style} style'")
+    negative: str = ""
+    traits: dict[str, dict[str, float]] = Field(
+        default_factory=dict, description="trait name -> {value: weight}; weights need not sum to 1"
+    )
+
+    @field_validator("traits")
+    @classmethod
+    def _positive_weights(cls, traits: dict[str, dict[str, float]]) -> dict[str, dict[str, float]]:
+        for trait, values in traits.items():
+            if not values:
+                raise ValueError(f"trait {trait!r} has no values")
+            for value, weight in values.items():
+                if not weight > 0:
+                    raise ValueError(f"trait {trait!r} value {value!r}: weight must be > 0, got {weight}")
+        return traits
+
+    @model_validator(mode="after")
+    def _placeholders_are_traits(self) -> "PromptSpec":
+        import string
+
+        names = {field for _, field, _, _ in string.Formatter().parse(self.template) if field}
+        missing = sorted(names - set(self.traits))
+        if missing:
+            raise ValueError(f"template uses {', '.join(missing)} but prompt.traits does not define them")
+        return self
+
+
+class PieceOverride(StrictModel):
+    """Per-token changes: fix a trait, or replace the prompt outright."""
+
+    traits: dict[str, str] = Field(default_factory=dict)
+    prompt: str | None = None
+    negative: str | None = None
+
+
+class MetadataSettings(StrictModel):
+    """Optional OpenSea fields; `{id}` in external_url is replaced by the token id."""
+
+    external_url: str | None = None
+    background_color: str | None = Field(None, pattern=r"^[0-9a-fA-F]{6}$", description="six hex digits, no #")
+
+    def token_extras(self, token_id: int) -> dict[str, str]:
+        extras = {}
+        if self.external_url:
+            extras["external_url"] = self.external_url.replace("{id}", str(token_id))
+        if self.background_color:
+            extras["background_color"] = self.background_color
+        return extras
+
+
+class ExecutorSettings(StrictModel):
+    kind: Literal["local", "ray"] = "local"
+    address: str | None = Field(None, description="Ray cluster address (ray only)")
+
+
+class CollectionSpec(StrictModel):
+    name: str = Field(min_length=1, max_length=200)
+    symbol: str = Field(min_length=1, max_length=16)
+    description: str = ""
+    size: int = Field(ge=1, le=100_000, description="number of pieces = max supply; token ids 1..size")
+    seed: int = Field(ge=0, lt=2**63, description="collection seed; piece and retry seeds derive from it")
+    prompt: PromptSpec
+    generator: GeneratorSettings = GeneratorSettings()
+    guards: GuardSettings = GuardSettings()
+    ipfs: IpfsSettings = IpfsSettings()
+    chain: ChainSettings = ChainSettings()
+    page: PageSettings = PageSettings()
+    metadata: MetadataSettings = MetadataSettings()
+    executor: ExecutorSettings = ExecutorSettings()
+    pieces: dict[int, PieceOverride] = Field(default_factory=dict, description="per-token overrides, by token id")
+
+    @model_validator(mode="after")
+    def _overrides_fit(self) -> "CollectionSpec":
+        for token_id, override in self.pieces.items():
+            if not 1 <= token_id <= self.size:
+                raise ValueError(f"pieces.{token_id}: token ids run from 1 to size ({self.size})")
+            for trait, value in override.traits.items():
+                if trait not in self.prompt.traits:
+                    raise ValueError(f"pieces.{token_id}.traits.{trait}: not a trait in prompt.traits")
+        return self
+
+
+@dataclass(frozen=True)
+class Collection:
+    """A loaded collection file: where it is and what it says."""
+
+    path: Path
+    spec: CollectionSpec
+
+    @property
+    def base_dir(self) -> Path:
+        return self.path.parent
+
+    @property
+    def state_dir(self) -> Path:
+        return self.base_dir / STATE_DIR_NAME
+
+    @property
+    def page_dir(self) -> Path:
+        return (self.base_dir / self.spec.page.out).resolve()
+
+
+def load_collection(path: Path | str) -> Collection:
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ConfigError(f"{path}: no such file") from None
+    except (IsADirectoryError, UnicodeDecodeError, PermissionError) as exc:
+        raise ConfigError(f"{path}: cannot read ({exc})") from None
+    return Collection(path=path.resolve(), spec=parse_collection(text, source=str(path)))
+
+
+def parse_collection(text: str, source: str = "collection.yaml") -> CollectionSpec:
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" line {mark.line + 1}, column {mark.column + 1}" if mark else ""
+        problem = getattr(exc, "problem", None) or str(exc)
+        raise ConfigError(f"{source}:{where}: not valid YAML: {problem}") from None
+    if not isinstance(data, dict):
+        raise ConfigError(f"{source}: expected a mapping of settings at the top level, got {type(data).__name__}")
+    try:
+        return CollectionSpec.model_validate(data)
+    except ValidationError as exc:
+        raise ConfigError(f"{source}: " + "; ".join(describe_errors(exc))) from None
+
+
+def describe_errors(exc: ValidationError) -> list[str]:
+    """One line per problem: `generator.steps: must be ≥ 1, got 0`."""
+    lines = []
+    for error in exc.errors():
+        path = ".".join(str(part) for part in error["loc"]) or "(top level)"
+        lines.append(f"{path}: {_describe(error)}")
+    return lines
+
+
+def _describe(error: dict[str, Any]) -> str:
+    kind, ctx, got = error["type"], error.get("ctx") or {}, error.get("input")
+    shown = json.dumps(got, default=str) if not isinstance(got, dict) else "a mapping"
+    bounds = {"greater_than_equal": "≥ {ge}", "greater_than": "> {gt}", "less_than_equal": "≤ {le}",
+              "less_than": "< {lt}", "multiple_of": "a multiple of {multiple_of}"}
+    if kind in bounds:
+        return f"must be {bounds[kind].format(**ctx)}, got {shown}"
+    if kind == "extra_forbidden":
+        return "unknown key (check the spelling; `mintprep schema` lists the keys)"
+    if kind == "missing":
+        return "required but missing"
+    if kind == "literal_error":
+        return f"must be one of {ctx.get('expected')}, got {shown}"
+    message = str(error["msg"]).removeprefix("Value error, ")
+    return f"{message}, got {shown}" if kind.endswith(("_type", "_parsing")) else message
+
+
+def collection_schema() -> dict[str, Any]:
+    """JSON Schema of collection.yaml, for editors (yaml-language-server) and `mintprep schema`."""
+    schema = CollectionSpec.model_json_schema()
+    schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
+    schema["title"] = "mintprep collection.yaml"
+    return schema

@@ -1,0 +1,29 @@
+"""Error kinds the CLI maps to exit codes.
+
+UserError (exit 2) is bad input: a config field, a file, an unreachable endpoint the user named.
+Its message must name the field or file and say what is wrong; it must never contain a secret.
+"""
+
+
+class MintprepError(Exception):
+    """Base class for errors mintprep reports without a traceback."""
+
+    exit_code = 1
+
+
+class UserError(MintprepError):
+    """Bad input or an unusable environment: exit status 2, nothing changed."""
+
+    exit_code = 2
+
+
+class ConfigError(UserError):
+    """collection.yaml is malformed or has a field that is wrong; message names the YAML path."""
+
+
+class RemoteError(MintprepError):
+    """A remote service (IPFS backend, gateway, RPC, Netlify) failed after retries."""
+
+
+class LedgerBusy(UserError):
+    """Another mintprep process holds the ledger's writer lock."""

@@ -1,0 +1,1 @@
+"""Content addressing (kubo-exact UnixFS importer, CIDs, CAR) and pinning backends."""

@@ -1,0 +1,159 @@
+"""CIDs and the multiformats they are made of: unsigned varints, sha2-256 multihashes, base32/base58btc.
+
+Only what kubo's importer produces is supported: sha2-256, codecs dag-pb and raw, CIDv0 and CIDv1.
+A CID is parsed strictly so a typo in a config or a backend answer is an error, never another CID.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+from dataclasses import dataclass
+
+from mintprep.errors import UserError
+
+DAG_PB = 0x70
+RAW = 0x55
+SHA2_256 = 0x12
+CODEC_NAMES = {DAG_PB: "dag-pb", RAW: "raw"}
+
+_B58_ALPHABET = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz"
+_B58_INDEX = {c: i for i, c in enumerate(_B58_ALPHABET)}
+
+
+def encode_varint(value: int) -> bytes:
+    if value < 0:
+        raise ValueError("varints are unsigned")
+    out = bytearray()
+    while value >= 0x80:
+        out.append((value & 0x7F) | 0x80)
+        value >>= 7
+    out.append(value)
+    return bytes(out)
+
+
+def decode_varint(data: bytes | memoryview, offset: int = 0) -> tuple[int, int]:
+    """Return (value, offset just past it); raise ValueError on a truncated or over-long varint."""
+    value = shift = 0
+    for position in range(offset, min(len(data), offset + 10)):
+        byte = data[position]
+        value |= (byte & 0x7F) << shift
+        if not byte & 0x80:
+            return value, position + 1
+        shift += 7
+    raise ValueError(f"truncated or over-long varint at byte {offset}")
+
+
+def b58encode(data: bytes) -> str:
+    number = int.from_bytes(data, "big")
+    digits = []
+    while number:
+        number, rest = divmod(number, 58)
+        digits.append(_B58_ALPHABET[rest])
+    leading_zeros = len(data) - len(data.lstrip(b"\0"))
+    return "1" * leading_zeros + "".join(reversed(digits))
+
+
+def b58decode(text: str) -> bytes:
+    number = 0
+    for char in text:
+        if char not in _B58_INDEX:
+            raise ValueError(f"{char!r} is not a base58btc character")
+        number = number * 58 + _B58_INDEX[char]
+    leading_zeros = len(text) - len(text.lstrip("1"))
+    body = number.to_bytes((number.bit_length() + 7) // 8, "big") if number else b""
+    return b"\0" * leading_zeros + body
+
+
+@dataclass(frozen=True, order=True)
+class CID:
+    """A content identifier: version, codec, and the sha2-256 digest of the block it names."""
+
+    version: int
+    codec: int
+    digest: bytes
+
+    def __post_init__(self) -> None:
+        if self.version not in (0, 1):
+            raise ValueError(f"unsupported CID version {self.version}")
+        if self.version == 0 and self.codec != DAG_PB:
+            raise ValueError("CIDv0 can only name dag-pb blocks")
+        if self.codec not in CODEC_NAMES:
+            raise ValueError(f"unsupported codec 0x{self.codec:x}")
+        if len(self.digest) != 32:
+            raise ValueError("a sha2-256 digest is 32 bytes")
+
+    @classmethod
+    def for_block(cls, data: bytes | memoryview, *, version: int, codec: int) -> CID:
+        """The CID of `data`; raw blocks are always v1, as go-cid's Prefix.WithCodec(raw) makes them."""
+        if codec == RAW:
+            version = 1
+        return cls(version, codec, hashlib.sha256(data).digest())
+
+    @property
+    def multihash(self) -> bytes:
+        return bytes((SHA2_256, 32)) + self.digest
+
+    def __bytes__(self) -> bytes:
+        if self.version == 0:
+            return self.multihash
+        return encode_varint(1) + encode_varint(self.codec) + self.multihash
+
+    def __str__(self) -> str:
+        if self.version == 0:
+            return b58encode(self.multihash)
+        return "b" + base64.b32encode(bytes(self)).decode().lower().rstrip("=")
+
+    def __repr__(self) -> str:
+        return f"CID({self})"
+
+    @property
+    def multihash_key(self) -> str:
+        """The name a block store files this block under: same bytes, same key, whatever the CID version."""
+        return base64.b32encode(self.multihash).decode().lower().rstrip("=")
+
+    def matches(self, data: bytes | memoryview) -> bool:
+        return hashlib.sha256(data).digest() == self.digest
+
+    @classmethod
+    def from_bytes(cls, data: bytes | memoryview) -> CID:
+        cid, end = cls.read_prefix(data, 0)
+        if end != len(data):
+            raise ValueError("trailing bytes after CID")
+        return cid
+
+    @classmethod
+    def read_prefix(cls, data: bytes | memoryview, offset: int) -> tuple[CID, int]:
+        """Parse a binary CID starting at `offset`; return it and the offset just past it."""
+        if data[offset : offset + 2] == bytes((SHA2_256, 32)):
+            end = offset + 34
+            if end > len(data):
+                raise ValueError("truncated CIDv0")
+            return cls(0, DAG_PB, bytes(data[offset + 2 : end])), end
+        version, pos = decode_varint(data, offset)
+        codec, pos = decode_varint(data, pos)
+        hash_code, pos = decode_varint(data, pos)
+        length, pos = decode_varint(data, pos)
+        if version != 1 or hash_code != SHA2_256 or length != 32 or pos + 32 > len(data):
+            raise ValueError("not a CIDv1 with a sha2-256 multihash")
+        return cls(1, codec, bytes(data[pos : pos + 32])), pos + 32
+
+    @classmethod
+    def parse(cls, text: str) -> CID:
+        """Parse a CID string (Qm… base58btc v0 or b… base32 v1); raise UserError naming it if invalid."""
+        try:
+            if text.startswith("Qm") and len(text) == 46:
+                return cls.from_bytes(b58decode(text))
+            if text.startswith("b"):
+                body = text[1:].upper()
+                return cls.from_bytes(base64.b32decode(body + "=" * (-len(body) % 8)))
+        except ValueError as exc:  # binascii.Error is a ValueError
+            raise UserError(f"invalid CID {text!r}: {exc}") from None
+        raise UserError(f"invalid CID {text!r}: expected a CIDv0 (Qm…) or a base32 CIDv1 (b…)")
+
+    def to_v1(self) -> CID:
+        return CID(1, self.codec, self.digest)
+
+
+def as_cid(value: CID | str) -> CID:
+    return value if isinstance(value, CID) else CID.parse(value)

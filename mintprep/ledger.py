@@ -1,0 +1,337 @@
+"""The ledger: `.mintprep/state.db` (SQLite, WAL) beside the collection file.
+
+Rows are written only after the objects they name exist (objects are fsynced first), and each
+stage result is one transaction, so a crash at any point leaves a ledger the same command
+converges from. One writer at a time: an flock on `.mintprep/lock` that a second `run` reports.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import sqlite3
+import time
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterator
+
+from mintprep.errors import LedgerBusy, UserError
+from mintprep.objects import ObjectStore
+
+SCHEMA_VERSION = 1
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+-- generate stage, keyed by the request key (hash of everything that determines the pixels)
+CREATE TABLE IF NOT EXISTS generations (
+    request_key TEXT PRIMARY KEY, token_id INTEGER NOT NULL, png_sha256 TEXT,
+    accepted_attempt INTEGER, metrics TEXT NOT NULL, provenance TEXT NOT NULL, created REAL NOT NULL);
+CREATE TABLE IF NOT EXISTS attempts (
+    request_key TEXT NOT NULL, token_id INTEGER NOT NULL, attempt INTEGER NOT NULL, seed INTEGER NOT NULL,
+    precision TEXT NOT NULL, guard TEXT, step INTEGER, reason TEXT, metrics TEXT NOT NULL,
+    accepted INTEGER NOT NULL, PRIMARY KEY (request_key, attempt));
+-- validate stage, keyed by (image, guard settings)
+CREATE TABLE IF NOT EXISTS verdicts (
+    png_sha256 TEXT NOT NULL, settings_key TEXT NOT NULL, ok INTEGER NOT NULL, reasons TEXT NOT NULL,
+    metrics TEXT NOT NULL, PRIMARY KEY (png_sha256, settings_key));
+-- pin stage: content (sha256 of bytes) + IPFS profile + backend -> CID, verified before the row exists
+CREATE TABLE IF NOT EXISTS pins (
+    cid TEXT NOT NULL, backend TEXT NOT NULL, content_sha256 TEXT NOT NULL, profile TEXT NOT NULL,
+    kind TEXT NOT NULL, name TEXT NOT NULL, remote_id TEXT, pinned_at REAL NOT NULL, unpinned_at REAL,
+    PRIMARY KEY (cid, backend));
+CREATE INDEX IF NOT EXISTS pins_by_content ON pins (content_sha256, profile, backend);
+-- the current state of each token: which generation, image and metadata it points at
+CREATE TABLE IF NOT EXISTS pieces (
+    token_id INTEGER PRIMARY KEY, request_key TEXT NOT NULL, png_sha256 TEXT, image_cid TEXT,
+    metadata_cid TEXT, status TEXT NOT NULL, updated REAL NOT NULL);
+CREATE TABLE IF NOT EXISTS manifests (
+    id INTEGER PRIMARY KEY AUTOINCREMENT, metadata_root TEXT NOT NULL, manifest_cid TEXT NOT NULL,
+    manifest_sha256 TEXT NOT NULL, provenance_hash TEXT NOT NULL, created REAL NOT NULL);
+CREATE TABLE IF NOT EXISTS deployments (
+    id INTEGER PRIMARY KEY AUTOINCREMENT, network TEXT NOT NULL, chain_id INTEGER NOT NULL,
+    address TEXT NOT NULL, tx_hash TEXT NOT NULL, deployer TEXT NOT NULL, created REAL NOT NULL);
+CREATE TABLE IF NOT EXISTS chain_txs (
+    id INTEGER PRIMARY KEY AUTOINCREMENT, kind TEXT NOT NULL, chain_id INTEGER NOT NULL, address TEXT NOT NULL,
+    tx_hash TEXT NOT NULL, detail TEXT NOT NULL, created REAL NOT NULL);
+CREATE TABLE IF NOT EXISTS publishes (
+    id INTEGER PRIMARY KEY AUTOINCREMENT, target TEXT NOT NULL, location TEXT NOT NULL, site_cid TEXT,
+    metadata_root TEXT NOT NULL, contract TEXT, created REAL NOT NULL);
+-- multi-step operations (repair) resume from here
+CREATE TABLE IF NOT EXISTS journal (
+    id INTEGER PRIMARY KEY AUTOINCREMENT, kind TEXT NOT NULL, plan TEXT NOT NULL, step INTEGER NOT NULL,
+    created REAL NOT NULL, finished REAL);
+"""
+
+
+@dataclass(frozen=True)
+class GenerationRow:
+    request_key: str
+    token_id: int
+    png_sha256: str | None
+    accepted_attempt: int | None
+    metrics: dict[str, Any]
+    provenance: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class AttemptRow:
+    attempt: int
+    seed: int
+    precision: str
+    guard: str | None
+    step: int | None
+    reason: str | None
+    metrics: dict[str, Any]
+    accepted: bool
+
+
+@dataclass(frozen=True)
+class PieceRecord:
+    token_id: int
+    request_key: str
+    png_sha256: str | None
+    image_cid: str | None
+    metadata_cid: str | None
+    status: str  # generated | rejected | pinned
+
+
+@dataclass(frozen=True)
+class ManifestRecord:
+    metadata_root: str
+    manifest_cid: str
+    manifest_sha256: str
+    provenance_hash: str
+    manifest: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Deployment:
+    network: str
+    chain_id: int
+    address: str
+    tx_hash: str
+    deployer: str
+
+
+@dataclass(frozen=True)
+class PublishRecord:
+    target: str
+    location: str
+    site_cid: str | None
+    metadata_root: str
+    contract: str | None
+
+
+class Ledger:
+    def __init__(self, state_dir: Path, conn: sqlite3.Connection, lock_fd: int | None):
+        self.state_dir = state_dir
+        self.objects = ObjectStore(state_dir / "objects")
+        self._conn = conn
+        self._lock_fd = lock_fd
+
+    # -- opening ----------------------------------------------------------------------------------
+    @classmethod
+    def open(cls, state_dir: Path, *, readonly: bool = False) -> "Ledger":
+        state_dir = Path(state_dir)
+        if readonly:
+            db = state_dir / "state.db"
+            if not db.exists():
+                raise UserError(f"{state_dir}: no ledger yet; run `mintprep run` first")
+            conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True, isolation_level=None)
+            ledger = cls(state_dir, conn, None)
+            ledger._check_version()
+            return ledger
+        state_dir.mkdir(parents=True, exist_ok=True)
+        lock_fd = _take_writer_lock(state_dir / "lock")
+        conn = sqlite3.connect(state_dir / "state.db", isolation_level=None, timeout=30)
+        conn.execute("PRAGMA journal_mode=WAL")
+        conn.execute("PRAGMA synchronous=FULL")
+        ledger = cls(state_dir, conn, lock_fd)
+        with ledger.transaction():
+            for statement in _statements(SCHEMA):
+                conn.execute(statement)
+            conn.execute("INSERT OR IGNORE INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
+        ledger._check_version()
+        return ledger
+
+    def _check_version(self) -> None:
+        row = self._conn.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
+        if row is None or int(row[0]) != SCHEMA_VERSION:
+            found = row[0] if row else "none"
+            raise UserError(
+                f"{self.state_dir / 'state.db'}: ledger schema version {found}, this mintprep reads {SCHEMA_VERSION}"
+            )
+
+    def close(self) -> None:
+        self._conn.close()
+        if self._lock_fd is not None:
+            os.close(self._lock_fd)
+            self._lock_fd = None
+
+    def __enter__(self) -> "Ledger":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @contextmanager
+    def transaction(self) -> Iterator[sqlite3.Connection]:
+        self._conn.execute("BEGIN IMMEDIATE")
+        try:
+            yield self._conn
+        except BaseException:
+            self._conn.execute("ROLLBACK")
+            raise
+        self._conn.execute("COMMIT")
+
+    def _one(self, sql: str, *args: Any) -> tuple | None:
+        return self._conn.execute(sql, args).fetchone()
+
+    # -- generate ---------------------------------------------------------------------------------
+    def generation(self, request_key: str) -> GenerationRow | None:
+        row = self._one("SELECT * FROM generations WHERE request_key=?", request_key)
+        if row is None:
+            return None
+        return GenerationRow(row[0], row[1], row[2], row[3], json.loads(row[4]), json.loads(row[5]))
+
+    def record_generation(self, generation: GenerationRow, attempts: list[AttemptRow]) -> None:
+        """One transaction: the generation and all its attempts. The PNG must already be in `objects`."""
+        if generation.png_sha256 and not self.objects.has(generation.png_sha256):
+            raise RuntimeError(f"refusing to record generation: object {generation.png_sha256} is not stored")
+        with self.transaction() as db:
+            db.execute("DELETE FROM attempts WHERE request_key=?", (generation.request_key,))
+            db.executemany(
+                "INSERT INTO attempts VALUES (?,?,?,?,?,?,?,?,?,?)",
+                [(generation.request_key, generation.token_id, a.attempt, a.seed, a.precision, a.guard, a.step,
+                  a.reason, json.dumps(a.metrics, sort_keys=True), int(a.accepted)) for a in attempts],
+            )
+            db.execute(
+                "INSERT OR REPLACE INTO generations VALUES (?,?,?,?,?,?,?)",
+                (generation.request_key, generation.token_id, generation.png_sha256, generation.accepted_attempt,
+                 json.dumps(generation.metrics, sort_keys=True), json.dumps(generation.provenance, sort_keys=True),
+                 time.time()),
+            )
+
+    def attempts(self, request_key: str) -> list[AttemptRow]:
+        rows = self._conn.execute(
+            "SELECT attempt, seed, precision, guard, step, reason, metrics, accepted FROM attempts "
+            "WHERE request_key=? ORDER BY attempt", (request_key,)).fetchall()
+        return [AttemptRow(r[0], r[1], r[2], r[3], r[4], r[5], json.loads(r[6]), bool(r[7])) for r in rows]
+
+    # -- validate ---------------------------------------------------------------------------------
+    def verdict(self, png_sha256: str, settings_key: str) -> tuple[bool, list[str], dict[str, Any]] | None:
+        row = self._one("SELECT ok, reasons, metrics FROM verdicts WHERE png_sha256=? AND settings_key=?",
+                        png_sha256, settings_key)
+        return None if row is None else (bool(row[0]), json.loads(row[1]), json.loads(row[2]))
+
+    def record_verdict(self, png_sha256: str, settings_key: str, ok: bool, reasons: list[str],
+                       metrics: dict[str, Any]) -> None:
+        with self.transaction() as db:
+            db.execute("INSERT OR REPLACE INTO verdicts VALUES (?,?,?,?,?)",
+                       (png_sha256, settings_key, int(ok), json.dumps(reasons), json.dumps(metrics, sort_keys=True)))
+
+    # -- pin --------------------------------------------------------------------------------------
+    def pinned_cid(self, content_sha256: str, profile: str, backend: str) -> str | None:
+        row = self._one("SELECT cid FROM pins WHERE content_sha256=? AND profile=? AND backend=? "
+                        "AND unpinned_at IS NULL", content_sha256, profile, backend)
+        return row[0] if row else None
+
+    def record_pin(self, *, cid: str, backend: str, content_sha256: str, profile: str, kind: str, name: str,
+                   remote_id: str | None) -> None:
+        """Only called after the backend's copy was verified block by block."""
+        with self.transaction() as db:
+            db.execute("INSERT OR REPLACE INTO pins VALUES (?,?,?,?,?,?,?,?,NULL)",
+                       (cid, backend, content_sha256, profile, kind, name, remote_id, time.time()))
+
+    def record_unpin(self, cid: str, backend: str) -> None:
+        with self.transaction() as db:
+            db.execute("UPDATE pins SET unpinned_at=? WHERE cid=? AND backend=?", (time.time(), cid, backend))
+
+    def active_pins(self, kind: str | None = None) -> list[dict[str, Any]]:
+        sql = "SELECT cid, backend, content_sha256, profile, kind, name, remote_id FROM pins WHERE unpinned_at IS NULL"
+        rows = self._conn.execute(sql + (" AND kind=?" if kind else ""), (kind,) if kind else ()).fetchall()
+        keys = ("cid", "backend", "content_sha256", "profile", "kind", "name", "remote_id")
+        return [dict(zip(keys, row)) for row in rows]
+
+    # -- pieces -----------------------------------------------------------------------------------
+    def set_pieces(self, pieces: list[PieceRecord]) -> None:
+        now = time.time()
+        with self.transaction() as db:
+            db.executemany("INSERT OR REPLACE INTO pieces VALUES (?,?,?,?,?,?,?)",
+                           [(p.token_id, p.request_key, p.png_sha256, p.image_cid, p.metadata_cid, p.status, now)
+                            for p in pieces])
+
+    def pieces(self) -> dict[int, PieceRecord]:
+        rows = self._conn.execute("SELECT token_id, request_key, png_sha256, image_cid, metadata_cid, status "
+                                  "FROM pieces ORDER BY token_id").fetchall()
+        return {row[0]: PieceRecord(*row) for row in rows}
+
+    # -- manifest ---------------------------------------------------------------------------------
+    def record_manifest(self, *, metadata_root: str, manifest_cid: str, manifest_sha256: str,
+                        provenance_hash: str) -> None:
+        if not self.objects.has(manifest_sha256):
+            raise RuntimeError(f"refusing to record manifest: object {manifest_sha256} is not stored")
+        latest = self.current_manifest()
+        if latest and (latest.manifest_cid, latest.metadata_root) == (manifest_cid, metadata_root):
+            return
+        with self.transaction() as db:
+            db.execute("INSERT INTO manifests (metadata_root, manifest_cid, manifest_sha256, provenance_hash, created) "
+                       "VALUES (?,?,?,?,?)", (metadata_root, manifest_cid, manifest_sha256, provenance_hash, time.time()))
+
+    def current_manifest(self) -> ManifestRecord | None:
+        row = self._one("SELECT metadata_root, manifest_cid, manifest_sha256, provenance_hash FROM manifests "
+                        "ORDER BY id DESC LIMIT 1")
+        if row is None:
+            return None
+        return ManifestRecord(row[0], row[1], row[2], row[3], json.loads(self.objects.get(row[2])))
+
+    # -- chain and publishing ---------------------------------------------------------------------
+    def record_deployment(self, network: str, chain_id: int, address: str, tx_hash: str, deployer: str) -> None:
+        with self.transaction() as db:
+            db.execute("INSERT INTO deployments (network, chain_id, address, tx_hash, deployer, created) "
+                       "VALUES (?,?,?,?,?,?)", (network, chain_id, address, tx_hash, deployer, time.time()))
+
+    def latest_deployment(self, chain_id: int) -> Deployment | None:
+        row = self._one("SELECT network, chain_id, address, tx_hash, deployer FROM deployments WHERE chain_id=? "
+                        "ORDER BY id DESC LIMIT 1", chain_id)
+        return Deployment(*row) if row else None
+
+    def record_chain_tx(self, kind: str, chain_id: int, address: str, tx_hash: str, detail: dict[str, Any]) -> None:
+        with self.transaction() as db:
+            db.execute("INSERT INTO chain_txs (kind, chain_id, address, tx_hash, detail, created) VALUES (?,?,?,?,?,?)",
+                       (kind, chain_id, address, tx_hash, json.dumps(detail, sort_keys=True), time.time()))
+
+    def record_publish(self, target: str, location: str, site_cid: str | None, metadata_root: str,
+                       contract: str | None) -> None:
+        with self.transaction() as db:
+            db.execute("INSERT INTO publishes (target, location, site_cid, metadata_root, contract, created) "
+                       "VALUES (?,?,?,?,?,?)", (target, location, site_cid, metadata_root, contract, time.time()))
+
+    def latest_publish(self) -> PublishRecord | None:
+        row = self._one("SELECT target, location, site_cid, metadata_root, contract FROM publishes "
+                        "ORDER BY id DESC LIMIT 1")
+        return PublishRecord(*row) if row else None
+
+
+def _statements(script: str) -> list[str]:
+    # executescript() would COMMIT the surrounding transaction; run statements one by one instead.
+    lines = [line for line in script.splitlines() if not line.lstrip().startswith("--")]
+    return [s.strip() for s in "\n".join(lines).split(";") if s.strip()]
+
+
+def _take_writer_lock(path: Path) -> int:
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        holder = os.pread(fd, 64, 0).decode(errors="replace").strip() or "unknown"
+        os.close(fd)
+        raise LedgerBusy(
+            f"{path.parent}: another mintprep process (pid {holder}) is writing this collection's ledger; "
+            "wait for it to finish (or stop it) and run again"
+        ) from None
+    os.ftruncate(fd, 0)
+    os.pwrite(fd, str(os.getpid()).encode(), 0)
+    return fd

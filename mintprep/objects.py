@@ -1,0 +1,57 @@
+"""Content-addressed blob store: `objects/<aa>/<sha256>`, written temp → fsync → rename.
+
+A blob either exists whole under its hash or not at all, so a ledger row written after `put`
+never points at a half file.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+from mintprep.hashing import sha256_hex
+
+
+def write_atomic(path: Path, data: bytes) -> None:
+    """Write `data` to `path` so that readers see the old file or the new one, never a mix."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    dir_fd = os.open(path.parent, os.O_RDONLY)
+    try:
+        os.fsync(dir_fd)
+    finally:
+        os.close(dir_fd)
+
+
+class ObjectStore:
+    def __init__(self, root: Path):
+        self.root = root
+
+    def path(self, sha256: str) -> Path:
+        return self.root / sha256[:2] / sha256
+
+    def put(self, data: bytes) -> str:
+        digest = sha256_hex(data)
+        target = self.path(digest)
+        if not target.exists():
+            write_atomic(target, data)
+        return digest
+
+    def get(self, sha256: str) -> bytes:
+        data = self.path(sha256).read_bytes()
+        if sha256_hex(data) != sha256:
+            raise ValueError(f"object {sha256} is corrupt on disk: its bytes hash to {sha256_hex(data)}")
+        return data
+
+    def has(self, sha256: str) -> bool:
+        return self.path(sha256).is_file()

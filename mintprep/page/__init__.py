@@ -1,0 +1,1 @@
+"""The static mint page built from the manifest."""

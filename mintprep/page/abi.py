@@ -1,0 +1,68 @@
+"""The slice of the drop contract's ABI the page needs, with selectors computed here (no keccak in the page)."""
+
+from __future__ import annotations
+
+import json
+from functools import lru_cache
+from importlib import resources
+from typing import Any
+
+from eth_utils import keccak
+
+from mintprep.errors import MintprepError
+
+ARTIFACT = ("mintprep.chain", "artifacts/MintprepDrop.json")
+
+# What the page calls: the views it shows and the one payable function. Outputs are single static words.
+PAGE_FUNCTIONS = ("mintPrice", "maxPerWallet", "maxSupply", "totalMinted", "mintedBy", "mint")
+
+
+@lru_cache(maxsize=1)
+def drop_abi() -> tuple[dict[str, Any], ...]:
+    package, name = ARTIFACT
+    try:
+        artifact = json.loads(resources.files(package).joinpath(name).read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise MintprepError(f"{package}/{name} is missing: the package was built without the contract artifact") from None
+    return tuple(artifact["abi"])
+
+
+def signature(entry: dict[str, Any]) -> str:
+    return f"{entry['name']}({','.join(_canonical_type(i) for i in entry.get('inputs', []))})"
+
+
+def selector(entry: dict[str, Any]) -> str:
+    return "0x" + keccak(text=signature(entry))[:4].hex()
+
+
+def page_abi(abi: tuple[dict[str, Any], ...] | None = None) -> dict[str, Any]:
+    """{"functions": {name: {selector, inputs, outputs}}, "errors": {selector: {name, inputs}}} for app.js."""
+    abi = drop_abi() if abi is None else abi
+    functions = {e["name"]: e for e in abi if e.get("type") == "function" and e["name"] in PAGE_FUNCTIONS}
+    missing = sorted(set(PAGE_FUNCTIONS) - set(functions))
+    if missing:
+        raise MintprepError(f"contract ABI lacks {', '.join(missing)}: the page cannot work with this contract")
+    return {
+        "functions": {
+            name: {
+                "selector": selector(entry),
+                "inputs": [_canonical_type(i) for i in entry["inputs"]],
+                "outputs": [_canonical_type(o) for o in entry.get("outputs", [])],
+            }
+            for name, entry in sorted(functions.items())
+        },
+        "errors": {
+            selector(entry): {
+                "name": entry["name"],
+                "inputs": [{"name": i.get("name", ""), "type": _canonical_type(i)} for i in entry.get("inputs", [])],
+            }
+            for entry in sorted((e for e in abi if e.get("type") == "error"), key=signature)
+        },
+    }
+
+
+def _canonical_type(param: dict[str, Any]) -> str:
+    kind = param["type"]
+    if kind.startswith("tuple"):
+        return "(" + ",".join(_canonical_type(c) for c in param["components"]) + ")" + kind[len("tuple"):]
+    return kind

@@ -1,0 +1,206 @@
+"""Build the static mint page from a collection manifest.
+
+Pure core (`render_site`: page data → file bytes) and one I/O step (`build_page` swaps the folder in).
+Everything the page shows about the collection travels as JSON in a `type="application/json"`
+element and is inserted by app.js with textContent, so the CSP can forbid inline script and a
+trait value such as `<img onerror=…>` stays text.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from string import Template
+from typing import TYPE_CHECKING, Any, Mapping
+from urllib.parse import urlsplit
+
+from eth_utils import is_hex_address, to_checksum_address
+
+from mintprep.errors import UserError
+from mintprep.hashing import content_key, sha256_hex
+from mintprep.page.abi import page_abi
+from mintprep.page.chains import chain_info
+from mintprep.page.sitedir import CONFIG_ELEMENT_ID, ensure_replaceable, replace_tree
+
+if TYPE_CHECKING:
+    from mintprep.config import Collection
+
+PAGE_FORMAT = 1
+STATIC_ASSETS = ("app.js", "style.css")
+_CID = re.compile(r"^[A-Za-z0-9]{10,128}$")
+
+
+@dataclass(frozen=True)
+class PageBuild:
+    out_dir: Path
+    index: Path
+    files: dict[str, str]  # relative POSIX path -> sha256 hex of its bytes
+    site_digest: str  # content key over `files`: equal digests, byte-identical sites
+    written: bool  # False when the folder already held exactly this site
+
+
+def build_page(
+    col: "Collection",
+    manifest: Mapping[str, Any],
+    out_dir: Path,
+    *,
+    contract: str | None,
+    chain_id: int,
+    rpc_url: str,
+    gateway: str,
+) -> PageBuild:
+    """Write the mint page for `manifest` into `out_dir`, replacing what was there in one swap.
+
+    Deterministic: the same inputs give byte-identical files (and `site_digest`), and a rebuild
+    that changes nothing writes nothing.
+    """
+    config = page_config(manifest, contract=contract, chain_id=chain_id, rpc_url=rpc_url, gateway=gateway)
+    files = render_site(config)
+    out_dir = Path(out_dir).resolve()
+    ensure_replaceable(out_dir, protect=(col.path, col.state_dir))
+    written = replace_tree(files, out_dir)
+    digests = {rel: sha256_hex(data) for rel, data in sorted(files.items())}
+    return PageBuild(out_dir, out_dir / "index.html", digests, content_key(digests), written)
+
+
+def page_config(
+    manifest: Mapping[str, Any], *, contract: str | None, chain_id: int, rpc_url: str, gateway: str
+) -> dict[str, Any]:
+    """The JSON the page runs on; `audit` reads it back from index.html with `read_page_config`."""
+    if not isinstance(chain_id, int) or isinstance(chain_id, bool) or chain_id <= 0:
+        raise UserError(f"chain id must be a positive integer, got {chain_id!r}")
+    chain = chain_info(chain_id)
+    rpc = _http_url("RPC URL (chain.rpc_url / page.rpc_url)", rpc_url)
+    return {
+        "format": PAGE_FORMAT,
+        "collection": {
+            "name": _text(manifest, "name"),
+            "symbol": _text(manifest, "symbol"),
+            "description": str(manifest.get("description") or ""),
+            "size": _field(manifest, "size", int),
+            "provenance_hash": _text(manifest, "provenance_hash"),
+        },
+        "metadata_root": _cid(_text(manifest, "metadata_root"), "manifest.metadata_root"),
+        "contract": _contract(contract),
+        "chain": {
+            "id": chain_id,
+            "hex": hex(chain_id),
+            "name": chain.name,
+            "rpc_url": rpc,
+            "explorer": chain.explorer,
+            "add": chain.wallet_params(rpc),
+        },
+        "gateway": _http_url("gateway (page.gateway / ipfs.gateway)", gateway).rstrip("/"),
+        "abi": page_abi(),
+        "tokens": [_token(t, i) for i, t in enumerate(_field(manifest, "tokens", list))],
+    }
+
+
+def render_site(config: Mapping[str, Any]) -> dict[str, bytes]:
+    """Page config → {relative path: bytes}. No clock, no randomness: same config, same bytes."""
+    static = resources.files("mintprep.page").joinpath("static")
+    template = Template(static.joinpath("index.html").read_text(encoding="utf-8"))
+    collection = config["collection"]
+    index = template.substitute(
+        title=html.escape(collection["name"]),
+        description=html.escape(collection["description"] or collection["name"]),
+        csp=html.escape(content_security_policy(config)),
+        config_id=CONFIG_ELEMENT_ID,
+        config_json=script_safe_json(config),
+    )
+    files = {"index.html": index.encode()}
+    files.update({name: static.joinpath(name).read_bytes() for name in STATIC_ASSETS})
+    return files
+
+
+def content_security_policy(config: Mapping[str, Any]) -> str:
+    """Scripts and styles only from the page's own origin; network only to the RPC and the gateway."""
+    rpc_origin = _origin(config["chain"]["rpc_url"]) if config["contract"] else "'none'"
+    return "; ".join([
+        "default-src 'none'",
+        "script-src 'self'",
+        "style-src 'self'",
+        # data: is for EIP-6963 wallet icons, which the spec requires to be data URIs.
+        f"img-src 'self' data: {_origin(config['gateway'])}",
+        f"connect-src {rpc_origin}",
+        "base-uri 'none'",
+        "form-action 'none'",
+    ])
+
+
+def script_safe_json(value: Any) -> str:
+    """JSON that cannot end its <script> element or open a comment, however hostile the strings."""
+    text = json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    return text.replace("&", "\\u0026").replace("<", "\\u003c").replace(">", "\\u003e")
+
+
+def read_page_config(index_html: Path) -> dict[str, Any]:
+    """The config a built page embeds (metadata root, contract, chain, tokens): what `audit` compares."""
+    text = Path(index_html).read_text(encoding="utf-8")
+    match = re.search(rf'<script type="application/json" id="{CONFIG_ELEMENT_ID}">(.*?)</script>', text, re.S)
+    if match is None:
+        raise UserError(f"{index_html}: not a mintprep page (no {CONFIG_ELEMENT_ID} element)")
+    return json.loads(match.group(1))
+
+
+def _token(token: Any, position: int) -> list[Any]:
+    """[token id, name, image CID, [[trait, value], …]]: compact, since a 10k gallery rides in index.html."""
+    where = f"manifest.tokens[{position}]"
+    if not isinstance(token, Mapping):
+        raise UserError(f"{where}: expected a mapping, got {type(token).__name__}")
+    attributes = token.get("attributes") or []
+    if not isinstance(attributes, list) or not all(isinstance(a, Mapping) and "value" in a for a in attributes):
+        raise UserError(f"{where}.attributes: expected a list of {{trait_type, value}} mappings")
+    return [
+        _field(token, "token_id", int, where),
+        _text(token, "name", where),
+        _cid(_text(token, "image_cid", where), f"{where}.image_cid"),
+        [[str(a.get("trait_type", "")), a["value"]] for a in attributes],
+    ]
+
+
+def _field(data: Mapping[str, Any], key: str, kind: type, where: str = "manifest") -> Any:
+    value = data.get(key)
+    if not isinstance(value, kind) or isinstance(value, bool):
+        raise UserError(f"{where}.{key}: expected {kind.__name__}, got {value!r}")
+    return value
+
+
+def _text(data: Mapping[str, Any], key: str, where: str = "manifest") -> str:
+    value = _field(data, key, str, where)
+    if not value:
+        raise UserError(f"{where}.{key}: must not be empty")
+    return value
+
+
+def _cid(value: str, where: str) -> str:
+    if not _CID.match(value):
+        raise UserError(f"{where}: not a CID: {value!r}")
+    return value
+
+
+def _contract(address: str | None) -> str | None:
+    if address is None:
+        return None
+    if not is_hex_address(address):
+        raise UserError(f"chain.contract: not a 0x-prefixed 20-byte hex address: {address!r}")
+    return to_checksum_address(address)
+
+
+def _http_url(what: str, url: str) -> str:
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise UserError(f"{what}: must be an http(s) URL, got {url!r}")
+    # The page is public: a URL carrying credentials would publish them.
+    if parts.username or parts.password:
+        raise UserError(f"{what}: must not carry user:password credentials (the page is public)")
+    return url
+
+
+def _origin(url: str) -> str:
+    parts = urlsplit(url)
+    return f"{parts.scheme}://{parts.netloc}"

@@ -1,0 +1,43 @@
+"""Progress reporting the pipeline can drive without knowing who watches (rich bars, or nobody)."""
+
+from __future__ import annotations
+
+from contextlib import contextmanager
+from typing import Callable, Iterator, Protocol
+
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+
+Advance = Callable[[], None]
+
+
+class ProgressSink(Protocol):
+    def task(self, description: str, total: int) -> "contextmanager[Advance]": ...
+
+
+class NoProgress:
+    @contextmanager
+    def task(self, description: str, total: int) -> Iterator[Advance]:
+        yield lambda: None
+
+
+class RichProgress:
+    """One bar per stage on stderr; rich draws nothing animated when stderr is not a terminal."""
+
+    def __init__(self, console: Console):
+        self._progress = Progress(
+            TextColumn("[bold]{task.description:<10}"), BarColumn(), MofNCompleteColumn(),
+            TimeElapsedColumn(), TimeRemainingColumn(), console=console, transient=False,
+        )
+
+    def __enter__(self) -> "RichProgress":
+        self._progress.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._progress.stop()
+
+    @contextmanager
+    def task(self, description: str, total: int) -> Iterator[Advance]:
+        task_id = self._progress.add_task(description, total=total)
+        yield lambda: self._progress.advance(task_id)

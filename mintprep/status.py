@@ -1,0 +1,34 @@
+"""`mintprep status`: what the ledger says is done, per stage and per piece (read-only)."""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+from mintprep.config import Collection
+from mintprep.ledger import Ledger
+
+
+def collection_status(col: Collection) -> dict[str, Any]:
+    if not (col.state_dir / "state.db").exists():
+        return {"collection": str(col.path), "pieces": col.spec.size, "counts": {"pending": col.spec.size},
+                "tokens": [], "metadata_root": None, "manifest_cid": None, "page": None}
+    with Ledger.open(col.state_dir, readonly=True) as ledger:
+        pieces = ledger.pieces()
+        manifest = ledger.current_manifest()
+        publish = ledger.latest_publish()
+    counts = Counter(piece.status for token_id, piece in pieces.items() if token_id <= col.spec.size)
+    counts["pending"] = col.spec.size - sum(counts.values())
+    index = col.page_dir / "index.html"
+    return {
+        "collection": str(col.path),
+        "pieces": col.spec.size,
+        "counts": dict(counts),
+        "tokens": [{"token_id": p.token_id, "status": p.status, "png_sha256": p.png_sha256,
+                    "image_cid": p.image_cid, "metadata_cid": p.metadata_cid} for p in pieces.values()],
+        "metadata_root": manifest.metadata_root if manifest else None,
+        "manifest_cid": manifest.manifest_cid if manifest else None,
+        "provenance_hash": manifest.provenance_hash if manifest else None,
+        "page": str(index) if index.exists() else None,
+        "published": publish.location if publish else None,
+    }

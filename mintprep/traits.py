@@ -1,0 +1,53 @@
+"""Which traits each token gets and the prompt they make: a pure function of the collection spec.
+
+A token's draw depends only on (collection seed, token id, trait name), so adding a trait value or
+changing one piece's override never reshuffles the other pieces.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+
+from mintprep.config import CollectionSpec
+
+
+@dataclass(frozen=True)
+class PiecePlan:
+    token_id: int
+    traits: tuple[tuple[str, str], ...]  # (trait name, value) in the order the YAML declares them
+    prompt: str
+    negative_prompt: str
+
+    @property
+    def attributes(self) -> list[dict[str, str]]:
+        return [{"trait_type": name, "value": value} for name, value in self.traits]
+
+
+def _unit_interval(*parts: object) -> float:
+    digest = hashlib.sha256("\x1f".join(str(p) for p in parts).encode()).digest()
+    return int.from_bytes(digest[:8], "big") / 2**64
+
+
+def draw_trait(seed: int, token_id: int, trait: str, weights: dict[str, float]) -> str:
+    point = _unit_interval("trait", seed, token_id, trait) * sum(weights.values())
+    running = 0.0
+    for value, weight in weights.items():
+        running += weight
+        if point < running:
+            return value
+    return next(reversed(weights))  # float rounding at the very top of the range
+
+
+def plan_piece(spec: CollectionSpec, token_id: int) -> PiecePlan:
+    override = spec.pieces.get(token_id)
+    chosen = {name: draw_trait(spec.seed, token_id, name, weights) for name, weights in spec.prompt.traits.items()}
+    if override is not None:
+        chosen.update(override.traits)
+    prompt = override.prompt if override and override.prompt else spec.prompt.template.format(**chosen)
+    negative = override.negative if override and override.negative is not None else spec.prompt.negative
+    return PiecePlan(token_id, tuple(chosen.items()), prompt, negative)
+
+
+def plan_collection(spec: CollectionSpec) -> list[PiecePlan]:
+    return [plan_piece(spec, token_id) for token_id in range(1, spec.size + 1)]
