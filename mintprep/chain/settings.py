@@ -3,19 +3,25 @@
 from __future__ import annotations
 
 from decimal import Decimal, InvalidOperation
-from typing import Literal
 
+from eth_utils import is_address, to_checksum_address
 from pydantic import Field, field_validator
 
+from mintprep.chain.networks import Network, NetworkName, network
 from mintprep.model import StrictModel
+
+WEI_PER_ETH = 10**18
 
 
 class ChainSettings(StrictModel):
-    network: Literal["base", "base-sepolia", "local"] = "base"
-    rpc_url: str | None = None
-    contract: str | None = None
-    mint_price: str = "0"
+    network: NetworkName = "base"
+    rpc_url: str | None = Field(None, description="JSON-RPC endpoint; default: the network's public RPC")
+    contract: str | None = Field(None, description="the deployed MintprepDrop; set after `mintprep contract deploy`")
+    mint_price: str = Field("0", description='price per token in ETH, a quoted decimal string such as "0.00063"')
     max_per_wallet: int = Field(5, ge=1)
+    owner: str | None = Field(None, description="contract owner (e.g. a multisig); default: the deploying account")
+    royalty_bps: int = Field(0, ge=0, le=10_000, description="ERC-2981 royalty in basis points (500 = 5%)")
+    royalty_receiver: str | None = Field(None, description="royalty payee; default: the owner")
 
     @field_validator("mint_price", mode="before")
     @classmethod
@@ -28,4 +34,27 @@ class ChainSettings(StrictModel):
             raise ValueError(f"must be a decimal number of ETH, got {value!r}") from None
         if not amount.is_finite() or amount < 0:
             raise ValueError(f"must be a non-negative amount of ETH, got {value!r}")
+        if (amount * WEI_PER_ETH) % 1:
+            raise ValueError(f"has more than 18 decimals (finer than 1 wei), got {value!r}")
         return value
+
+    @field_validator("contract", "owner", "royalty_receiver")
+    @classmethod
+    def _address(cls, value: str | None) -> str | None:
+        if value is None:
+            return None
+        if not is_address(value):
+            raise ValueError(f"must be a 0x-prefixed 20-byte address with a valid checksum if mixed-case, got {value!r}")
+        return to_checksum_address(value)
+
+    @property
+    def mint_price_wei(self) -> int:
+        return int(Decimal(self.mint_price) * WEI_PER_ETH)
+
+    @property
+    def network_info(self) -> Network:
+        return network(self.network)
+
+    @property
+    def effective_rpc_url(self) -> str:
+        return self.rpc_url or self.network_info.default_rpc

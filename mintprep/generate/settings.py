@@ -2,23 +2,59 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import Field
+from pydantic import Field, field_validator
 
 from mintprep.model import StrictModel
 
 Precision = Literal["fp32", "bf16", "fp16"]
 
+# Components whose dtype can be set on their own; "default" covers every component not named.
+PRECISION_COMPONENTS = ("default", "unet", "transformer", "vae", "text_encoder", "text_encoder_2", "text_encoder_3")
+
 
 class GeneratorSettings(StrictModel):
     kind: Literal["tiny", "diffusers"] = "tiny"
-    model: str | None = Field(None, description="hub id, local diffusers folder or .safetensors file (diffusers)")
+    model: str | None = Field(
+        None,
+        description="diffusers: hub id, local diffusers folder or .safetensors file. tiny: the variant "
+        "(default | fp16-overflow-vae | constant-decoder; see mintprep.generate.tiny)",
+    )
+    revision: str | None = Field(None, description="hub revision (branch, tag or commit) for a hub id")
+    config: str | None = Field(
+        None, description="single-file checkpoints: local diffusers folder (or cached hub id) holding the configs"
+    )
+    scheduler: str | None = Field(None, description="diffusers scheduler class, e.g. EulerDiscreteScheduler; "
+                                  "default: the model's own")
+    scheduler_config: dict[str, Any] = Field(default_factory=dict, description="overrides of the scheduler config")
     steps: int = Field(20, ge=1, le=1000)
     guidance: float = Field(7.0, ge=0.0, le=50.0)
     width: int = Field(64, ge=8, le=4096, multiple_of=8)
     height: int = Field(64, ge=8, le=4096, multiple_of=8)
     upscale: int = Field(1, ge=1, le=64, description="nearest-neighbour upscale factor applied after the guards")
-    precision: Precision | dict[str, Precision] = "fp32"
-    fallback: list[Precision] = Field(default_factory=lambda: ["bf16", "fp32"])
-    max_attempts: int = Field(3, ge=1, le=100)
+    precision: Precision | dict[str, Precision] = Field(
+        "fp32", description="one dtype for every component, or per component, e.g. {unet: fp16, vae: fp32}"
+    )
+    fallback: list[Precision] = Field(
+        default_factory=lambda: ["bf16", "fp32"],
+        description="precision ladder climbed after a numeric failure; each rung raises every component to at "
+        "least that precision",
+    )
+    max_attempts: int = Field(3, ge=1, le=100, description="sampling attempts per piece (re-decodes not counted)")
+    device: Literal["auto", "cpu", "cuda", "mps"] = Field("auto", description="auto: cuda, then mps, then cpu")
+    offload: Literal["none", "model", "sequential"] = Field(
+        "none", description="accelerate CPU offload (cuda only): model = whole components, sequential = submodules"
+    )
+    safety_checker: bool = Field(
+        True, description="run the model's safety checker when it has one; a flagged image is a rejection"
+    )
+
+    @field_validator("precision")
+    @classmethod
+    def _known_components(cls, precision: Precision | dict[str, Precision]) -> Precision | dict[str, Precision]:
+        if isinstance(precision, dict):
+            unknown = sorted(set(precision) - set(PRECISION_COMPONENTS))
+            if unknown:
+                raise ValueError(f"unknown component {', '.join(unknown)}; use {', '.join(PRECISION_COMPONENTS)}")
+        return precision

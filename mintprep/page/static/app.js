@@ -1,0 +1,364 @@
+// mintprep mint page: gallery from the embedded manifest, live contract reads, mint through an EIP-1193 wallet.
+// Collection text only ever reaches the DOM through textContent (see text()); never through innerHTML.
+'use strict';
+(() => {
+  const cfg = JSON.parse(document.getElementById('mintprep-config').textContent);
+  const $ = (id) => document.getElementById(id);
+  const GALLERY_BATCH = 48;
+  const RECEIPT_POLL_MS = 1000;
+
+  function el(tag, className, content) {
+    const node = document.createElement(tag);
+    if (className) node.className = className;
+    if (content !== undefined) node.textContent = String(content);
+    return node;
+  }
+
+  // ---------- ABI: static words only (uint, int, address, bool, bytesN); selectors come from the build ----------
+  function encodeWord(type, value) {
+    if (type === 'address') return value.toLowerCase().replace(/^0x/, '').padStart(64, '0');
+    return BigInt(value).toString(16).padStart(64, '0');
+  }
+
+  function decodeWord(type, hex) {
+    if (type === 'address') return '0x' + hex.slice(24);
+    if (type === 'bool') return BigInt('0x' + hex) !== 0n;
+    if (/^u?int\d*$/.test(type)) {
+      const value = BigInt('0x' + hex);
+      const bits = Number(type.replace(/^u?int/, '') || 256);
+      return type.startsWith('int') && value >= 1n << BigInt(bits - 1) ? value - (1n << 256n) : value;
+    }
+    return '0x' + hex;
+  }
+
+  const words = (data) => (data || '0x').replace(/^0x/, '').match(/.{64}/g) || [];
+
+  function callData(name, args = []) {
+    const fn = cfg.abi.functions[name];
+    return fn.selector + fn.inputs.map((type, i) => encodeWord(type, args[i])).join('');
+  }
+
+  const ERROR_STRING = '0x08c379a0'; // Error(string), from require(..., "text")
+  const PANIC = '0x4e487b71'; // Panic(uint256)
+
+  // Readable sentences for the drop's own errors; any other error still decodes to Name(arg: value).
+  const REASONS = {
+    ZeroQuantity: () => 'Choose at least one token.',
+    SoldOut: (a) => (a.remaining === 0n ? 'Sold out.' : `Sold out: only ${a.remaining} left.`),
+    WalletLimit: (a) => (a.allowed === 0n ? 'Over the wallet limit: this wallet cannot mint more.'
+      : `Over the wallet limit: this wallet can mint ${a.allowed} more.`),
+    WrongPayment: (a) => `Wrong price: the contract expects ${formatEth(a.expected)} ETH, ` +
+      `the page offered ${formatEth(a.sent)} ETH. The price has been re-read; try again.`,
+  };
+
+  function decodeRevert(data) {
+    if (!data || data.length < 10) return { text: 'The transaction would revert (no reason given).', raw: '' };
+    const sel = data.slice(0, 10).toLowerCase();
+    const body = '0x' + data.slice(10);
+    if (sel === ERROR_STRING) {
+      const w = words(body);
+      const length = Number(BigInt('0x' + w[1]));
+      const bytes = (w.slice(2).join('').slice(0, length * 2).match(/.{2}/g) || []).map((b) => parseInt(b, 16));
+      const reason = new TextDecoder().decode(new Uint8Array(bytes));
+      return { text: `Reverted: ${reason}`, raw: `Error("${reason}")` };
+    }
+    if (sel === PANIC) return { text: 'The contract panicked.', raw: `Panic(0x${BigInt('0x' + words(body)[0]).toString(16)})` };
+    const error = cfg.abi.errors[sel];
+    if (!error) return { text: 'The transaction would revert.', raw: data };
+    const w = words(body);
+    const args = {};
+    const shown = error.inputs.map((input, i) => {
+      const value = decodeWord(input.type, w[i] || '');
+      args[input.name || String(i)] = value;
+      return input.name ? `${input.name}: ${value}` : String(value);
+    });
+    const raw = `${error.name}(${shown.join(', ')})`;
+    return { text: REASONS[error.name] ? REASONS[error.name](args) : `Reverted with ${error.name}.`, raw };
+  }
+
+  // ---------- numbers ----------
+  function formatEth(wei) {
+    const whole = wei / 10n ** 18n;
+    const frac = (wei % 10n ** 18n).toString().padStart(18, '0').replace(/0+$/, '');
+    return frac ? `${whole}.${frac}` : String(whole);
+  }
+
+  // ---------- JSON-RPC to the page's own RPC (reads, simulation, receipts) ----------
+  let rpcId = 0;
+  async function rpc(method, params) {
+    const response = await fetch(cfg.chain.rpc_url, {
+      method: 'POST', headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: ++rpcId, method, params }),
+    });
+    if (!response.ok) throw new Error(`RPC answered HTTP ${response.status}`);
+    const reply = await response.json();
+    if (reply.error) throw Object.assign(new Error(reply.error.message), { code: reply.error.code, data: reply.error.data });
+    return reply.result;
+  }
+
+  async function read(name, args = []) {
+    const result = await rpc('eth_call', [{ to: cfg.contract, data: callData(name, args) }, 'latest']);
+    return decodeWord(cfg.abi.functions[name].outputs[0], words(result)[0] || '0'.repeat(64));
+  }
+
+  // ---------- page state ----------
+  const state = { wallet: null, account: null, chain: null, busy: false, price: null, cap: 0, capReason: '' };
+
+  function setStatus(message, kind = 'info', link = null, detail = null) {
+    const status = $('status');
+    status.replaceChildren(el('span', null, message));
+    status.dataset.kind = kind;
+    if (link) {
+      const a = el('a', null, link.label);
+      a.href = link.href; a.target = '_blank'; a.rel = 'noopener noreferrer';
+      status.append(' ', a);
+    }
+    if (detail) status.append(' ', el('code', null, detail));
+  }
+
+  function txLink(hash) {
+    return cfg.chain.explorer ? { href: `${cfg.chain.explorer}/tx/${hash}`, label: 'View transaction' } : null;
+  }
+
+  const errorCode = (err) => err && (err.code ?? err.data?.originalError?.code ?? err.error?.code);
+  const isRejection = (err) => errorCode(err) === 4001;
+
+  function revertData(err) {
+    // Node answers put the bytes in error.data; some wallets nest them one level deeper.
+    for (const candidate of [err && err.data, err && err.data && err.data.data, err && err.error && err.error.data]) {
+      if (typeof candidate === 'string' && candidate.startsWith('0x')) return candidate;
+    }
+    return null;
+  }
+
+  async function refresh() {
+    const [price, perWallet, maxSupply, minted, mine] = await Promise.all([
+      read('mintPrice'), read('maxPerWallet'), read('maxSupply'), read('totalMinted'),
+      state.account ? read('mintedBy', [state.account]) : Promise.resolve(null),
+    ]);
+    state.price = price;
+    const left = maxSupply - minted;
+    $('price').textContent = `${formatEth(price)} ETH`;
+    $('supply').textContent = `${minted} / ${maxSupply}`;
+    if (mine === null) { state.cap = 0; updateQuantity(); return; }
+    const allowance = perWallet > mine ? perWallet - mine : 0n;
+    $('allowance').textContent = `${allowance} of ${perWallet} left`;
+    state.cap = Number(allowance < left ? allowance : left);
+    state.capReason = left === 0n ? 'Sold out.' : 'This wallet has minted its limit.';
+    if (state.cap === 0) $('qty').value = '0';
+    else if (Number($('qty').value) < 1) $('qty').value = '1';
+    $('qty').max = String(state.cap);
+    updateQuantity();
+  }
+
+  // The quantity can never exceed what the chain said this wallet may still mint (the contract checks again).
+  function updateQuantity() {
+    const qty = Number($('qty').value);
+    const valid = Number.isInteger(qty) && qty >= 1 && qty <= state.cap;
+    const hint = $('qty-hint');
+    hint.hidden = valid || !state.account;
+    hint.textContent = state.cap === 0 ? state.capReason
+      : `Choose between 1 and ${state.cap}: that is what this wallet may still mint.`;
+    $('mint').disabled = state.busy || !state.account || !valid;
+    $('mint').textContent = valid && state.price !== null ? `Mint ${qty} · ${formatEth(state.price * BigInt(qty))} ETH` : 'Mint';
+    $('qty-down').disabled = state.busy || qty <= 1;
+    $('qty-up').disabled = state.busy || qty >= state.cap;
+  }
+
+  function stepQuantity(delta) {
+    const next = Math.min(Math.max(1, (Number($('qty').value) || 0) + delta), state.cap);
+    $('qty').value = String(next);
+    updateQuantity();
+  }
+
+  // ---------- wallets: EIP-6963 discovery, window.ethereum fallback ----------
+  const announced = new Map();
+  window.addEventListener('eip6963:announceProvider', (event) => {
+    const detail = event.detail;
+    if (detail && detail.info && detail.provider && typeof detail.provider.request === 'function') {
+      announced.set(detail.info.uuid || detail.info.rdns || detail.info.name, detail);
+    }
+  });
+  window.dispatchEvent(new Event('eip6963:requestProvider'));
+
+  function availableWallets() {
+    const list = [...announced.values()];
+    if (!list.length && window.ethereum) list.push({ info: { name: 'Browser wallet', icon: '' }, provider: window.ethereum });
+    return list;
+  }
+
+  function onConnectClick() {
+    const wallets = availableWallets();
+    if (!wallets.length) return setStatus('No wallet found. Install a browser wallet, or open this page in a wallet app.', 'error');
+    if (wallets.length === 1) return connect(wallets[0]);
+    const list = $('wallets');
+    list.replaceChildren(...wallets.map((wallet) => {
+      const button = el('button', 'wallet');
+      button.type = 'button';
+      if (typeof wallet.info.icon === 'string' && wallet.info.icon.startsWith('data:image/')) {
+        const icon = el('img'); icon.src = wallet.info.icon; icon.alt = ''; icon.width = 24; icon.height = 24;
+        button.append(icon);
+      }
+      button.append(el('span', null, wallet.info.name || 'Wallet'));
+      button.addEventListener('click', () => { list.hidden = true; connect(wallet); });
+      const item = el('li'); item.append(button);
+      return item;
+    }));
+    list.hidden = false;
+    setStatus('Choose a wallet.');
+  }
+
+  async function connect(wallet) {
+    const provider = wallet.provider;
+    try {
+      setStatus(`Connecting to ${wallet.info.name || 'your wallet'}…`);
+      const accounts = await provider.request({ method: 'eth_requestAccounts' });
+      if (!accounts || !accounts.length) throw new Error('The wallet shared no account.');
+      if (state.wallet !== provider && typeof provider.on === 'function') {
+        provider.on('accountsChanged', (next) => { state.account = next[0] || null; showAccount(); refresh().catch(showError); });
+        provider.on('chainChanged', (id) => { state.chain = Number(id); refresh().catch(showError); });
+      }
+      state.wallet = provider;
+      state.account = accounts[0];
+      await ensureChain();
+      showAccount();
+      setStatus('Connected.', 'ok');
+      await refresh();
+    } catch (err) {
+      showError(err);
+    }
+  }
+
+  function showAccount() {
+    const connected = Boolean(state.account);
+    $('account').hidden = !connected;
+    $('account').textContent = connected ? `Connected: ${state.account}` : '';
+    $('connect').hidden = connected;
+    $('qty-row').hidden = !connected;
+    $('mint').hidden = !connected;
+    if (!connected) $('allowance').textContent = 'connect a wallet';
+  }
+
+  // Switch the wallet to the page's chain; if it does not know the chain, add it; then believe only eth_chainId.
+  async function ensureChain() {
+    const wallet = state.wallet;
+    state.chain = Number(await wallet.request({ method: 'eth_chainId' }));
+    if (state.chain === cfg.chain.id) return;
+    setStatus(`Switching your wallet to ${cfg.chain.name}…`);
+    try {
+      await wallet.request({ method: 'wallet_switchEthereumChain', params: [{ chainId: cfg.chain.hex }] });
+    } catch (err) {
+      if (isRejection(err)) throw err;
+      // 4902 means "unknown chain"; wallets report others here too (-32603, nested codes), so try adding either way.
+      await wallet.request({ method: 'wallet_addEthereumChain', params: [cfg.chain.add] });
+    }
+    state.chain = Number(await wallet.request({ method: 'eth_chainId' }));
+    if (state.chain !== cfg.chain.id) {
+      throw new Error(`Your wallet is on chain ${state.chain}; switch it to ${cfg.chain.name} to mint.`);
+    }
+  }
+
+  // ---------- mint: simulate, send, wait for the receipt, check its status ----------
+  async function mint() {
+    const qty = Number($('qty').value);
+    if (!Number.isInteger(qty) || qty < 1) return setStatus('Choose at least one token.', 'error');
+    state.busy = true; updateQuantity();
+    try {
+      await ensureChain();
+      const tx = {
+        from: state.account, to: cfg.contract, data: callData('mint', [qty]),
+        value: '0x' + (state.price * BigInt(qty)).toString(16),
+      };
+      setStatus('Checking the mint with the contract…');
+      try {
+        await rpc('eth_call', [tx, 'latest']);
+      } catch (err) {
+        if (!revertData(err)) throw err;
+        return showRevert(revertData(err));
+      }
+      setStatus('Confirm the transaction in your wallet…');
+      const hash = await state.wallet.request({ method: 'eth_sendTransaction', params: [tx] });
+      setStatus('Pending…', 'pending', txLink(hash), hash);
+      const receipt = await waitForReceipt(hash);
+      if (receipt.status === '0x1') {
+        setStatus(`Minted ${qty}.`, 'ok', txLink(hash), hash);
+      } else {
+        // Replaying the call on the block before tells why it reverted.
+        const before = '0x' + (BigInt(receipt.blockNumber) - 1n).toString(16);
+        const why = await rpc('eth_call', [tx, before]).then(() => null, (err) => revertData(err));
+        showRevert(why, hash);
+      }
+    } catch (err) {
+      showError(err);
+    } finally {
+      state.busy = false;
+      await refresh().catch(() => {});
+      updateQuantity();
+    }
+  }
+
+  async function waitForReceipt(hash) {
+    for (;;) {
+      const receipt = await rpc('eth_getTransactionReceipt', [hash]);
+      if (receipt) return receipt;
+      await new Promise((resolve) => setTimeout(resolve, RECEIPT_POLL_MS));
+    }
+  }
+
+  function showRevert(data, hash = null) {
+    const reason = decodeRevert(data);
+    setStatus(hash ? `Reverted. ${reason.text}` : reason.text, 'error', hash ? txLink(hash) : null, reason.raw || null);
+  }
+
+  function showError(err) {
+    if (isRejection(err)) return setStatus('You rejected the request in your wallet.', 'error');
+    setStatus(err && err.message ? err.message : String(err), 'error');
+  }
+
+  // ---------- gallery ----------
+  let shown = 0;
+  function showMoreTokens() {
+    const batch = cfg.tokens.slice(shown, shown + GALLERY_BATCH);
+    $('gallery').append(...batch.map(([id, name, cid, attributes]) => {
+      const card = el('li', 'card');
+      card.dataset.tokenId = String(id);
+      const img = el('img');
+      img.src = `${cfg.gateway}/ipfs/${cid}`;
+      img.alt = name; img.loading = 'lazy'; img.decoding = 'async'; img.width = 512; img.height = 512;
+      const traits = el('ul', 'traits');
+      traits.append(...attributes.map(([trait, value]) => {
+        const chip = el('li');
+        chip.append(el('span', 'trait', trait), el('span', 'value', value));
+        return chip;
+      }));
+      card.append(img, el('h3', null, name), el('p', 'token-id', `#${id}`), traits);
+      return card;
+    }));
+    shown += batch.length;
+    $('more').hidden = shown >= cfg.tokens.length;
+  }
+
+  // ---------- start ----------
+  $('name').textContent = cfg.collection.name;
+  $('symbol').textContent = cfg.collection.symbol;
+  $('description').textContent = cfg.collection.description;
+  $('metadata-root').textContent = `ipfs://${cfg.metadata_root}/`;
+  $('provenance').textContent = cfg.collection.provenance_hash;
+  $('more').addEventListener('click', showMoreTokens);
+  showMoreTokens();
+
+  if (!cfg.contract) {
+    $('not-deployed').hidden = false;
+    return;
+  }
+  const contract = cfg.chain.explorer ? el('a', null, cfg.contract) : el('code', null, cfg.contract);
+  if (cfg.chain.explorer) { contract.href = `${cfg.chain.explorer}/address/${cfg.contract}`; contract.rel = 'noopener noreferrer'; }
+  $('contract').replaceChildren(contract);
+  $('mint-ui').hidden = false;
+  $('connect').addEventListener('click', onConnectClick);
+  $('mint').addEventListener('click', mint);
+  $('qty').addEventListener('input', updateQuantity);
+  $('qty-down').addEventListener('click', () => stepQuantity(-1));
+  $('qty-up').addEventListener('click', () => stepQuantity(1));
+  refresh().catch((err) => setStatus(`Could not read the contract: ${err.message || err}`, 'error'));
+})();

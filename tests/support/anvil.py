@@ -1,0 +1,173 @@
+"""A real Ethereum node for the tests: the anvil binary from contracts/node_modules, on 127.0.0.1.
+
+Import the fixtures into a conftest to use them:
+
+    from tests.support.anvil import anvil_node, chain, drop  # noqa: F401
+
+- `anvil_node` (session): one anvil process, chain id 8453 (Base), killed at the end of the session.
+- `chain` (function): a `Chain` (w3 + funded dev accounts) whose state is rolled back after the test
+  (evm_snapshot / evm_revert), so tests stay independent without restarting the node.
+- `drop` (function): a MintprepDrop deployed on `chain` with `DropParams()` defaults; returns a `DeployedDrop`.
+- `start_anvil(chain_id=...)`: a context manager for a node with another chain id or flags.
+"""
+
+from __future__ import annotations
+
+import functools
+import socket
+import subprocess
+import time
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Iterator
+
+import pytest
+import requests
+from eth_account import Account
+from eth_account.signers.local import LocalAccount
+from web3 import Web3
+from web3.contract import Contract
+
+from mintprep.chain.artifact import load_artifact
+from tests.support.tools import REPO, require_tool
+
+ANVIL_BINARY = REPO / "contracts/node_modules/@foundry-rs/anvil-linux-amd64/bin/anvil"
+ANVIL_MNEMONIC = "test test test test test test test test test test test junk"
+BASE_CHAIN_ID = 8453
+DEV_ACCOUNT_COUNT = 10
+
+
+@functools.cache
+def dev_accounts(count: int = DEV_ACCOUNT_COUNT) -> tuple[LocalAccount, ...]:
+    """anvil's funded default accounts (10 000 ETH each), with their keys, for local signing."""
+    Account.enable_unaudited_hdwallet_features()
+    return tuple(Account.from_mnemonic(ANVIL_MNEMONIC, account_path=f"m/44'/60'/0'/0/{i}") for i in range(count))
+
+
+@dataclass(frozen=True)
+class AnvilNode:
+    url: str
+    chain_id: int
+    process: subprocess.Popen[bytes]
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def _wait_until_answering(url: str, process: subprocess.Popen[bytes], timeout: float = 15.0) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            reason = process.stderr.read().decode(errors="replace") if process.stderr else ""
+            raise RuntimeError(f"anvil exited with status {process.returncode} before answering on {url}: {reason}")
+        try:
+            requests.post(url, json={"jsonrpc": "2.0", "id": 1, "method": "eth_chainId", "params": []}, timeout=1)
+            return
+        except requests.ConnectionError:
+            time.sleep(0.05)
+    raise RuntimeError(f"anvil did not answer on {url} within {timeout} s")
+
+
+@contextmanager
+def start_anvil(chain_id: int = BASE_CHAIN_ID, extra_args: tuple[str, ...] = ()) -> Iterator[AnvilNode]:
+    """Run anvil on a free loopback port until the block exits (skips locally / fails in CI if not installed)."""
+    binary = require_tool(ANVIL_BINARY, "anvil from npm @foundry-rs/anvil: npm ci --prefix contracts")
+    # Two tries: another process can take the free port between the probe and anvil binding it.
+    for attempt in range(2):
+        port = _free_port()
+        url = f"http://127.0.0.1:{port}"
+        command = [str(binary), "--host", "127.0.0.1", "--port", str(port), "--chain-id", str(chain_id), "--silent"]
+        process = subprocess.Popen([*command, *extra_args], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        try:
+            _wait_until_answering(url, process)
+        except RuntimeError:
+            process.kill()
+            process.wait()
+            if attempt:
+                raise
+            continue
+        try:
+            yield AnvilNode(url=url, chain_id=chain_id, process=process)
+        finally:
+            process.terminate()
+            try:
+                process.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+        return
+
+
+@dataclass(frozen=True)
+class Chain:
+    node: AnvilNode
+    w3: Web3
+    accounts: tuple[LocalAccount, ...]
+
+    @property
+    def owner(self) -> LocalAccount:
+        return self.accounts[0]
+
+
+@dataclass(frozen=True)
+class DropParams:
+    name: str = "Sunflower Study"
+    symbol: str = "SUNF"
+    max_supply: int = 77
+    mint_price_wei: int = 630_000_000_000_000  # 0.00063 ETH
+    max_per_wallet: int = 5
+    base_uri: str = ""
+    royalty_bps: int = 0
+
+
+@dataclass(frozen=True)
+class DeployedDrop:
+    w3: Web3
+    contract: Contract
+    owner: LocalAccount
+    tx_hash: str
+
+
+def deploy_test_drop(w3: Web3, owner: LocalAccount, params: DropParams = DropParams()) -> DeployedDrop:
+    """Deploy MintprepDrop straight from the artifact, independently of mintprep's own deploy code."""
+    artifact = load_artifact()
+    factory = w3.eth.contract(abi=artifact.abi, bytecode=artifact.bytecode)
+    tx_hash = factory.constructor(
+        params.name,
+        params.symbol,
+        params.max_supply,
+        params.mint_price_wei,
+        params.max_per_wallet,
+        params.base_uri,
+        owner.address,
+        owner.address,
+        params.royalty_bps,
+    ).transact({"from": owner.address})
+    receipt = w3.eth.wait_for_transaction_receipt(tx_hash, timeout=10)
+    assert receipt["status"] == 1, "MintprepDrop deployment reverted"
+    contract = w3.eth.contract(address=receipt["contractAddress"], abi=artifact.abi)
+    return DeployedDrop(w3=w3, contract=contract, owner=owner, tx_hash=tx_hash.to_0x_hex())
+
+
+@pytest.fixture(scope="session")
+def anvil_node() -> Iterator[AnvilNode]:
+    with start_anvil(BASE_CHAIN_ID) as node:
+        yield node
+
+
+@pytest.fixture
+def chain(anvil_node: AnvilNode) -> Iterator[Chain]:
+    w3 = Web3(Web3.HTTPProvider(anvil_node.url, request_kwargs={"timeout": 10}))
+    snapshot = w3.provider.make_request("evm_snapshot", [])["result"]
+    try:
+        yield Chain(node=anvil_node, w3=w3, accounts=dev_accounts())
+    finally:
+        w3.provider.make_request("evm_revert", [snapshot])
+
+
+@pytest.fixture
+def drop(chain: Chain) -> DeployedDrop:
+    return deploy_test_drop(chain.w3, chain.owner)
