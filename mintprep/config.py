@@ -5,13 +5,14 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 import yaml
 from pydantic import Field, ValidationError, field_validator, model_validator
 
 from mintprep.chain.settings import ChainSettings
 from mintprep.errors import ConfigError
+from mintprep.executors.settings import ExecutorSettings
 from mintprep.generate.settings import GeneratorSettings
 from mintprep.ipfs.settings import IpfsSettings
 from mintprep.model import StrictModel
@@ -71,11 +72,6 @@ class MetadataSettings(StrictModel):
         if self.background_color:
             extras["background_color"] = self.background_color
         return extras
-
-
-class ExecutorSettings(StrictModel):
-    kind: Literal["local", "ray"] = "local"
-    address: str | None = Field(None, description="Ray cluster address (ray only)")
 
 
 class CollectionSpec(StrictModel):

@@ -11,7 +11,8 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from mintprep.config import Collection
-from mintprep.generate import GenerationRequest, GenerationResult, load_generator
+from mintprep.executors import make_executor
+from mintprep.generate import GenerationRequest, GenerationResult
 from mintprep.hashing import content_key, sha256_hex
 from mintprep.ipfs.backends import make_backend
 from mintprep.ipfs.unixfs import get_profile, import_bytes, import_directory
@@ -83,25 +84,30 @@ def run_collection(col: Collection, *, progress: ProgressSink | None = None) -> 
 def generate_stage(col: Collection, ledger: Ledger, plans: list[PiecePlan], report: RunReport,
                    progress: ProgressSink) -> dict[int, tuple[PiecePlan, GenerationRow]]:
     spec = col.spec
-    generator = load_generator(spec.generator)
+    executor = make_executor(spec.executor, spec.generator)
     done: dict[int, tuple[PiecePlan, GenerationRow]] = {}
     todo: list[tuple[PiecePlan, GenerationRequest, str]] = []
     for plan in plans:
         request = GenerationRequest(token_id=plan.token_id, prompt=plan.prompt, negative_prompt=plan.negative_prompt,
                                     collection_seed=spec.seed, settings=spec.generator, guards=spec.guards,
                                     first_attempt=0)
-        key = generator.request_key(request)
+        key = executor.request_key(request)
         row = ledger.generation(key)
         if row is not None and (row.png_sha256 is None or ledger.objects.has(row.png_sha256)):
             done[plan.token_id] = (plan, row)
             report.generation_skipped += 1
         else:
             todo.append((plan, request, key))
-    with progress.task("generate", len(todo)) as advance:
-        for plan, request, key in todo:
-            done[plan.token_id] = (plan, _record_generation(col, ledger, key, generator.generate(request)))
-            report.generated += 1
-            advance()
+    pending = {request.token_id: (plan, key) for plan, request, key in todo}
+    try:
+        with progress.task("generate", len(todo)) as advance:
+            for result in executor.run(request for _, request, _ in todo):
+                plan, key = pending.pop(result.token_id)  # a result arrives once per request, in any order
+                done[plan.token_id] = (plan, _record_generation(col, ledger, key, result))
+                report.generated += 1
+                advance()
+    finally:
+        executor.close()
     failed = [(plan, row) for plan, row in (done[t] for t in sorted(done)) if row.png_sha256 is None]
     for plan, row in failed:
         report.rejected.append(FailedPiece(plan.token_id, plan.prompt, _rejection_summary(ledger, row.request_key)))

@@ -2,16 +2,13 @@
 
 from __future__ import annotations
 
-import json
 from functools import lru_cache
-from importlib import resources
 from typing import Any
 
 from eth_utils import keccak
 
+from mintprep.chain.artifact import load_artifact
 from mintprep.errors import MintprepError
-
-ARTIFACT = ("mintprep.chain", "artifacts/MintprepDrop.json")
 
 # What the page calls: the views it shows and the one payable function. Outputs are single static words.
 PAGE_FUNCTIONS = ("mintPrice", "maxPerWallet", "maxSupply", "totalMinted", "mintedBy", "mint")
@@ -19,12 +16,7 @@ PAGE_FUNCTIONS = ("mintPrice", "maxPerWallet", "maxSupply", "totalMinted", "mint
 
 @lru_cache(maxsize=1)
 def drop_abi() -> tuple[dict[str, Any], ...]:
-    package, name = ARTIFACT
-    try:
-        artifact = json.loads(resources.files(package).joinpath(name).read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise MintprepError(f"{package}/{name} is missing: the package was built without the contract artifact") from None
-    return tuple(artifact["abi"])
+    return tuple(load_artifact().abi)
 
 
 def signature(entry: dict[str, Any]) -> str:
@@ -35,9 +27,9 @@ def selector(entry: dict[str, Any]) -> str:
     return "0x" + keccak(text=signature(entry))[:4].hex()
 
 
-def page_abi(abi: tuple[dict[str, Any], ...] | None = None) -> dict[str, Any]:
+def page_abi() -> dict[str, Any]:
     """{"functions": {name: {selector, inputs, outputs}}, "errors": {selector: {name, inputs}}} for app.js."""
-    abi = drop_abi() if abi is None else abi
+    abi = drop_abi()
     functions = {e["name"]: e for e in abi if e.get("type") == "function" and e["name"] in PAGE_FUNCTIONS}
     missing = sorted(set(PAGE_FUNCTIONS) - set(functions))
     if missing:

@@ -106,9 +106,9 @@ def render_site(config: Mapping[str, Any]) -> dict[str, bytes]:
     template = Template(static.joinpath("index.html").read_text(encoding="utf-8"))
     collection = config["collection"]
     index = template.substitute(
-        title=html.escape(collection["name"]),
-        description=html.escape(collection["description"] or collection["name"]),
-        csp=html.escape(content_security_policy(config)),
+        title=_html_text(collection["name"]),
+        description=_html_text(collection["description"] or collection["name"]),
+        csp=_html_text(content_security_policy(config)),
         config_id=CONFIG_ELEMENT_ID,
         config_json=script_safe_json(config),
     )
@@ -145,6 +145,11 @@ def read_page_config(index_html: Path) -> dict[str, Any]:
     if match is None:
         raise UserError(f"{index_html}: not a mintprep page (no {CONFIG_ELEMENT_ID} element)")
     return json.loads(match.group(1))
+
+
+def _html_text(text: str) -> str:
+    """Escaped for element text and double-quoted attributes (single quotes, as in CSP keywords, stay)."""
+    return html.escape(text, quote=False).replace('"', "&quot;")
 
 
 def _token(token: Any, position: int) -> list[Any]:

@@ -5,6 +5,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from mintprep.chain.networks import NETWORKS
+
+# The names wallets show in their network list (EIP-3085 chainName).
+_DISPLAY_NAMES = {"base": "Base", "base-sepolia": "Base Sepolia"}
+
 
 @dataclass(frozen=True)
 class ChainInfo:
@@ -27,11 +32,8 @@ class ChainInfo:
         return params
 
 
-KNOWN_CHAINS = {
-    8453: ChainInfo(8453, "Base", "https://mainnet.base.org", "https://basescan.org"),
-    84532: ChainInfo(84532, "Base Sepolia", "https://sepolia.base.org", "https://sepolia.basescan.org"),
-}
-
-
 def chain_info(chain_id: int) -> ChainInfo:
-    return KNOWN_CHAINS.get(chain_id) or ChainInfo(chain_id, f"Local chain {chain_id}", None, None)
+    for network in NETWORKS.values():
+        if network.chain_id == chain_id and network.name in _DISPLAY_NAMES:
+            return ChainInfo(chain_id, _DISPLAY_NAMES[network.name], network.default_rpc, network.explorer)
+    return ChainInfo(chain_id, f"Local chain {chain_id}", None, None)

@@ -1,0 +1,3 @@
+from mintprep.cli import main
+
+main()

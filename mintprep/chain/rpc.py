@@ -1,0 +1,61 @@
+"""Connecting to a JSON-RPC endpoint: a reachable node or a UserError that names the URL and the failure."""
+
+from __future__ import annotations
+
+import re
+from urllib.parse import urlsplit, urlunsplit
+
+import requests
+from web3 import Web3
+from web3.exceptions import Web3Exception
+from web3.providers.rpc.utils import ExceptionRetryConfiguration
+
+from mintprep.errors import UserError
+
+# Provider URLs often carry an API key as a path segment or query value (".../v2/<key>", "?apikey=<key>").
+_KEY_LIKE = re.compile(r"[A-Za-z0-9_\-]{16,}")
+_OS_ERROR = re.compile(r"\[Errno -?\d+\] [^'\")]+")
+
+# Errors that mean "this endpoint did not answer usefully" rather than a bug in mintprep.
+RPC_FAILURES: tuple[type[BaseException], ...] = (requests.RequestException, Web3Exception, OSError, ValueError)
+
+
+def redact_url(url: str) -> str:
+    """The URL with credentials and key-like path or query parts replaced by ***, safe to print."""
+    parts = urlsplit(url)
+    host = parts.hostname or ""
+    netloc = f"***@{host}" if parts.username or parts.password else host
+    if parts.port:
+        netloc += f":{parts.port}"
+    return urlunsplit(
+        (parts.scheme, netloc, _KEY_LIKE.sub("***", parts.path), _KEY_LIKE.sub("***", parts.query), "")
+    )
+
+
+def describe_failure(exc: BaseException) -> str:
+    """A one-line reason without the URL (requests puts the full URL, key included, in its messages)."""
+    if isinstance(exc, requests.ConnectionError):
+        cause = _OS_ERROR.search(str(exc))
+        return f"connection failed ({cause.group(0) if cause else 'is the node running and the URL right?'})"
+    if isinstance(exc, requests.Timeout):
+        return "timed out"
+    if isinstance(exc, requests.HTTPError) and exc.response is not None:
+        return f"HTTP {exc.response.status_code} {exc.response.reason}"
+    return f"{type(exc).__name__}: {_KEY_LIKE.sub('***', str(exc))[:300]}"
+
+
+def connect(rpc_url: str, timeout: float = 15.0, retries: int = 3) -> Web3:
+    """A Web3 on `rpc_url` that has answered eth_chainId; UserError (exit 2) when it cannot be reached."""
+    provider = Web3.HTTPProvider(
+        rpc_url,
+        request_kwargs={"timeout": timeout},
+        exception_retry_configuration=ExceptionRetryConfiguration(
+            errors=(requests.ConnectionError, requests.HTTPError, requests.Timeout), retries=retries, backoff_factor=0.25
+        ),
+    )
+    w3 = Web3(provider)
+    try:
+        w3.eth.chain_id
+    except RPC_FAILURES as exc:
+        raise UserError(f"cannot reach the RPC at {redact_url(rpc_url)}: {describe_failure(exc)}") from None
+    return w3

@@ -1,0 +1,161 @@
+"""The embedded IPFS store behind the `local` backend: block files plus a pin set, crash-safe.
+
+Layout under `<state_dir>/ipfs/`:
+  blocks/<xx>/<multihash-base32>   one file per block, sharded by two characters as kubo's flatfs does
+  pins.json                        {cid: {"name": …}}, rewritten whole: temp file, fsync, rename
+Blocks are filed by multihash, so a CIDv0 and a CIDv1 of the same bytes share one file. A block is
+written to a temp file, fsynced and renamed, so a crash never leaves a half block under a real name.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import json
+import os
+import tempfile
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+
+from mintprep.errors import UserError
+from mintprep.ipfs.cid import CID, as_cid
+from mintprep.ipfs.dagpb import child_links
+from mintprep.ipfs.unixfs import Block
+from mintprep.ipfs.verify import BlockNotFound
+
+
+def atomic_write(path: Path, data: bytes) -> None:
+    """Replace `path` with `data` so readers see the old file or the new one, never a mix."""
+    handle, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(handle, "wb") as out:
+            out.write(data)
+            out.flush()
+            os.fsync(out.fileno())
+        os.replace(temp, path)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(temp)
+        raise
+    _fsync_dir(path.parent)
+
+
+def _fsync_dir(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+class BlockStore:
+    def __init__(self, root: Path) -> None:
+        self.root = Path(root)
+        self.blocks_dir = self.root / "blocks"
+        self.pins_file = self.root / "pins.json"
+
+    def path_for(self, cid: CID) -> Path:
+        key = cid.multihash_key
+        return self.blocks_dir / key[-3:-1] / key
+
+    # ---------------------------------------------------------------- blocks
+
+    def has(self, cid: CID | str) -> bool:
+        return self.path_for(as_cid(cid)).is_file()
+
+    def get(self, cid: CID | str) -> bytes:
+        """The stored bytes, unchecked (verification's job); BlockNotFound when absent."""
+        cid = as_cid(cid)
+        try:
+            return self.path_for(cid).read_bytes()
+        except FileNotFoundError:
+            raise BlockNotFound(str(cid)) from None
+
+    def put_many(self, blocks: Iterable[Block]) -> int:
+        """Store blocks not already present, each checked against its CID; return how many were written."""
+        written = 0
+        touched: set[Path] = set()
+        for block in blocks:
+            if not block.cid.matches(block.data):
+                raise ValueError(f"block {block.cid} does not match its data")
+            target = self.path_for(block.cid)
+            if target.is_file():
+                continue
+            target.parent.mkdir(parents=True, exist_ok=True)
+            handle, temp = tempfile.mkstemp(dir=target.parent, prefix=".", suffix=".tmp")
+            try:
+                with os.fdopen(handle, "wb") as out:
+                    out.write(block.data)
+                    out.flush()
+                    os.fsync(out.fileno())
+                os.replace(temp, target)
+            except BaseException:
+                with contextlib.suppress(FileNotFoundError):
+                    os.unlink(temp)
+                raise
+            touched.add(target.parent)
+            written += 1
+        for directory in touched:  # one fsync per directory, not per block: the renames become durable
+            _fsync_dir(directory)
+        return written
+
+    def iter_dag(self, root: CID | str) -> Iterator[Block]:
+        """The DAG under `root` in DFS pre-order, each block once; BlockNotFound if one is absent."""
+        seen: set[CID] = set()
+        stack = [as_cid(root)]
+        while stack:
+            cid = stack.pop()
+            if cid in seen:
+                continue
+            seen.add(cid)
+            data = self.get(cid)
+            yield Block(cid, data)
+            stack.extend(link.cid for link in reversed(child_links(cid, data)))
+
+    # ---------------------------------------------------------------- pins
+
+    @contextlib.contextmanager
+    def _pins_locked(self) -> Iterator[dict[str, dict[str, str]]]:
+        """Read-modify-write of the pin set under an exclusive lock; written back atomically on exit."""
+        self.root.mkdir(parents=True, exist_ok=True)
+        with open(self.root / "pins.lock", "a") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            pins = self.read_pins()
+            before = json.dumps(pins, sort_keys=True)
+            yield pins
+            after = json.dumps(pins, sort_keys=True, indent=1)
+            if after != before:
+                atomic_write(self.pins_file, after.encode())
+
+    def read_pins(self) -> dict[str, dict[str, str]]:
+        try:
+            pins = json.loads(self.pins_file.read_text())
+        except FileNotFoundError:
+            return {}
+        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+            raise UserError(f"{self.pins_file} is not valid JSON ({exc}); restore it or delete it to re-pin") from None
+        if not isinstance(pins, dict):
+            raise UserError(f"{self.pins_file} must hold a JSON object of pins")
+        return pins
+
+    def add_pin(self, cid: CID | str, name: str) -> None:
+        with self._pins_locked() as pins:
+            pins[str(as_cid(cid))] = {"name": name}
+
+    def remove_pin(self, cid: CID | str) -> bool:
+        with self._pins_locked() as pins:
+            return pins.pop(str(as_cid(cid)), None) is not None
+
+    def collect_garbage(self) -> int:
+        """Delete blocks no pin reaches (e.g. a replaced broken image); return how many were deleted."""
+        with self._pins_locked() as pins:
+            keep: set[str] = set()
+            for pinned in pins:
+                with contextlib.suppress(BlockNotFound):
+                    keep.update(block.cid.multihash_key for block in self.iter_dag(pinned))
+            deleted = 0
+            for path in self.blocks_dir.glob("*/*"):
+                if path.name not in keep and not path.name.startswith("."):
+                    path.unlink()
+                    deleted += 1
+            return deleted

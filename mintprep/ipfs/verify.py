@@ -1,0 +1,87 @@
+"""Prove a DAG is retrievable: walk it from the root, hash every block, require every link present.
+
+"Pinned" is only believed after this walk succeeds against the place the content was pinned to;
+a service's status field is advisory (research/ipfs.md §6: "pinned" with an incomplete DAG).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from mintprep.errors import RemoteError
+from mintprep.ipfs.cid import CID, as_cid
+from mintprep.ipfs.dagpb import child_links
+
+
+class BlockNotFound(KeyError):
+    """A block is absent from the place asked: a missing block, not a failed request."""
+
+
+BlockFetcher = Callable[[CID], "bytes | None"]
+
+
+@dataclass(frozen=True)
+class VerifyReport:
+    root: CID
+    blocks: int  # blocks fetched and found to match their CIDs
+    missing: tuple[CID, ...]
+    corrupt: tuple[CID, ...]
+
+    @property
+    def ok(self) -> bool:
+        return not self.missing and not self.corrupt
+
+    def describe(self) -> str:
+        if self.ok:
+            return f"{self.root}: {self.blocks} blocks verified"
+        parts = []
+        if self.missing:
+            parts.append(f"{len(self.missing)} missing ({', '.join(map(str, self.missing[:5]))})")
+        if self.corrupt:
+            parts.append(f"{len(self.corrupt)} corrupt ({', '.join(map(str, self.corrupt[:5]))})")
+        return f"{self.root}: DAG incomplete or corrupt: {'; '.join(parts)}"
+
+
+class VerificationFailed(RemoteError):
+    """What was pinned cannot be read back intact; the message names the piece and the CIDs."""
+
+    def __init__(self, piece: str, backend: str, report: VerifyReport) -> None:
+        super().__init__(f"{piece}: pinned to {backend} but not retrievable intact: {report.describe()}")
+        self.report = report
+
+
+def verify_dag(root: CID | str, fetch_block: BlockFetcher) -> VerifyReport:
+    """Walk the DAG under `root` with `fetch_block` (bytes, or None / BlockNotFound when absent).
+
+    A corrupt block is not descended into: its links cannot be trusted.
+    """
+    root = as_cid(root)
+    seen: set[CID] = set()
+    missing: list[CID] = []
+    corrupt: list[CID] = []
+    verified = 0
+    stack = [root]
+    while stack:
+        cid = stack.pop()
+        if cid in seen:
+            continue
+        seen.add(cid)
+        try:
+            data = fetch_block(cid)
+        except BlockNotFound:
+            data = None
+        if data is None:
+            missing.append(cid)
+            continue
+        if not cid.matches(data):
+            corrupt.append(cid)
+            continue
+        try:
+            links = child_links(cid, data)
+        except ValueError:
+            corrupt.append(cid)  # hashes right but is not dag-pb: the CID itself names garbage
+            continue
+        verified += 1
+        stack.extend(link.cid for link in reversed(links))
+    return VerifyReport(root, verified, tuple(missing), tuple(corrupt))

@@ -1,0 +1,118 @@
+"""`mintprep run` end to end on the tiny model and the local IPFS store (real torch, real SQLite, real files)."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+import yaml
+
+from mintprep.config import load_collection
+from mintprep.ipfs.backends import make_backend
+from mintprep.ipfs.verify import verify_dag
+from mintprep.ledger import Ledger
+from mintprep.pipeline import run_collection
+from mintprep.status import collection_status
+from tests.conftest import write_collection
+
+
+def mintprep(*args: str, check: bool = False) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "mintprep", *args], capture_output=True, text=True, check=check)
+
+
+def pinned_cids(col_path: Path) -> dict[int, str]:
+    return {t["token_id"]: t["image_cid"] for t in collection_status(load_collection(col_path))["tokens"]}
+
+
+def test_run_then_rerun_does_no_work(small_collection: Path):
+    first = mintprep("run", str(small_collection), "--json")
+    assert first.returncode == 0, first.stderr
+    report = json.loads(first.stdout)
+    assert report["generated"] == 6 and report["pinned"] == 6 and report["rejected"] == []
+    assert report["metadata_root"].startswith("bafy") and report["page"]
+
+    second = json.loads(mintprep("run", str(small_collection), "--json", check=True).stdout)
+    assert second["generated"] == 0 and second["pinned"] == 0
+    assert second["skipped"] == {"generate": 6, "pin": 6}
+    assert second["metadata_root"] == report["metadata_root"]
+    assert second["manifest_cid"] == report["manifest_cid"]
+
+    col = load_collection(small_collection)
+    backend = make_backend(col.spec.ipfs, col.state_dir)
+    with Ledger.open(col.state_dir, readonly=True) as ledger:
+        manifest = ledger.current_manifest().manifest
+        assert [t["token_id"] for t in manifest["tokens"]] == [1, 2, 3, 4, 5, 6]
+        for token in manifest["tokens"]:
+            png = ledger.objects.get(token["png_sha256"])
+            assert png.startswith(b"\x89PNG")
+            assert backend.is_pinned(token["image_cid"])
+            assert verify_dag(token["image_cid"], backend.fetch_block).ok
+        assert verify_dag(manifest["metadata_root"], backend.fetch_block).ok
+
+
+def test_changing_one_trait_regenerates_exactly_that_piece(tmp_path: Path):
+    path = write_collection(tmp_path / "c", size=4, generator__steps=3)
+    assert mintprep("run", str(path)).returncode == 0
+    before = pinned_cids(path)
+    data = yaml.safe_load(path.read_text())
+    data["pieces"] = {3: {"prompt": "a single lotus, pixel art"}}
+    path.write_text(yaml.safe_dump(data))
+    report = json.loads(mintprep("run", str(path), "--json", check=True).stdout)
+    assert report["generated"] == 1 and report["pinned"] == 1 and report["skipped"]["generate"] == 3
+    after = pinned_cids(path)
+    assert {t for t in before if before[t] != after[t]} == {3}
+
+
+def test_sigkill_mid_run_then_rerun_converges(tmp_path: Path):
+    path = write_collection(tmp_path / "k", size=10, generator__steps=8)
+    proc = subprocess.Popen([sys.executable, "-m", "mintprep", "run", str(path)], stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    db = path.parent / ".mintprep" / "state.db"
+    deadline = time.time() + 120
+    while time.time() < deadline:
+        if db.exists():
+            try:
+                count = sqlite3.connect(f"file:{db}?mode=ro", uri=True).execute(
+                    "SELECT count(*) FROM generations").fetchone()[0]
+            except sqlite3.OperationalError:
+                count = 0
+            if count >= 3:
+                break
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    assert proc.returncode == -signal.SIGKILL
+
+    rerun = mintprep("run", str(path), "--json")
+    assert rerun.returncode == 0, rerun.stderr
+    report = json.loads(rerun.stdout)
+    assert report["generated"] + report["skipped"]["generate"] == 10
+    assert 0 < report["skipped"]["generate"] < 10, "the killed run's finished pieces must be reused, not redone"
+
+    col = load_collection(path)
+    with Ledger.open(col.state_dir, readonly=True) as ledger:
+        pieces = ledger.pieces()
+        assert sorted(pieces) == list(range(1, 11)) and all(p.status == "pinned" for p in pieces.values())
+        conn = sqlite3.connect(f"file:{col.state_dir / 'state.db'}?mode=ro", uri=True)
+        rows = conn.execute("SELECT token_id, png_sha256 FROM generations").fetchall()
+        assert sorted(t for t, _ in rows) == list(range(1, 11)), "one generation per piece, no duplicates"
+        assert all(ledger.objects.has(sha) for _, sha in rows), "no row may point at a missing object"
+        backend = make_backend(col.spec.ipfs, col.state_dir)
+        for pin in ledger.active_pins():
+            assert verify_dag(pin["cid"], backend.fetch_block).ok, pin
+    assert not list(col.state_dir.rglob("*.tmp"))
+
+
+def test_second_run_while_one_is_running_exits_2(small_collection: Path):
+    col = load_collection(small_collection)
+    with Ledger.open(col.state_dir):
+        result = mintprep("run", str(small_collection))
+    assert result.returncode == 2
+    assert "another mintprep process" in result.stderr
