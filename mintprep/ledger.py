@@ -58,6 +58,9 @@ CREATE TABLE IF NOT EXISTS chain_txs (
 CREATE TABLE IF NOT EXISTS publishes (
     id INTEGER PRIMARY KEY AUTOINCREMENT, target TEXT NOT NULL, location TEXT NOT NULL, site_cid TEXT,
     metadata_root TEXT NOT NULL, contract TEXT, created REAL NOT NULL);
+-- repair moves a token past attempts that produced a broken image: later runs start there
+CREATE TABLE IF NOT EXISTS attempt_offsets (
+    token_id INTEGER PRIMARY KEY, first_attempt INTEGER NOT NULL, reason TEXT NOT NULL, updated REAL NOT NULL);
 -- multi-step operations (repair) resume from here
 CREATE TABLE IF NOT EXISTS journal (
     id INTEGER PRIMARY KEY AUTOINCREMENT, kind TEXT NOT NULL, plan TEXT NOT NULL, step INTEGER NOT NULL,
@@ -113,6 +116,14 @@ class Deployment:
     address: str
     tx_hash: str
     deployer: str
+
+
+@dataclass(frozen=True)
+class JournalEntry:
+    id: int
+    kind: str
+    plan: dict[str, Any]
+    step: int
 
 
 @dataclass(frozen=True)
@@ -268,6 +279,14 @@ class Ledger:
                                   "FROM pieces ORDER BY token_id").fetchall()
         return {row[0]: PieceRecord(*row) for row in rows}
 
+    def first_attempts(self) -> dict[int, int]:
+        return dict(self._conn.execute("SELECT token_id, first_attempt FROM attempt_offsets").fetchall())
+
+    def set_first_attempt(self, token_id: int, first_attempt: int, reason: str) -> None:
+        with self.transaction() as db:
+            db.execute("INSERT OR REPLACE INTO attempt_offsets VALUES (?,?,?,?)",
+                       (token_id, first_attempt, reason, time.time()))
+
     # -- manifest ---------------------------------------------------------------------------------
     def record_manifest(self, *, metadata_root: str, manifest_cid: str, manifest_sha256: str,
                         provenance_hash: str) -> None:
@@ -313,6 +332,30 @@ class Ledger:
         row = self._one("SELECT target, location, site_cid, metadata_root, contract FROM publishes "
                         "ORDER BY id DESC LIMIT 1")
         return PublishRecord(*row) if row else None
+
+    # -- journal (multi-step operations that must survive a kill) ----------------------------------
+    def open_journal(self, kind: str) -> JournalEntry | None:
+        """The unfinished operation of this kind, if a previous process died in the middle of it."""
+        row = self._one("SELECT id, kind, plan, step FROM journal WHERE kind=? AND finished IS NULL "
+                        "ORDER BY id DESC LIMIT 1", kind)
+        return JournalEntry(row[0], row[1], json.loads(row[2]), row[3]) if row else None
+
+    def begin_journal(self, kind: str, plan: dict[str, Any]) -> JournalEntry:
+        with self.transaction() as db:
+            cursor = db.execute("INSERT INTO journal (kind, plan, step, created) VALUES (?,?,0,?)",
+                                (kind, json.dumps(plan, sort_keys=True), time.time()))
+        return JournalEntry(cursor.lastrowid, kind, plan, 0)
+
+    def advance_journal(self, entry: JournalEntry, step: int, plan: dict[str, Any] | None = None) -> JournalEntry:
+        """Record that every step before `step` is done (and the plan as it now stands)."""
+        plan = entry.plan if plan is None else plan
+        with self.transaction() as db:
+            db.execute("UPDATE journal SET step=?, plan=? WHERE id=?", (step, json.dumps(plan, sort_keys=True), entry.id))
+        return JournalEntry(entry.id, entry.kind, plan, step)
+
+    def finish_journal(self, entry: JournalEntry) -> None:
+        with self.transaction() as db:
+            db.execute("UPDATE journal SET finished=? WHERE id=?", (time.time(), entry.id))
 
 
 def _statements(script: str) -> list[str]:

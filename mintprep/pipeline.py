@@ -87,10 +87,11 @@ def generate_stage(col: Collection, ledger: Ledger, plans: list[PiecePlan], repo
     executor = make_executor(spec.executor, spec.generator)
     done: dict[int, tuple[PiecePlan, GenerationRow]] = {}
     todo: list[tuple[PiecePlan, GenerationRequest, str]] = []
+    first_attempts = ledger.first_attempts()
     for plan in plans:
         request = GenerationRequest(token_id=plan.token_id, prompt=plan.prompt, negative_prompt=plan.negative_prompt,
                                     collection_seed=spec.seed, settings=spec.generator, guards=spec.guards,
-                                    first_attempt=0)
+                                    first_attempt=first_attempts.get(plan.token_id, 0))
         key = executor.request_key(request)
         row = ledger.generation(key)
         if row is not None and (row.png_sha256 is None or ledger.objects.has(row.png_sha256)):

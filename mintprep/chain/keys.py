@@ -46,5 +46,5 @@ def _from_keystore(path: Path, ask_password: Callable[[], str] | None) -> LocalA
         password = ask_password()
     try:
         return Account.from_key(Account.decrypt(encrypted, password))
-    except ValueError:
+    except (ValueError, KeyError, TypeError):
         raise UserError(f"keystore {path}: wrong password or not an Ethereum keystore") from None

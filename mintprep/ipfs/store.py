@@ -24,8 +24,8 @@ from mintprep.ipfs.unixfs import Block
 from mintprep.ipfs.verify import BlockNotFound
 
 
-def atomic_write(path: Path, data: bytes) -> None:
-    """Replace `path` with `data` so readers see the old file or the new one, never a mix."""
+def _write_then_rename(path: Path, data: bytes) -> None:
+    """Write to a temp file beside `path`, fsync it, rename it over `path`: never a half-written file."""
     handle, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         with os.fdopen(handle, "wb") as out:
@@ -37,6 +37,11 @@ def atomic_write(path: Path, data: bytes) -> None:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(temp)
         raise
+
+
+def atomic_write(path: Path, data: bytes) -> None:
+    """Replace `path` durably so readers see the old file or the new one, never a mix."""
+    _write_then_rename(path, data)
     _fsync_dir(path.parent)
 
 
@@ -82,25 +87,16 @@ class BlockStore:
             if target.is_file():
                 continue
             target.parent.mkdir(parents=True, exist_ok=True)
-            handle, temp = tempfile.mkstemp(dir=target.parent, prefix=".", suffix=".tmp")
-            try:
-                with os.fdopen(handle, "wb") as out:
-                    out.write(block.data)
-                    out.flush()
-                    os.fsync(out.fileno())
-                os.replace(temp, target)
-            except BaseException:
-                with contextlib.suppress(FileNotFoundError):
-                    os.unlink(temp)
-                raise
+            _write_then_rename(target, block.data)
             touched.add(target.parent)
             written += 1
         for directory in touched:  # one fsync per directory, not per block: the renames become durable
             _fsync_dir(directory)
         return written
 
-    def iter_dag(self, root: CID | str) -> Iterator[Block]:
-        """The DAG under `root` in DFS pre-order, each block once; BlockNotFound if one is absent."""
+    def iter_dag(self, root: CID | str, *, skip_missing: bool = False) -> Iterator[Block]:
+        """The DAG under `root` in DFS pre-order, each block once; BlockNotFound if one is absent
+        (unless `skip_missing`, for walks that only want what is there)."""
         seen: set[CID] = set()
         stack = [as_cid(root)]
         while stack:
@@ -108,7 +104,12 @@ class BlockStore:
             if cid in seen:
                 continue
             seen.add(cid)
-            data = self.get(cid)
+            try:
+                data = self.get(cid)
+            except BlockNotFound:
+                if skip_missing:
+                    continue
+                raise
             yield Block(cid, data)
             stack.extend(link.cid for link in reversed(child_links(cid, data)))
 
@@ -151,11 +152,10 @@ class BlockStore:
         with self._pins_locked() as pins:
             keep: set[str] = set()
             for pinned in pins:
-                with contextlib.suppress(BlockNotFound):
-                    keep.update(block.cid.multihash_key for block in self.iter_dag(pinned))
+                keep.update(block.cid.multihash_key for block in self.iter_dag(pinned, skip_missing=True))
             deleted = 0
             for path in self.blocks_dir.glob("*/*"):
-                if path.name not in keep and not path.name.startswith("."):
+                if path.name not in keep:  # leftover temp files of a crashed write go too
                     path.unlink()
                     deleted += 1
             return deleted

@@ -346,35 +346,38 @@ def _directory_estimate(links: Iterable[PBLink], profile: Profile) -> int:
     return sum(len(link.encode()) for link in links) + len(PBNode((), UnixFSData(DIRECTORY).encode()).encode())
 
 
-def _name_hash(name: str) -> int:
-    # murmur3-x64-128 (seed 0), first 64-bit half, read big-endian: boxo hamt's hash function.
+def hamt_hash(name: str) -> int:
+    """murmur3-x64-128 (seed 0), first 64-bit half read big-endian: boxo hamt's hash of an entry name."""
     return mmh3.hash64(name.encode(), seed=0, x64arch=True, signed=False)[0]
+
+
+def hamt_label(hashed: int, depth: int, fanout: int) -> str:
+    """The link-name prefix of the bucket `hashed` falls in at `depth`: hash bits taken from the top."""
+    bits = fanout.bit_length() - 1
+    shift = 64 - bits * (depth + 1)
+    if shift < 0:
+        raise UserError("HAMT: entry names collide in all 64 hash bits")
+    return f"{(hashed >> shift) & (fanout - 1):0{len(f'{fanout - 1:X}')}X}"
 
 
 def _hamt(named: list[tuple[str, DagNode]], profile: Profile) -> DagNode:
     fanout = profile.hamt_fanout
     if fanout < 2 or fanout & (fanout - 1) or fanout > 1024:
         raise UserError(f"HAMT fanout {fanout} must be a power of two up to 1024")
-    return _shard([(name, _name_hash(name), node) for name, node in named], 0, profile)
+    return _shard([(name, hamt_hash(name), node) for name, node in named], 0, profile)
 
 
 def _shard(entries: list[tuple[str, int, DagNode]], depth: int, profile: Profile) -> DagNode:
     fanout = profile.hamt_fanout
-    bits = fanout.bit_length() - 1
-    shift = 64 - bits * (depth + 1)
-    if shift < 0:
-        raise UserError(f"HAMT: names {[name for name, _, _ in entries][:3]} collide in all 64 hash bits")
-    pad = len(f"{fanout - 1:X}")
-    buckets: dict[int, list[tuple[str, int, DagNode]]] = {}
+    buckets: dict[str, list[tuple[str, int, DagNode]]] = {}
     for entry in entries:
-        buckets.setdefault((entry[1] >> shift) & (fanout - 1), []).append(entry)
+        buckets.setdefault(hamt_label(entry[1], depth, fanout), []).append(entry)
     links: list[PBLink] = []
     children: list[DagNode] = []
     bitfield = 0
-    for index in sorted(buckets):
-        bitfield |= 1 << index
-        bucket = buckets[index]
-        label = f"{index:0{pad}X}"
+    for label in sorted(buckets, key=lambda hex_label: int(hex_label, 16)):
+        bitfield |= 1 << int(label, 16)
+        bucket = buckets[label]
         if len(bucket) == 1:
             name, _, node = bucket[0]
             links.append(PBLink(node.cid, label + name, node.tsize))

@@ -1,0 +1,76 @@
+"""Deploying MintprepDrop with the constructor values a collection file states."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from eth_account.signers.local import LocalAccount
+from web3 import Web3
+
+from mintprep.chain.artifact import Artifact, load_artifact
+from mintprep.chain.networks import Network
+from mintprep.chain.txs import send_call
+from mintprep.errors import UserError
+
+
+@dataclass(frozen=True)
+class DropConfig:
+    """The constructor arguments, in the contract's order."""
+
+    name: str
+    symbol: str
+    max_supply: int
+    mint_price_wei: int
+    max_per_wallet: int
+    base_uri: str
+    owner: str
+    royalty_receiver: str
+    royalty_bps: int
+
+    def constructor_args(self) -> tuple[Any, ...]:
+        return tuple(asdict(self).values())
+
+
+@dataclass(frozen=True)
+class Deployed:
+    address: str
+    tx_hash: str
+    chain_id: int
+    deployer: str
+    gas_used: int
+    block_number: int
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def base_uri_for(metadata_root: str) -> str:
+    """tokenURI(id) = base + id + ".json", so the base is the metadata directory with a trailing slash."""
+    return f"ipfs://{metadata_root}/"
+
+
+def require_chain(w3: Web3, expected: Network) -> int:
+    """The node's chain id, or a UserError when it is not the network the user named (never sign for another chain)."""
+    chain_id = w3.eth.chain_id
+    if chain_id != expected.chain_id:
+        raise UserError(
+            f"the RPC reports chain id {chain_id}, but network {expected.name!r} is chain id {expected.chain_id}; "
+            "check chain.rpc_url / --rpc-url and --network"
+        )
+    return chain_id
+
+
+def deploy_drop(w3: Web3, signer: LocalAccount, config: DropConfig, artifact: Artifact | None = None) -> Deployed:
+    """Deploy one MintprepDrop signed by `signer` and wait for it; the caller checks the chain id first."""
+    artifact = artifact or load_artifact()
+    factory = w3.eth.contract(abi=artifact.abi, bytecode=artifact.bytecode)
+    receipt = send_call(w3, signer, factory.constructor(*config.constructor_args()), f"deploying {artifact.contract_name}")
+    return Deployed(
+        address=receipt["contractAddress"],
+        tx_hash=receipt["transactionHash"].to_0x_hex(),
+        chain_id=w3.eth.chain_id,
+        deployer=signer.address,
+        gas_used=receipt["gasUsed"],
+        block_number=receipt["blockNumber"],
+    )

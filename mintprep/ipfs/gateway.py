@@ -1,0 +1,231 @@
+"""Trustless gateways (specs: trustless-gateway, path-gateway): a verifying client and a read-only server.
+
+Client: fetch `?format=car` for the whole DAG, then any block the stream lacked with `?format=raw`, and
+walk from our own root checking every hash; a CAR's own header roots are ignored, as the spec says.
+Server: `/ipfs/<cid>[/path]` over the local block store, with `?format=raw`, `?format=car` (DFS, no
+duplicates) and plain file bytes, for `mintprep serve` and for tests that need a gateway.
+"""
+
+from __future__ import annotations
+
+import html
+import mimetypes
+import threading
+import time
+from collections.abc import Callable, Iterable, Iterator
+from http.server import ThreadingHTTPServer
+from typing import Any
+from urllib.parse import parse_qs, quote
+from wsgiref.simple_server import WSGIRequestHandler, WSGIServer
+
+import requests
+
+from mintprep.errors import RemoteError, UserError
+from mintprep.http import RetryPolicy, send
+from mintprep.ipfs.car import CarError, CarReader, iter_car
+from mintprep.ipfs.cid import CID, RAW, as_cid
+from mintprep.ipfs.dagpb import DIRECTORY, FILE, HAMT_SHARD, RAW_TYPE, SYMLINK, decode_pbnode, decode_unixfs
+from mintprep.ipfs.store import BlockStore
+from mintprep.ipfs.unixfs import Block, hamt_hash, hamt_label
+from mintprep.ipfs.verify import BlockNotFound, VerifyReport, verify_dag
+
+CAR_MEDIA_TYPE = "application/vnd.ipld.car"
+RAW_MEDIA_TYPE = "application/vnd.ipld.raw"
+
+
+class TrustlessGateway:
+    """A gateway read through its trustless formats only: nothing it says is believed unhashed."""
+
+    def __init__(
+        self,
+        base_url: str,
+        *,
+        session: requests.Session | None = None,
+        policy: RetryPolicy = RetryPolicy(attempts=4, timeout=60.0),
+        sleep: Callable[[float], None] = time.sleep,
+    ) -> None:
+        self.base_url = base_url.rstrip("/")
+        self._session = session or requests.Session()
+        self._policy = policy
+        self._sleep = sleep
+
+    def _get(self, cid: CID, media_type: str, **params: str) -> requests.Response:
+        return send(
+            "GET",
+            f"{self.base_url}/ipfs/{cid}",
+            session=self._session,
+            policy=self._policy,
+            sleep=self._sleep,
+            ok_status=lambda status: status < 400 or status == 404,
+            headers={"Accept": media_type},
+            params=params,
+            stream=True,
+        )
+
+    def fetch_block(self, cid: CID | str) -> bytes | None:
+        """One block via `?format=raw`; None when the gateway says 404. Unchecked: callers hash it."""
+        response = self._get(as_cid(cid), RAW_MEDIA_TYPE, format="raw")
+        return None if response.status_code == 404 else response.content
+
+    def verify(self, root: CID | str) -> VerifyReport:
+        root = as_cid(root)
+        received: dict[CID, bytes] = {}
+        try:
+            response = self._get(root, CAR_MEDIA_TYPE, format="car", **{"dag-scope": "all"})
+            if response.status_code == 200:
+                response.raw.decode_content = True
+                for block in CarReader(response.raw, verify=False):
+                    received[block.cid] = block.data
+        except (CarError, RemoteError, requests.RequestException):
+            pass  # a truncated or failed stream: whatever it lacked is fetched block by block below
+
+        def fetch(cid: CID) -> bytes | None:
+            if cid in received:
+                return received.pop(cid)
+            return self.fetch_block(cid)
+
+        return verify_dag(root, fetch)
+
+
+# ---------------------------------------------------------------- read-only gateway server
+
+
+class _NotFound(Exception):
+    pass
+
+
+def _resolve_path(store: BlockStore, root: CID, segments: list[str]) -> CID:
+    """Follow `segments` through basic and HAMT-sharded directories."""
+    cid = root
+    for segment in segments:
+        cid = _lookup(store, cid, segment)
+    return cid
+
+
+def _lookup(store: BlockStore, directory: CID, name: str) -> CID:
+    node = decode_pbnode(store.get(directory))
+    kind = decode_unixfs(node.data or b"").type
+    if kind == DIRECTORY:
+        for link in node.links:
+            if link.name == name:
+                return link.cid
+        raise _NotFound(name)
+    if kind != HAMT_SHARD:
+        raise _NotFound(name)
+    hashed = hamt_hash(name)
+    depth = 0
+    while True:
+        label = hamt_label(hashed, depth, decode_unixfs(node.data or b"").fanout or 256)
+        for link in node.links:
+            if link.name == label + name:
+                return link.cid
+            if link.name == label:  # a sub-shard: descend with the next bits of the hash
+                node = decode_pbnode(store.get(link.cid))
+                depth += 1
+                break
+        else:
+            raise _NotFound(name)
+
+
+def _file_bytes(store: BlockStore, cid: CID) -> Iterator[bytes]:
+    """A UnixFS file's content, leaf by leaf in order."""
+    for block in store.iter_dag(cid):
+        if block.cid.codec == RAW:
+            yield block.data
+            continue
+        data = decode_unixfs(decode_pbnode(block.data).data or b"")
+        if data.type in (FILE, RAW_TYPE) and data.data:
+            yield data.data
+
+
+def _listing(store: BlockStore, cid: CID, path: str) -> bytes:
+    node = decode_pbnode(store.get(cid))
+    rows = "".join(
+        f'<li><a href="{html.escape(quote(path.rstrip("/") + "/" + link.name))}">{html.escape(link.name)}</a></li>'
+        for link in node.links
+    )
+    return f"<!doctype html><title>{html.escape(path)}</title><ul>{rows}</ul>".encode()
+
+
+def make_gateway_app(store: BlockStore) -> Callable[..., Iterable[bytes]]:
+    """A WSGI app serving `/ipfs/<cid>[/path]` from `store`, read-only; mount it under `/ipfs/`."""
+
+    def app(environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
+        def reply(status: str, body: Iterable[bytes] | bytes, content_type: str, **headers: str) -> Iterable[bytes]:
+            head = [("Content-Type", content_type), ("X-Content-Type-Options", "nosniff")]
+            head += [(key.replace("_", "-"), value) for key, value in headers.items()]
+            start_response(status, head)
+            if environ["REQUEST_METHOD"] == "HEAD":
+                return []
+            return [body] if isinstance(body, bytes) else body
+
+        if environ["REQUEST_METHOD"] not in ("GET", "HEAD"):
+            return reply("405 Method Not Allowed", b"read-only gateway\n", "text/plain", Allow="GET, HEAD")
+        parts = environ.get("PATH_INFO", "").split("/")
+        if len(parts) < 3 or parts[1] != "ipfs" or not parts[2]:
+            return reply("404 Not Found", b"use /ipfs/<cid>\n", "text/plain")
+        try:
+            root = as_cid(parts[2])
+        except UserError as exc:
+            return reply("400 Bad Request", f"{exc}\n".encode(), "text/plain")
+        query = parse_qs(environ.get("QUERY_STRING", ""))
+        accept = environ.get("HTTP_ACCEPT", "")
+        wanted = query.get("format", [""])[0] or (
+            "car" if CAR_MEDIA_TYPE in accept else "raw" if RAW_MEDIA_TYPE in accept else ""
+        )
+        segments = [segment for segment in parts[3:] if segment]
+        try:
+            cid = _resolve_path(store, root, segments)
+            if wanted == "raw":
+                return reply("200 OK", store.get(cid), RAW_MEDIA_TYPE, Cache_Control="public, max-age=29030400, immutable")
+            if wanted == "car":
+                if not store.has(cid):
+                    raise BlockNotFound(str(cid))
+                whole = query.get("dag-scope", ["all"])[0] != "block"
+                blocks = store.iter_dag(cid) if whole else [Block(cid, store.get(cid))]
+                return reply("200 OK", iter_car([cid], blocks), f"{CAR_MEDIA_TYPE}; version=1; order=dfs; dups=n")
+            return _deserialized(store, cid, segments, environ, reply)
+        except (BlockNotFound, _NotFound):
+            return reply("404 Not Found", f"{environ.get('PATH_INFO')} not found in the local store\n".encode(), "text/plain")
+
+    return app
+
+
+def _deserialized(store: BlockStore, cid: CID, segments: list[str], environ: dict[str, Any], reply: Any) -> Iterable[bytes]:
+    if cid.codec == RAW:
+        return reply("200 OK", store.get(cid), _guess_type(segments))
+    kind = decode_unixfs(decode_pbnode(store.get(cid)).data or b"").type
+    if kind in (DIRECTORY, HAMT_SHARD):
+        try:
+            index = _lookup(store, cid, "index.html")
+        except _NotFound:
+            return reply("200 OK", _listing(store, cid, environ.get("PATH_INFO", "/")), "text/html; charset=utf-8")
+        return reply("200 OK", b"".join(_file_bytes(store, index)), "text/html; charset=utf-8")
+    if kind == SYMLINK:
+        return reply("200 OK", decode_unixfs(decode_pbnode(store.get(cid)).data or b"").data or b"", "text/plain")
+    return reply("200 OK", _file_bytes(store, cid), _guess_type(segments))
+
+
+def _guess_type(segments: list[str]) -> str:
+    guessed = mimetypes.guess_type(segments[-1])[0] if segments else None
+    return guessed or "application/octet-stream"
+
+
+class _QuietHandler(WSGIRequestHandler):
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - stdlib signature
+        pass
+
+
+class _ThreadingWSGIServer(ThreadingHTTPServer, WSGIServer):
+    daemon_threads = True
+
+
+def serve_gateway(store: BlockStore, host: str = "127.0.0.1", port: int = 0) -> ThreadingHTTPServer:
+    """Start the read-only gateway in a daemon thread; `server.server_address` says where it listens.
+
+    Call `server.shutdown()` to stop it. Binds 127.0.0.1 by default: a preview, not a public service.
+    """
+    server = _ThreadingWSGIServer((host, port), _QuietHandler)
+    server.set_app(make_gateway_app(store))
+    threading.Thread(target=server.serve_forever, name="mintprep-gateway", daemon=True).start()
+    return server

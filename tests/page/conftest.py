@@ -1,0 +1,145 @@
+"""Page fixtures: a manifest whose images a local gateway serves, static HTTP servers, one Chromium per session."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import io
+import threading
+from contextlib import contextmanager
+from dataclasses import dataclass
+from http.server import BaseHTTPRequestHandler, SimpleHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any, Callable, Iterator
+
+import pytest
+from PIL import Image
+
+from mintprep.config import Collection, load_collection
+from tests.conftest import write_collection
+from tests.support.anvil import anvil_node, chain, drop  # noqa: F401  (fixtures)
+from tests.support.tools import REPO, require_tool
+
+CHROMIUM = "/usr/bin/chromium"
+# From research/chain-probe.md §4: what Debian's chromium needs to run headless in a container.
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync", "--no-first-run"]
+ARTIFACTS = REPO / "test-artifacts"
+HOSTILE_TRAIT = '<img src=x onerror="window.__pwned=1;alert(1)">'
+
+
+def raw_cid(data: bytes) -> str:
+    """CIDv1 raw + sha2-256, base32: what `ipfs add --cid-version=1` prints for a file under one chunk."""
+    digest = bytes([0x01, 0x55, 0x12, 0x20]) + hashlib.sha256(data).digest()
+    return "b" + base64.b32encode(digest).decode().lower().rstrip("=")
+
+
+@dataclass(frozen=True)
+class SampleCollection:
+    manifest: dict[str, Any]
+    images: dict[str, bytes]  # CID -> PNG bytes, what the gateway serves
+
+
+def sample_collection(size: int, *, hostile_token: int | None = None) -> SampleCollection:
+    """A manifest shaped like the lead's manifest.json, with a distinct small PNG per token."""
+    flowers, palettes = ["sunflower", "tulip", "poppy", "iris"], ["warm", "cool", "mono"]
+    images: dict[str, bytes] = {}
+    tokens = []
+    for token_id in range(1, size + 1):
+        hue = (token_id * 47) % 255
+        buffer = io.BytesIO()
+        Image.new("RGB", (64, 64), (hue, 200 - hue // 2, 120 + hue // 3)).save(buffer, "PNG")
+        png = buffer.getvalue()
+        cid = raw_cid(png)
+        images[cid] = png
+        flower = HOSTILE_TRAIT if token_id == hostile_token else flowers[token_id % len(flowers)]
+        tokens.append({
+            "token_id": token_id, "name": f"Sunflower Study #{token_id}", "image_cid": cid,
+            "metadata_cid": raw_cid(f"{token_id}.json".encode()), "png_sha256": hashlib.sha256(png).hexdigest(),
+            "attributes": [{"trait_type": "flower", "value": flower},
+                           {"trait_type": "palette", "value": palettes[token_id % len(palettes)]}],
+            "provenance": {"seed": token_id},
+        })
+    manifest = {
+        "name": "Sunflower Study", "symbol": "SUNF",
+        "description": "Seventy-seven small flowers, sampled at 64x64 and shown as pixel art.",
+        "size": size, "metadata_root": raw_cid(b"metadata-root"),
+        "provenance_hash": hashlib.sha256("".join(t["png_sha256"] for t in tokens).encode()).hexdigest(),
+        "ipfs_profile": "kubo-cidv1", "tokens": tokens,
+    }
+    return SampleCollection(manifest, images)
+
+
+@contextmanager
+def http_server(handler: Callable[..., BaseHTTPRequestHandler]) -> Iterator[str]:
+    """Serve `handler` on a free loopback port in a thread; yields the base URL."""
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join()
+
+
+class QuietHandler(SimpleHTTPRequestHandler):
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002  (stdlib signature)
+        pass
+
+
+@contextmanager
+def serve_dir(folder: Path) -> Iterator[str]:
+    class Handler(QuietHandler):
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            super().__init__(*args, directory=str(folder), **kwargs)
+
+    with http_server(Handler) as url:
+        yield url
+
+
+@contextmanager
+def path_gateway(images: dict[str, bytes]) -> Iterator[str]:
+    """A stand-in for an IPFS path gateway: GET /ipfs/<cid> answers the bytes (image/png) or 404."""
+
+    class Handler(QuietHandler):
+        def do_GET(self) -> None:  # noqa: N802  (stdlib name)
+            data = images.get(self.path.removeprefix("/ipfs/"))
+            self.send_response(200 if data else 404)
+            self.send_header("Content-Type", "image/png" if data else "text/plain")
+            self.send_header("Content-Length", str(len(data or b"")))
+            self.end_headers()
+            self.wfile.write(data or b"")
+
+    with http_server(Handler) as url:
+        yield url
+
+
+@pytest.fixture
+def collection(tmp_path: Path) -> Collection:
+    return load_collection(write_collection(tmp_path / "col"))
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Any]:
+    executable = require_tool(CHROMIUM, "Debian chromium: apt-get install -y chromium")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=str(executable), headless=True, args=CHROMIUM_ARGS)
+        yield launched
+        launched.close()
+
+
+@pytest.fixture(scope="session")
+def artifacts_dir() -> Path:
+    ARTIFACTS.mkdir(exist_ok=True)
+    return ARTIFACTS
+
+
+@pytest.fixture(scope="session")
+def wallet_shim() -> Callable[[str, str], str]:
+    source = (Path(__file__).parent / "eip1193_wallet.js").read_text()
+    return lambda rpc_url, account: source.replace("__RPC__", rpc_url).replace("__ACCOUNT__", account)
+

@@ -1,0 +1,165 @@
+"""The built mint page in Debian's Chromium (Playwright, headless), against a real anvil node.
+
+The wallet is tests/page/eip1193_wallet.js: an EIP-1193 provider announced through EIP-6963 that forwards
+to anvil (which signs for its unlocked dev accounts). Images come from a local stand-in for an IPFS path
+gateway (GET /ipfs/<cid>). Screenshots land in test-artifacts/ for a person to look at.
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from pathlib import Path
+from typing import Any, Iterator
+from urllib.parse import urlsplit
+
+import pytest
+from playwright.sync_api import expect
+
+from mintprep.page import build_page
+from tests.page.conftest import HOSTILE_TRAIT, path_gateway, sample_collection, serve_dir
+from tests.support.anvil import DeployedDrop, DropParams, deploy_test_drop
+
+DESKTOP = {"width": 1280, "height": 900}
+PHONE = {"width": 390, "height": 844}
+
+
+class PageWatch:
+    """Console errors, CSP violations, dialogs and the origins a page talks to, collected while it runs."""
+
+    def __init__(self, page: Any) -> None:
+        self.problems: list[str] = []
+        self.origins: set[str] = set()
+        page.on("console", lambda m: m.type == "error" and self.problems.append(m.text))
+        page.on("pageerror", lambda e: self.problems.append(f"uncaught: {e}"))
+        page.on("dialog", lambda d: (self.problems.append(f"dialog: {d.message}"), d.dismiss()))
+        page.on("request", lambda r: self.origins.add("{0.scheme}://{0.netloc}".format(urlsplit(r.url))))
+
+
+@pytest.fixture
+def open_page(browser: Any) -> Iterator[Any]:
+    contexts = []
+
+    def opener(url: str, viewport: dict[str, int] = DESKTOP, init_script: str | None = None) -> tuple[Any, PageWatch]:
+        context = browser.new_context(viewport=viewport)
+        contexts.append(context)
+        page = context.new_page()
+        watch = PageWatch(page)
+        if init_script:
+            page.add_init_script(init_script)
+        page.goto(url)
+        return page, watch
+
+    yield opener
+    for context in contexts:
+        context.close()
+
+
+def test_gallery_without_contract_shows_text_as_text(collection, open_page, tmp_path: Path, artifacts_dir: Path) -> None:
+    sample = sample_collection(12, hostile_token=3)
+    with path_gateway(sample.images) as gateway:
+        build = build_page(collection, sample.manifest, tmp_path / "site", contract=None, chain_id=8453,
+                           rpc_url="https://mainnet.base.org", gateway=gateway)
+        with serve_dir(build.out_dir) as site:
+            page, watch = open_page(site + "/index.html")
+            page.wait_for_selector(".card img")
+            page.wait_for_function("() => [...document.querySelectorAll('.card img')].every(i => i.complete)")
+
+            assert page.locator("#not-deployed").is_visible()
+            assert page.locator("#mint-ui").is_hidden()
+            assert page.locator(".card").count() == 12
+            assert page.inner_text("h1") == "Sunflower Study"
+            hostile = page.locator('.card[data-token-id="3"] .value').first
+            assert hostile.inner_text() == HOSTILE_TRAIT  # shown literally
+            assert page.locator('img[src="x"]').count() == 0  # …and never parsed into an element
+            assert page.evaluate("window.__pwned") is None
+            loaded = page.evaluate("[...document.querySelectorAll('.card img')].map(i => i.naturalWidth)")
+            assert loaded == [64] * 12, "every image came through the gateway"
+            assert page.evaluate("document.querySelector('.card img').loading") == "lazy"
+            page.screenshot(path=str(artifacts_dir / "page-gallery-desktop.png"), full_page=True)
+            site_origin, gateway_origin = site.rstrip("/"), gateway.rstrip("/")
+            assert watch.origins <= {site_origin, gateway_origin}, "no third-party requests"
+            assert watch.problems == []
+
+
+def _eth(wei: int) -> str:
+    return f"{Decimal(wei) / Decimal(10**18):f}".rstrip("0").rstrip(".") + " ETH"
+
+
+def test_connect_switch_mint_and_decoded_reverts(chain, collection, open_page, wallet_shim, tmp_path: Path,
+                                                artifacts_dir: Path) -> None:
+    deployed: DeployedDrop = deploy_test_drop(chain.w3, chain.owner, DropParams(max_per_wallet=3))
+    drop = deployed.contract
+    minter = chain.accounts[1].address
+    price = drop.functions.mintPrice().call()
+    sample = sample_collection(8)
+
+    with path_gateway(sample.images) as gateway:
+        build = build_page(collection, sample.manifest, tmp_path / "site", contract=drop.address,
+                           chain_id=chain.node.chain_id, rpc_url=chain.node.url, gateway=gateway)
+        with serve_dir(build.out_dir) as site:
+            page, watch = open_page(site + "/index.html", init_script=wallet_shim(chain.node.url, minter))
+            status = page.locator("#status")
+
+            # Read before any wallet: price and supply come from the contract.
+            expect(page.locator("#price")).to_have_text(_eth(price))
+            assert page.inner_text("#supply") == f"{drop.functions.totalMinted().call()} / 77"
+
+            # Connect: the wallet starts on chain 1, the page switches it to the node's chain.
+            page.click("#connect")
+            expect(page.locator("#allowance")).to_have_text("3 of 3 left")
+            calls = page.evaluate("window.__walletCalls")
+            assert calls[:3] == ["eth_requestAccounts", "eth_chainId", "wallet_switchEthereumChain"]
+            assert page.evaluate("window.__walletCalls").count("wallet_switchEthereumChain") == 1
+            assert page.inner_text("#allowance") == "3 of 3 left"
+            assert minter in page.inner_text("#account")
+
+            # More than the allowance cannot be chosen.
+            page.fill("#qty", "5")
+            assert page.locator("#mint").is_disabled()
+            assert "between 1 and 3" in page.inner_text("#qty-hint")
+            page.fill("#qty", "2")
+            page.click("#qty-up")
+            assert page.input_value("#qty") == "3" and page.locator("#qty-up").is_disabled()
+            page.click("#qty-down")
+
+            page.click("#mint")
+            status.filter(has_text="Minted 2.").wait_for()
+            assert drop.functions.balanceOf(minter).call() == 2
+            assert drop.functions.mintedBy(minter).call() == 2
+            expect(page.locator("#allowance")).to_have_text("1 of 3 left")
+            assert page.inner_text("#supply") == "2 / 77"
+            page.screenshot(path=str(artifacts_dir / "page-minted-desktop.png"), full_page=True)
+            sends = calls_of(page, "eth_sendTransaction")
+
+            # The owner changes the price behind the page's back: the simulation catches it, nothing is sent.
+            new_price = price * 2
+            drop.functions.setMintPrice(new_price).transact({"from": chain.owner.address})
+            page.fill("#qty", "1")
+            page.click("#mint")
+            status.filter(has_text="Wrong price").wait_for()
+            assert f"expects {_eth(new_price)}" in status.inner_text()
+            assert "WrongPayment(expected: " in status.inner_text()
+            expect(page.locator("#price")).to_have_text(_eth(new_price))
+
+            # The same wallet mints elsewhere, so the page's allowance is stale: the forced attempt is refused.
+            drop.functions.mint(1).transact({"from": minter, "value": new_price})
+            assert page.inner_text("#allowance") == "1 of 3 left"
+            page.click("#mint")
+            status.filter(has_text="Over the wallet limit").wait_for()
+            assert "WalletLimit(allowed: 0)" in status.inner_text()
+            expect(page.locator("#allowance")).to_have_text("0 of 3 left")
+            assert page.locator("#mint").is_disabled()
+            assert calls_of(page, "eth_sendTransaction") == sends, "no transaction sent after a failed simulation"
+            assert drop.functions.mintedBy(minter).call() == 3
+            page.screenshot(path=str(artifacts_dir / "page-revert-desktop.png"), full_page=True)
+            assert watch.problems == []
+
+            phone, _ = open_page(site + "/index.html", viewport=PHONE, init_script=wallet_shim(chain.node.url, minter))
+            phone.click("#connect")
+            expect(phone.locator("#allowance")).to_have_text("0 of 3 left")
+            assert phone.evaluate("document.documentElement.scrollWidth") <= PHONE["width"], "no sideways scroll"
+            phone.screenshot(path=str(artifacts_dir / "page-phone.png"), full_page=True)
+
+
+def calls_of(page: Any, method: str) -> int:
+    return page.evaluate("window.__walletCalls").count(method)
