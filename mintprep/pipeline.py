@@ -72,10 +72,10 @@ def run_collection(col: Collection, *, progress: ProgressSink | None = None) -> 
         generated = generate_stage(col, ledger, plans, report, progress)
         accepted = validate_stage(col, ledger, generated, report)
         pinned = pin_stage(col, ledger, accepted, report, progress)
-        manifest = manifest_stage(col, ledger, pinned, report)
+        manifest_stage(col, ledger, pinned, report)
         if spec.chain.contract and not chain_gate(col, ledger, report):
             return report
-        page_stage(col, manifest, report)
+        page_stage(col, ledger, report)
     return report
 
 
@@ -232,11 +232,8 @@ def chain_gate(col: Collection, ledger: Ledger, report: RunReport) -> bool:
     return check.ok
 
 
-def page_stage(col: Collection, manifest: dict[str, Any], report: RunReport) -> None:
-    from mintprep.chain.networks import network_for
-    from mintprep.page import build_page
+def page_stage(col: Collection, ledger: Ledger, report: RunReport) -> None:
+    from mintprep.page.publish import build_collection_page, collection_page_inputs
 
-    network = network_for(col.spec.chain)
-    build = build_page(col, manifest, col.page_dir, contract=col.spec.chain.contract, chain_id=network.chain_id,
-                       rpc_url=network.rpc_url, gateway=col.spec.ipfs.gateway)
+    build = build_collection_page(col, collection_page_inputs(col, ledger))
     report.page = str(build.index)

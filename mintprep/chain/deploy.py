@@ -10,8 +10,11 @@ from web3 import Web3
 
 from mintprep.chain.artifact import Artifact, load_artifact
 from mintprep.chain.networks import Network
+from mintprep.chain.rpc import connect
 from mintprep.chain.txs import send_call
+from mintprep.config import Collection
 from mintprep.errors import UserError
+from mintprep.ledger import Ledger
 
 
 @dataclass(frozen=True)
@@ -74,3 +77,49 @@ def deploy_drop(w3: Web3, signer: LocalAccount, config: DropConfig, artifact: Ar
         gas_used=receipt["gasUsed"],
         block_number=receipt["blockNumber"],
     )
+
+
+def drop_config(col: Collection, deployer: str, base_uri: str) -> DropConfig:
+    """Constructor values from collection.yaml: owner and royalty payee default to the deploying account."""
+    chain = col.spec.chain
+    owner = chain.owner or deployer
+    return DropConfig(
+        name=col.spec.name,
+        symbol=col.spec.symbol,
+        max_supply=col.spec.size,
+        mint_price_wei=chain.mint_price_wei,
+        max_per_wallet=chain.max_per_wallet,
+        base_uri=base_uri,
+        owner=owner,
+        royalty_receiver=chain.royalty_receiver or owner,
+        royalty_bps=chain.royalty_bps,
+    )
+
+
+def deploy_collection(
+    col: Collection, ledger: Ledger, signer: LocalAccount, network_name: str | None = None, rpc_url: str | None = None
+) -> Deployed:
+    """Deploy the collection's drop and record it in the ledger.
+
+    When metadata is already pinned the contract starts with its base URI, saving a setBaseURI transaction.
+    """
+    net, url = col.spec.chain.endpoint(network_name, rpc_url)
+    w3 = connect(url)
+    require_chain(w3, net)
+    manifest = ledger.current_manifest()
+    base_uri = base_uri_for(manifest.metadata_root) if manifest else ""
+    deployed = deploy_drop(w3, signer, drop_config(col, signer.address, base_uri))
+    ledger.record_deployment(net.name, deployed.chain_id, deployed.address, deployed.tx_hash, deployed.deployer)
+    return deployed
+
+
+def deployed_address(col: Collection, ledger: Ledger | None, network: Network) -> str:
+    """chain.contract, else the ledger's latest deployment on that network; UserError when there is neither."""
+    deployment = ledger.latest_deployment(network.chain_id) if ledger else None
+    address = col.spec.chain.contract or (deployment.address if deployment else None)
+    if address is None:
+        raise UserError(
+            f"{col.path}: no contract on {network.name}: set chain.contract "
+            "(`mintprep contract deploy` prints the address)"
+        )
+    return address

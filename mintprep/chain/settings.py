@@ -51,10 +51,11 @@ class ChainSettings(StrictModel):
     def mint_price_wei(self) -> int:
         return int(Decimal(self.mint_price) * WEI_PER_ETH)
 
-    @property
-    def network_info(self) -> Network:
-        return network(self.network)
+    def endpoint(self, network_name: str | None = None, rpc_url: str | None = None) -> tuple[Network, str]:
+        """The network and RPC URL to use: explicit choices first, then this section, then the public RPC.
 
-    @property
-    def effective_rpc_url(self) -> str:
-        return self.rpc_url or self.network_info.default_rpc
+        chain.rpc_url only applies to chain.network; another --network gets its own public RPC.
+        """
+        chosen = network(network_name or self.network)
+        configured = self.rpc_url if chosen.name == self.network else None
+        return chosen, rpc_url or configured or chosen.default_rpc

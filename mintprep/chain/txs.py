@@ -12,6 +12,7 @@ from typing import Any, Union
 
 from eth_abi import decode
 from eth_account.signers.local import LocalAccount
+from eth_utils import to_checksum_address
 from web3 import Web3
 from web3.contract.contract import ContractConstructor, ContractFunction
 from web3.exceptions import ContractCustomError, ContractLogicError, TimeExhausted
@@ -67,7 +68,9 @@ def describe_revert(data: str | bytes | None, artifact: Artifact | None = None) 
     if entry is None:
         return f"unknown error 0x{raw.hex()}" if raw else "reverted without a reason"
     values = decode([i["type"] for i in entry["inputs"]], raw[4:])
-    args = ", ".join(f"{i['name']}={v}" for i, v in zip(entry["inputs"], values))
+    args = ", ".join(
+        f"{i['name']}={to_checksum_address(v) if i['type'] == 'address' else v}" for i, v in zip(entry["inputs"], values)
+    )
     return f"{entry['name']}({args})"
 
 

@@ -1,1 +1,145 @@
-"""(being written)"""
+"""`mintprep check` and `mintprep contract build|deploy|set-base-uri`: thin wrappers over mintprep.chain."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Optional
+
+import typer
+from rich.table import Table
+
+from mintprep.chain.artifact import build_artifacts
+from mintprep.chain.base_uri import collection_base_uri_update, send_collection_base_uri
+from mintprep.chain.check import CheckReport, check_collection, format_wei
+from mintprep.chain.deploy import deploy_collection
+from mintprep.chain.keys import load_signer
+from mintprep.chain.networks import NETWORKS
+from mintprep.cli.app import app, console, print_json, reports_errors
+from mintprep.config import load_collection
+from mintprep.ledger import Ledger
+
+contract_app = typer.Typer(help="Build, deploy and update the MintprepDrop contract.", no_args_is_help=True)
+app.add_typer(contract_app, name="contract")
+
+COLLECTION = typer.Argument(..., exists=False, dir_okay=False, help="the collection.yaml")
+JSON = typer.Option(False, "--json", help="print a JSON result on stdout")
+RPC_URL = typer.Option(None, "--rpc-url", help="JSON-RPC endpoint (default: chain.rpc_url, then the public RPC)")
+KEYSTORE = typer.Option(
+    None, "--keystore", help="encrypted JSON keystore (password: MINTPREP_KEYSTORE_PASSWORD or a prompt); "
+    "without it the key comes from MINTPREP_PRIVATE_KEY"
+)
+
+
+def _ask_password() -> str:
+    return typer.prompt("keystore password", hide_input=True)
+
+
+def _readonly_ledger(state_dir: Path) -> Ledger | None:
+    # A collection checked before its first run has no ledger: the config alone is compared.
+    return Ledger.open(state_dir, readonly=True) if (state_dir / "state.db").exists() else None
+
+
+def render_check(report: CheckReport) -> Table:
+    marks = {True: "[green]ok[/]", False: "[bold red]MISMATCH[/]", None: "[dim]-[/]"}
+    table = Table(title=f"{report.address} via {report.rpc_url}", title_justify="left")
+    for column in ("field", "collection / ledger", "on chain", ""):
+        table.add_column(column, overflow="fold")
+    for row in report.rows:
+        table.add_row(row.field, row.expected or "", row.on_chain or "", marks[row.ok])
+    if report.mint_cost:
+        cost = report.mint_cost
+        l1 = format_wei(cost.l1_fee_wei) if cost.l1_fee_wei is not None else "none (no GasPriceOracle)"
+        table.add_row("mint(1) fee", "", f"{cost.gas} gas: L2 {format_wei(cost.l2_fee_wei)}, L1 {l1}", marks[None])
+    else:
+        table.add_row("mint(1) fee", "", f"not estimated: {report.mint_cost_note}", marks[None])
+    return table
+
+
+@app.command("check")
+@reports_errors
+def check_command(collection: Path = COLLECTION, rpc_url: Optional[str] = RPC_URL, as_json: bool = JSON) -> None:
+    """Compare collection.yaml with the deployed contract: exit 0 when all agree, 1 on a mismatch, 2 if unreachable."""
+    col = load_collection(collection)
+    ledger = _readonly_ledger(col.state_dir)
+    try:
+        report = check_collection(col, ledger, rpc_url=rpc_url)
+    finally:
+        if ledger:
+            ledger.close()
+    if as_json:
+        print_json(report.to_json())
+    console.print(render_check(report))
+    for row in report.rows:
+        if row.ok is False:
+            console.print(f"[bold red]mismatch:[/] {row.field}: config {row.expected}, chain {row.on_chain}; fix: {row.fix}")
+    if not report.ok:
+        raise typer.Exit(1)
+
+
+@contract_app.command("build")
+@reports_errors
+def build_command(
+    check: bool = typer.Option(False, "--check", help="only compare the committed artifacts with a fresh compile"),
+    as_json: bool = JSON,
+) -> None:
+    """Compile contracts/ with solc-js (needs Node and `npm ci --prefix contracts`)."""
+    built = build_artifacts(check=check)
+    if as_json:
+        print_json([{"contract": b.contract_name, "path": str(b.path), "fresh": b.fresh} for b in built])
+    for b in built:
+        state = ("fresh" if b.fresh else "[bold red]STALE[/]") if check else "written"
+        console.print(f"{b.contract_name}: {state} {b.path}")
+    if not all(b.fresh for b in built):
+        raise typer.Exit(1)
+
+
+@contract_app.command("deploy")
+@reports_errors
+def deploy_command(
+    collection: Path = COLLECTION,
+    network: Optional[str] = typer.Option(
+        None, "--network", help=f"one of {', '.join(NETWORKS)} (default: chain.network)"
+    ),
+    rpc_url: Optional[str] = RPC_URL,
+    keystore: Optional[Path] = KEYSTORE,
+    as_json: bool = JSON,
+) -> None:
+    """Deploy MintprepDrop with the collection's name, size, price and per-wallet cap; record it in the ledger."""
+    col = load_collection(collection)
+    if network is not None and network not in NETWORKS:
+        raise typer.BadParameter(f"must be one of {', '.join(NETWORKS)}", param_hint="--network")
+    signer = load_signer(keystore, _ask_password)
+    with Ledger.open(col.state_dir) as ledger:
+        deployed = deploy_collection(col, ledger, signer, network_name=network, rpc_url=rpc_url)
+    if as_json:
+        print_json(deployed.to_json())
+    console.print(f"deployed MintprepDrop at {deployed.address} (tx {deployed.tx_hash}, {deployed.gas_used} gas)")
+    console.print(f'add to {col.path}:  chain: {{contract: "{deployed.address}"}}')
+
+
+@contract_app.command("set-base-uri")
+@reports_errors
+def set_base_uri_command(
+    collection: Path = COLLECTION,
+    print_only: bool = typer.Option(
+        False, "--print", help="send nothing: print the transaction (to, data) for a multisig or hardware wallet"
+    ),
+    keystore: Optional[Path] = KEYSTORE,
+    as_json: bool = JSON,
+) -> None:
+    """Point the contract at the ledger's current metadata root (emits BatchMetadataUpdate for marketplaces)."""
+    col = load_collection(collection)
+    if print_only:
+        with Ledger.open(col.state_dir, readonly=True) as ledger:
+            update, _ = collection_base_uri_update(col, ledger)
+    else:
+        signer = load_signer(keystore, _ask_password)
+        with Ledger.open(col.state_dir) as ledger:
+            update = send_collection_base_uri(col, ledger, signer)
+    if as_json:
+        print_json(update.to_json())
+    console.print(f"setBaseURI({update.base_uri!r}) on {update.to} (chain {update.chain_id})")
+    if update.tx_hash:
+        console.print(f"sent: {update.tx_hash}")
+    elif not as_json:
+        typer.echo(f"to: {update.to}\nvalue: 0\ndata: {update.data}")

@@ -27,5 +27,5 @@ def encode_png(rgb: np.ndarray) -> bytes:
     """8-bit RGB PNG with no ancillary chunks (no time, text, gamma): the same pixels give the same bytes for a
     given Pillow/zlib build, so a re-generation can be compared by sha256. Never palette mode: it would band."""
     buffer = io.BytesIO()
-    Image.fromarray(np.ascontiguousarray(rgb), mode="RGB").save(buffer, format="PNG", compress_level=6)
+    Image.fromarray(np.ascontiguousarray(rgb)).save(buffer, format="PNG", compress_level=6)
     return buffer.getvalue()

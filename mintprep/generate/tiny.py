@@ -30,6 +30,9 @@ WEIGHT_SEED = 20240229  # changing it changes every tiny image: it is part of th
 LATENT_CHANNELS = 4
 VAE_BLOCKS = 4  # 3 upsamplers: x8, as in SD 1.x/2.x/XL
 UNET_OUTPUT_GAIN = 3.0  # brings the sampled latents to std ~1, the scaled-latent convention of real SD VAEs
+DECODER_CONTRAST = 1.5
+SILU_OF_NORMAL_MEAN = 0.2066
+KERNEL_TEXTURE = 0.25
 OVERFLOW_GAIN = 2.0**16  # a power of two: exact in every float format, so only the range overflows
 CONSTANT_DECODER_GREY = 0.1
 
@@ -50,11 +53,32 @@ def _unet() -> UNet2DConditionModel:
 
 def _vae() -> AutoencoderKL:
     torch.manual_seed(WEIGHT_SEED + 1)
-    return AutoencoderKL(
+    vae = AutoencoderKL(
         in_channels=3, out_channels=3, latent_channels=LATENT_CHANNELS, block_out_channels=[8] * VAE_BLOCKS,
         down_block_types=["DownEncoderBlock2D"] * VAE_BLOCKS, up_block_types=["UpDecoderBlock2D"] * VAE_BLOCKS,
         layers_per_block=1, norm_num_groups=2, sample_size=64,
     )
+    _smooth_kernels(vae.decoder)
+    with torch.no_grad():
+        # Centre each colour channel on mid-grey (its input, SiLU of a normalised value, has mean ~0.2066) so the
+        # colours come from the random channel mix rather than a cast, then stretch the contrast.
+        conv_out = vae.decoder.conv_out
+        conv_out.weight.mul_(DECODER_CONTRAST)
+        conv_out.bias.copy_(-SILU_OF_NORMAL_MEAN * conv_out.weight.sum(dim=(1, 2, 3)))
+    return vae
+
+
+def _smooth_kernels(decoder: torch.nn.Module) -> None:
+    """Random 3x3 kernels turn every upsampling into stripes and speckle (pixel-noise statistics); a trained
+    decoder is smooth. Give each kernel one random gain per channel pair and a binomial (blur) footprint, and keep
+    a little of the random kernel for texture."""
+    binomial = torch.tensor([1.0, 2.0, 1.0])
+    footprint = torch.outer(binomial, binomial) / 4.0
+    with torch.no_grad():
+        for module in decoder.modules():
+            if isinstance(module, torch.nn.Conv2d) and module.kernel_size == (3, 3):
+                gain = module.weight.sum(dim=(2, 3), keepdim=True) / 3.0
+                module.weight.copy_(gain * footprint + KERNEL_TEXTURE * module.weight)
 
 
 def _text_encoder() -> CLIPTextModel:

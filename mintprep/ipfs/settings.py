@@ -2,14 +2,37 @@
 
 from __future__ import annotations
 
+import os
 from typing import Literal
 
+from pydantic import Field, model_validator
+
+from mintprep.errors import ConfigError
 from mintprep.model import StrictModel
 
 
 class IpfsSettings(StrictModel):
     backend: Literal["local", "kubo", "psa", "pinata"] = "local"
     profile: Literal["kubo-cidv1", "unixfs-v0-2015", "unixfs-v1-2025"] = "kubo-cidv1"
-    api_url: str | None = None
-    token_env: str | None = None
-    gateway: str = "https://ipfs.io"
+    api_url: str | None = None  # kubo RPC (http://127.0.0.1:5001) or PSA base; for pinata, its API base
+    upload_url: str | None = None  # pinata only: the uploads host (default https://uploads.pinata.cloud)
+    token_env: str | None = None  # NAME of the environment variable holding the token, never the token
+    gateway: str = "https://ipfs.io"  # trustless gateway for psa/pinata verification, and for the page
+    pin_timeout_s: float = Field(default=600.0, gt=0)  # psa: how long a pin may stay queued/pinning
+
+    @model_validator(mode="after")
+    def _backend_needs(self) -> IpfsSettings:
+        if self.backend in ("kubo", "psa") and not self.api_url:
+            raise ValueError(f"ipfs.api_url is required for backend {self.backend!r}")
+        if self.backend in ("psa", "pinata") and not self.token_env:
+            raise ValueError(f"ipfs.token_env (the name of an environment variable) is required for backend {self.backend!r}")
+        return self
+
+    def token(self) -> str | None:
+        """The token from the environment variable named by `token_env`; ConfigError if it is unset."""
+        if not self.token_env:
+            return None
+        value = os.environ.get(self.token_env, "").strip()
+        if not value:
+            raise ConfigError(f"ipfs.token_env: environment variable {self.token_env} is not set or empty")
+        return value

@@ -77,22 +77,38 @@ class BlockStore:
             raise BlockNotFound(str(cid)) from None
 
     def put_many(self, blocks: Iterable[Block]) -> int:
-        """Store blocks not already present, each checked against its CID; return how many were written."""
-        written = 0
-        touched: set[Path] = set()
-        for block in blocks:
-            if not block.cid.matches(block.data):
-                raise ValueError(f"block {block.cid} does not match its data")
-            target = self.path_for(block.cid)
-            if target.is_file():
-                continue
-            target.parent.mkdir(parents=True, exist_ok=True)
-            _write_then_rename(target, block.data)
-            touched.add(target.parent)
-            written += 1
-        for directory in touched:  # one fsync per directory, not per block: the renames become durable
-            _fsync_dir(directory)
-        return written
+        """Store blocks not already present, each checked against its CID; return how many were written.
+
+        All new blocks go to temp files first, one sync makes them durable, then each is renamed to
+        its real name, and a second sync makes the renames durable: the promise of fsync-per-file
+        ("never a half block") at two syncs per batch; fsync per file made 6,000 small blocks take 40 s.
+        """
+        staged: list[tuple[str, Path]] = []
+        made: set[Path] = set()
+        try:
+            for block in blocks:
+                if not block.cid.matches(block.data):
+                    raise ValueError(f"block {block.cid} does not match its data")
+                target = self.path_for(block.cid)
+                if target.is_file():
+                    continue
+                if target.parent not in made:
+                    target.parent.mkdir(parents=True, exist_ok=True)
+                    made.add(target.parent)
+                handle, temp = tempfile.mkstemp(dir=target.parent, prefix=".", suffix=".tmp")
+                with os.fdopen(handle, "wb") as out:
+                    out.write(block.data)
+                staged.append((temp, target))
+            if staged:
+                os.sync()  # the data, before any block gets its real name
+                for temp, target in staged:
+                    os.replace(temp, target)
+                os.sync()  # the renames (one sync, not one fsync per shard directory)
+        finally:
+            for temp, _ in staged:
+                with contextlib.suppress(FileNotFoundError):
+                    os.unlink(temp)
+        return len(staged)
 
     def iter_dag(self, root: CID | str, *, skip_missing: bool = False) -> Iterator[Block]:
         """The DAG under `root` in DFS pre-order, each block once; BlockNotFound if one is absent

@@ -1,1 +1,67 @@
-from tests.support.anvil import anvil_node, chain, drop  # noqa: F401  (fixtures)
+"""Chain-test fixtures: a real anvil node (tests.support.anvil) and collections that point at it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+from eth_account.signers.local import LocalAccount
+
+from mintprep.chain.deploy import Deployed, deploy_collection
+from mintprep.config import Collection, load_collection
+from mintprep.hashing import canonical_json
+from mintprep.ledger import Ledger
+from tests.conftest import write_collection
+from tests.support.anvil import Chain, anvil_node, chain, drop  # noqa: F401  (fixtures)
+
+METADATA_ROOT = "bafybeigdyrzt5sfp7udm7hu76uh7y26nf3efuylqabf3oclgtqy55fbzdi"
+
+
+def chain_collection(folder: Path, rpc_url: str, **chain: Any) -> Collection:
+    """The example collection (size 77, 0.00063 ETH, 5 per wallet) with chain settings for this node."""
+    settings = {"network": "base", "rpc_url": rpc_url, "mint_price": "0.00063", "max_per_wallet": 5, **chain}
+    return load_collection(write_collection(folder, chain={k: v for k, v in settings.items() if v is not None}))
+
+
+def record_metadata_root(col: Collection, metadata_root: str) -> None:
+    """Record a pinned manifest the way the manifest stage does (object stored first, then the row)."""
+    manifest = {"name": col.spec.name, "metadata_root": metadata_root, "size": col.spec.size, "tokens": []}
+    with Ledger.open(col.state_dir) as ledger:
+        digest = ledger.objects.put(canonical_json(manifest))
+        ledger.record_manifest(metadata_root=metadata_root, manifest_cid="bafkreimanifest" + metadata_root[-8:],
+                               manifest_sha256=digest, provenance_hash="0" * 64)
+
+
+@dataclass(frozen=True)
+class DeployedCollection:
+    col: Collection
+    deployed: Deployed
+    chain: Chain
+
+    def with_chain(self, **changes: Any) -> Collection:
+        """The same collection folder (same ledger) with chain settings changed; contract stays unless changed."""
+        changes.setdefault("contract", self.deployed.address)
+        rpc_url = changes.pop("rpc_url", self.chain.node.url)
+        return chain_collection(self.col.base_dir, rpc_url, **changes)
+
+    def with_spec(self, **changes: Any) -> Collection:
+        """The same folder with top-level keys changed (write_collection's `a__b` form) and this chain section."""
+        chain_section = self.col.spec.chain.model_dump(exclude_none=True)
+        return load_collection(write_collection(self.col.base_dir, chain=chain_section, **changes))
+
+
+def deploy_for(col: Collection, signer: LocalAccount) -> Deployed:
+    with Ledger.open(col.state_dir) as ledger:
+        return deploy_collection(col, ledger, signer)
+
+
+@pytest.fixture
+def deployed_collection(chain: Chain, tmp_path: Path) -> DeployedCollection:
+    """Metadata pinned, then the drop deployed by mintprep with the config's values; chain.contract set."""
+    col = chain_collection(tmp_path / "col", chain.node.url)
+    record_metadata_root(col, METADATA_ROOT)
+    deployed = deploy_for(col, chain.owner)
+    col = chain_collection(col.base_dir, chain.node.url, contract=deployed.address)
+    return DeployedCollection(col=col, deployed=deployed, chain=chain)

@@ -139,7 +139,12 @@ def artifacts_dir() -> Path:
 
 
 @pytest.fixture(scope="session")
-def wallet_shim() -> Callable[[str, str], str]:
+def wallet_shim() -> Callable[..., str]:
     source = (Path(__file__).parent / "eip1193_wallet.js").read_text()
-    return lambda rpc_url, account: source.replace("__RPC__", rpc_url).replace("__ACCOUNT__", account)
+
+    def script(rpc_url: str, account: str, *, legacy: bool = False) -> str:
+        filled = source.replace("__RPC__", rpc_url).replace("__ACCOUNT__", account)
+        return filled.replace("__LEGACY__", "true" if legacy else "false")
+
+    return script
 

@@ -1,9 +1,10 @@
-// A test wallet injected before the page's scripts: EIP-1193 provider, announced by EIP-6963 only (no
-// window.ethereum), forwarding JSON-RPC to a real anvil node, which signs eth_sendTransaction for its unlocked
+// A test wallet injected before the page's scripts: EIP-1193 provider, announced by EIP-6963 (or, with
+// __LEGACY__ true, only set as window.ethereum, like an old extension), forwarding JSON-RPC to a real anvil node, which signs eth_sendTransaction for its unlocked
 // dev accounts. It starts on chain 0x1 so the page has to switch; it records every request in __walletCalls.
 (() => {
   const RPC = '__RPC__';
   const ACCOUNT = '__ACCOUNT__';
+  const LEGACY = __LEGACY__;
   const listeners = {};
   let id = 0;
   let chainId = '0x1';
@@ -59,6 +60,10 @@
   });
   const announce = () => window.dispatchEvent(new CustomEvent('eip6963:announceProvider',
     { detail: Object.freeze({ info, provider }) }));
-  window.addEventListener('eip6963:requestProvider', announce);
-  announce();
+  if (LEGACY) {
+    window.ethereum = provider;
+  } else {
+    window.addEventListener('eip6963:requestProvider', announce);
+    announce();
+  }
 })();

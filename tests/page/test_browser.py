@@ -67,6 +67,7 @@ def test_gallery_without_contract_shows_text_as_text(collection, open_page, tmp_
             assert page.locator("#not-deployed").is_visible()
             assert page.locator("#mint-ui").is_hidden()
             assert page.locator(".card").count() == 12
+            assert page.locator("#more").is_hidden()
             assert page.inner_text("h1") == "Sunflower Study"
             hostile = page.locator('.card[data-token-id="3"] .value').first
             assert hostile.inner_text() == HOSTILE_TRAIT  # shown literally
@@ -104,6 +105,8 @@ def test_connect_switch_mint_and_decoded_reverts(chain, collection, open_page, w
             expect(page.locator("#price")).to_have_text(_eth(price))
             assert page.inner_text("#supply") == f"{drop.functions.totalMinted().call()} / 77"
 
+            assert page.locator("#qty-row").is_hidden() and page.locator("#mint").is_hidden()
+
             # Connect: the wallet starts on chain 1, the page switches it to the node's chain.
             page.click("#connect")
             expect(page.locator("#allowance")).to_have_text("3 of 3 left")
@@ -128,13 +131,13 @@ def test_connect_switch_mint_and_decoded_reverts(chain, collection, open_page, w
             assert drop.functions.mintedBy(minter).call() == 2
             expect(page.locator("#allowance")).to_have_text("1 of 3 left")
             assert page.inner_text("#supply") == "2 / 77"
+            assert page.input_value("#qty") == "1", "the choice narrows to the new allowance"
             page.screenshot(path=str(artifacts_dir / "page-minted-desktop.png"), full_page=True)
             sends = calls_of(page, "eth_sendTransaction")
 
             # The owner changes the price behind the page's back: the simulation catches it, nothing is sent.
             new_price = price * 2
             drop.functions.setMintPrice(new_price).transact({"from": chain.owner.address})
-            page.fill("#qty", "1")
             page.click("#mint")
             status.filter(has_text="Wrong price").wait_for()
             assert f"expects {_eth(new_price)}" in status.inner_text()
@@ -163,3 +166,44 @@ def test_connect_switch_mint_and_decoded_reverts(chain, collection, open_page, w
 
 def calls_of(page: Any, method: str) -> int:
     return page.evaluate("window.__walletCalls").count(method)
+
+
+# A second EIP-6963 wallet whose every request is refused by its user (EIP-1193 code 4001).
+REFUSING_WALLET = """
+window.addEventListener('eip6963:requestProvider', () => window.dispatchEvent(new CustomEvent(
+  'eip6963:announceProvider', { detail: { info: { uuid: 'refuser', name: 'Refusing Wallet', icon: '', rdns: 'x.refuser' },
+    provider: { request: async () => { throw Object.assign(new Error('User rejected'), { code: 4001 }); }, on() {} } } })));
+"""
+
+
+def test_wallet_picker_rejection_fallback_and_sold_out(chain, collection, open_page, wallet_shim, tmp_path: Path) -> None:
+    drop = deploy_test_drop(chain.w3, chain.owner, DropParams(max_supply=2)).contract
+    minter, other = chain.accounts[1].address, chain.accounts[2].address
+    sample = sample_collection(2)
+    with path_gateway(sample.images) as gateway:
+        build = build_page(collection, sample.manifest, tmp_path / "site", contract=drop.address,
+                           chain_id=chain.node.chain_id, rpc_url=chain.node.url, gateway=gateway)
+        with serve_dir(build.out_dir) as site:
+            # Two announced wallets: the page asks which; the refusal is reported as such.
+            page, watch = open_page(site + "/index.html", init_script=wallet_shim(chain.node.url, minter) + REFUSING_WALLET)
+            page.click("#connect")
+            assert sorted(page.locator("#wallets button").all_inner_texts()) == ["Anvil Test Wallet", "Refusing Wallet"]
+            page.click("#wallets button:has-text('Refusing Wallet')")
+            expect(page.locator("#status")).to_have_text("You rejected the request in your wallet.")
+            assert page.locator("#connect").is_visible()
+
+            # A wallet that only sets window.ethereum still connects; the cap is the remaining supply (2 < 5).
+            legacy, _ = open_page(site + "/index.html", init_script=wallet_shim(chain.node.url, minter, legacy=True))
+            legacy.click("#connect")
+            expect(legacy.locator("#allowance")).to_have_text("5 of 5 left")
+            assert legacy.get_attribute("#qty", "max") == "2"
+
+            # Someone else buys the rest first: the page's stale view is corrected by the simulation.
+            drop.functions.mint(2).transact({"from": other, "value": 2 * drop.functions.mintPrice().call()})
+            legacy.click("#mint")
+            legacy.locator("#status").filter(has_text="Sold out").wait_for()
+            assert "SoldOut(remaining: 0)" in legacy.inner_text("#status")
+            expect(legacy.locator("#supply")).to_have_text("2 / 2")
+            expect(legacy.locator("#qty-hint")).to_have_text("Sold out.")
+            assert drop.functions.balanceOf(minter).call() == 0
+            assert watch.problems == []

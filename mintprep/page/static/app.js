@@ -145,8 +145,9 @@
     $('allowance').textContent = `${allowance} of ${perWallet} left`;
     state.cap = Number(allowance < left ? allowance : left);
     state.capReason = left === 0n ? 'Sold out.' : 'This wallet has minted its limit.';
-    if (state.cap === 0) $('qty').value = '0';
-    else if (Number($('qty').value) < 1) $('qty').value = '1';
+    // A fresh read narrows the choice itself; only what the user types is flagged instead of corrected.
+    const qty = Number($('qty').value);
+    $('qty').value = String(state.cap === 0 ? 0 : Math.min(Math.max(qty, 1), state.cap));
     $('qty').max = String(state.cap);
     updateQuantity();
   }
@@ -157,7 +158,7 @@
     const valid = Number.isInteger(qty) && qty >= 1 && qty <= state.cap;
     const hint = $('qty-hint');
     hint.hidden = valid || !state.account;
-    hint.textContent = state.cap === 0 ? state.capReason
+    hint.textContent = state.cap === 0 ? state.capReason : state.cap === 1 ? 'This wallet may mint only 1 more.'
       : `Choose between 1 and ${state.cap}: that is what this wallet may still mint.`;
     $('mint').disabled = state.busy || !state.account || !valid;
     $('mint').textContent = valid && state.price !== null ? `Mint ${qty} · ${formatEth(state.price * BigInt(qty))} ETH` : 'Mint';

@@ -1,0 +1,348 @@
+"""`mintprep audit`: walk what is already pinned and published back from the ledger and say what is broken.
+
+Read-only by construction: the ledger is opened read-only, blocks are only fetched, the page is only read,
+the chain is only called. Every image is judged on the bytes the backend serves (each block hashed against
+its CID), decoded and put through today's pixel guards — not on a local copy, which may be the healthy one.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from mintprep.config import Collection
+from mintprep.errors import UserError
+from mintprep.hashing import sha256_hex
+from mintprep.ipfs.backends import make_backend
+from mintprep.ipfs.cid import CID
+from mintprep.ipfs.reader import CorruptBlock, NotUnixFS, list_directory, read_file
+from mintprep.ipfs.verify import BlockFetcher, BlockNotFound, verify_dag
+from mintprep.ledger import Ledger, ManifestRecord, PieceRecord
+from mintprep.manifest import COLLECTION_METADATA_NAME, provenance_hash
+from mintprep.validate import validate_png
+
+ProblemKind = Literal[
+    "image-unretrievable", "image-corrupt", "image-broken",
+    "metadata-unretrievable", "metadata-invalid", "metadata-wrong-image", "metadata-root-mismatch",
+    "manifest-inconsistent", "page-stale", "chain-base-uri-stale", "chain-mismatch",
+]
+IMAGE_KINDS: frozenset[str] = frozenset({"image-unretrievable", "image-corrupt", "image-broken"})
+
+
+@dataclass(frozen=True)
+class Problem:
+    token_id: int | None  # None: the problem is collection-wide (metadata root, page, chain)
+    kind: ProblemKind
+    evidence: dict[str, Any]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"token_id": self.token_id, "kind": self.kind, "evidence": self.evidence}
+
+
+@dataclass
+class AuditReport:
+    problems: list[Problem] = field(default_factory=list)
+    minted: list[int] = field(default_factory=list)  # token ids already minted on chain (ids run 1..totalMinted)
+    checked: dict[str, Any] = field(default_factory=dict)  # what was looked at: counts and sources
+    # Bytes of images that decoded but failed the guards, for the HTML report's thumbnails (not in the JSON).
+    images: dict[int, bytes] = field(default_factory=dict, repr=False)
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+    @property
+    def exit_code(self) -> int:
+        return 0 if self.ok else 1
+
+    def tokens_with(self, kinds: Iterable[str]) -> dict[int, list[Problem]]:
+        wanted = set(kinds)
+        found: dict[int, list[Problem]] = {}
+        for problem in self.problems:
+            if problem.token_id is not None and problem.kind in wanted:
+                found.setdefault(problem.token_id, []).append(problem)
+        return found
+
+    def add(self, token_id: int | None, kind: ProblemKind, **evidence: Any) -> None:
+        self.problems.append(Problem(token_id, kind, evidence))
+
+    def to_json(self) -> dict[str, Any]:
+        minted = set(self.minted)
+        return {
+            "ok": self.ok,
+            "exit_code": self.exit_code,
+            "problems": [dict(p.to_json(), minted=p.token_id in minted) for p in self.problems],
+            "minted": self.minted,
+            "checked": self.checked,
+        }
+
+
+@dataclass(frozen=True)
+class BlockSource:
+    """A place content is recorded as retrievable from: the pinning backend, or a trustless gateway."""
+
+    name: str
+    fetch_block: BlockFetcher
+    pins: frozenset[str] | None  # the source's pin set; None for gateways, which serve but do not pin
+
+
+def audit_collection(col: Collection, *, gateways: Sequence[str] = (), check_chain: bool = True) -> AuditReport:
+    """Check every pinned image and metadata file, the manifest, the page and (when deployed) the chain."""
+    report = AuditReport()
+    with Ledger.open(col.state_dir, readonly=True) as ledger:
+        record = ledger.current_manifest()
+        if record is None:
+            raise UserError(f"{col.path}: nothing pinned yet (no manifest in the ledger); run `mintprep run` first")
+        sources = block_sources(col, gateways)
+        report.checked["sources"] = [s.name for s in sources]
+        pieces = ledger.pieces()
+        audit_manifest(record, pieces, sources[0], report)
+        audit_images(col, record.manifest, pieces, sources, report)
+        audit_metadata(record, pieces, sources, report)
+        audit_page(col, ledger, record, report)
+        if check_chain:
+            audit_chain(col, ledger, report)
+    return report
+
+
+def block_sources(col: Collection, gateways: Sequence[str]) -> list[BlockSource]:
+    from mintprep.ipfs.gateway import TrustlessGateway
+
+    backend = make_backend(col.spec.ipfs, col.state_dir)
+    sources = [BlockSource(backend.name, backend.fetch_block, frozenset(backend.list_pins()))]
+    sources += [BlockSource(url, TrustlessGateway(url).fetch_block, None) for url in gateways]
+    return sources
+
+
+# -- manifest ------------------------------------------------------------------------------------
+
+def audit_manifest(record: ManifestRecord, pieces: dict[int, PieceRecord], source: BlockSource,
+                   report: AuditReport) -> None:
+    """The ledger, the manifest object and the pinned manifest tell one story; the provenance hash adds up."""
+    manifest = record.manifest
+    tokens = sorted(manifest.get("tokens", []), key=lambda t: t["token_id"])
+    recomputed = provenance_hash([t["png_sha256"] for t in tokens])
+    if recomputed != manifest.get("provenance_hash") or recomputed != record.provenance_hash:
+        report.add(None, "manifest-inconsistent", field="provenance_hash", recomputed=recomputed,
+                   manifest=manifest.get("provenance_hash"), ledger=record.provenance_hash)
+    if manifest.get("metadata_root") != record.metadata_root:
+        report.add(None, "metadata-root-mismatch", ledger=record.metadata_root, manifest=manifest.get("metadata_root"))
+    try:
+        pinned = read_file(record.manifest_cid, source.fetch_block)
+        if sha256_hex(pinned) != record.manifest_sha256:
+            report.add(None, "manifest-inconsistent", field="pinned manifest", cid=record.manifest_cid,
+                       reason="the pinned manifest is not the ledger's manifest")
+    except (BlockNotFound, CorruptBlock, NotUnixFS) as exc:
+        report.add(None, "manifest-inconsistent", field="pinned manifest", cid=record.manifest_cid,
+                   source=source.name, reason=f"not retrievable intact: {exc}")
+    listed = {t["token_id"] for t in tokens}
+    for token in tokens:
+        piece = pieces.get(token["token_id"])
+        ledger_view = (piece.image_cid, piece.png_sha256) if piece else None
+        if ledger_view != (token["image_cid"], token["png_sha256"]):
+            report.add(token["token_id"], "manifest-inconsistent", field="tokens",
+                       manifest={"image_cid": token["image_cid"], "png_sha256": token["png_sha256"]},
+                       ledger=None if piece is None else {"image_cid": piece.image_cid, "png_sha256": piece.png_sha256})
+    for token_id, piece in pieces.items():
+        if piece.status == "pinned" and token_id not in listed:
+            report.add(token_id, "manifest-inconsistent", field="tokens", reason="pinned in the ledger, absent from "
+                       "the manifest", image_cid=piece.image_cid)
+    report.checked["tokens"] = len(tokens)
+
+
+# -- images --------------------------------------------------------------------------------------
+
+def audit_images(col: Collection, manifest: dict[str, Any], pieces: dict[int, PieceRecord],
+                 sources: list[BlockSource], report: AuditReport) -> None:
+    guards, upscale = col.spec.guards, col.spec.generator.upscale
+    for token in sorted(manifest.get("tokens", []), key=lambda t: t["token_id"]):
+        token_id = token["token_id"]
+        piece = pieces.get(token_id)
+        cid = piece.image_cid if piece and piece.image_cid else token["image_cid"]
+        data = fetch_content(cid, sources, report, token_id, kind_prefix="image")
+        if data is None:
+            continue
+        try:
+            verdict = validate_png(data, guards, upscale=upscale, source=f"token {token_id} image {cid}")
+        except UserError as exc:
+            report.add(token_id, "image-broken", cid=cid, guard="undecodable", reasons=[str(exc)], metrics={})
+            continue
+        if not verdict.ok:
+            report.add(token_id, "image-broken", cid=cid, guard=verdict.guard, reasons=list(verdict.reasons),
+                       metrics=dict(verdict.metrics))
+            report.images[token_id] = data
+    report.checked["images"] = len(manifest.get("tokens", []))
+
+
+def fetch_content(cid: str, sources: list[BlockSource], report: AuditReport, token_id: int | None,
+                  kind_prefix: Literal["image", "metadata"]) -> bytes | None:
+    """The file's bytes, after checking it is pinned and intact on every source; None when no source has it.
+
+    Reports `<prefix>-unretrievable` (not pinned there, or the root block is absent) or `image-corrupt`
+    (a block that does not hash to its CID, blocks missing under the root, or not a UnixFS file).
+    """
+    content: bytes | None = None
+    for source in sources:
+        if source.pins is not None and cid not in source.pins:
+            report.add(token_id, f"{kind_prefix}-unretrievable", cid=cid, source=source.name,  # type: ignore[arg-type]
+                       reason="not pinned there (its blocks may be garbage-collected at any time)")
+            continue
+        try:
+            if content is None:
+                content = read_file(cid, source.fetch_block)
+            elif not verify_dag(cid, source.fetch_block).ok:
+                raise BlockNotFound(cid)
+        except (BlockNotFound, CorruptBlock, NotUnixFS) as exc:
+            retrievable, evidence = _diagnose(cid, source, exc)
+            kind = f"{kind_prefix}-unretrievable" if not retrievable or kind_prefix == "metadata" else "image-corrupt"
+            report.add(token_id, kind, cid=cid, source=source.name, **evidence)  # type: ignore[arg-type]
+    return content
+
+
+def _diagnose(cid: str, source: BlockSource, exc: Exception) -> tuple[bool, dict[str, Any]]:
+    """Whether the root is there at all, and every missing and corrupt block under it."""
+    walk = verify_dag(cid, source.fetch_block)
+    missing, corrupt = [str(c) for c in walk.missing], [str(c) for c in walk.corrupt]
+    if str(CID.parse(cid)) in missing:
+        return False, {"reason": "the root block is not there", "missing": missing}
+    if walk.ok:  # every block hashes right, yet it is not a file: the CID names the wrong kind of node
+        return True, {"reason": str(exc)}
+    return True, {"reason": walk.describe(), "missing": missing, "corrupt": corrupt}
+
+
+# -- metadata ------------------------------------------------------------------------------------
+
+def audit_metadata(record: ManifestRecord, pieces: dict[int, PieceRecord], sources: list[BlockSource],
+                   report: AuditReport) -> None:
+    """The metadata directory the base URI names: one valid `<id>.json` per token, each naming its image."""
+    root = record.metadata_root
+    source = sources[0]
+    if source.pins is not None and root not in source.pins:
+        report.add(None, "metadata-unretrievable", cid=root, source=source.name, reason="metadata root not pinned")
+    try:
+        listing = list_directory(root, source.fetch_block)
+    except (BlockNotFound, CorruptBlock, NotUnixFS) as exc:
+        report.add(None, "metadata-unretrievable", cid=root, source=source.name, reason=f"directory unreadable: {exc}")
+        return
+    for other in sources[1:]:
+        walk = verify_dag(root, other.fetch_block)
+        if not walk.ok:
+            report.add(None, "metadata-unretrievable", cid=root, source=other.name, reason=walk.describe())
+    tokens = {t["token_id"]: t for t in record.manifest.get("tokens", [])}
+    expected_names = {f"{token_id}.json" for token_id in tokens} | {COLLECTION_METADATA_NAME}
+    unexpected = sorted(set(listing) - expected_names)
+    if unexpected:
+        report.add(None, "metadata-root-mismatch", cid=root, reason="entries for tokens the manifest does not list",
+                   entries=unexpected)
+    for token_id, token in sorted(tokens.items()):
+        name = f"{token_id}.json"
+        if name not in listing:
+            report.add(token_id, "metadata-unretrievable", cid=root, reason=f"{name} absent from the metadata directory")
+            continue
+        cid = str(listing[name])
+        if cid != token.get("metadata_cid"):
+            report.add(token_id, "metadata-root-mismatch", directory=cid, manifest=token.get("metadata_cid"),
+                       reason=f"{name} in the directory is not the file the manifest lists")
+        data = _read_metadata(cid, source, report, token_id)
+        if data is None:
+            continue
+        errors, document = metadata_errors(data)
+        if errors:
+            report.add(token_id, "metadata-invalid", cid=cid, errors=errors)
+            continue
+        piece = pieces.get(token_id)
+        expected_image = f"ipfs://{piece.image_cid if piece else token['image_cid']}"
+        if document["image"] != expected_image:
+            report.add(token_id, "metadata-wrong-image", cid=cid, points_at=document["image"], expected=expected_image)
+    report.checked["metadata"] = len(tokens)
+
+
+def _read_metadata(cid: str, source: BlockSource, report: AuditReport, token_id: int) -> bytes | None:
+    try:
+        return read_file(cid, source.fetch_block)
+    except (BlockNotFound, CorruptBlock, NotUnixFS) as exc:
+        report.add(token_id, "metadata-unretrievable", cid=cid, source=source.name, reason=str(exc))
+        return None
+
+
+def metadata_errors(data: bytes) -> tuple[list[str], dict[str, Any]]:
+    """What is wrong with one token's metadata under the OpenSea standard (empty when valid), and the document."""
+    try:
+        document = json.loads(data)
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        return [f"not JSON: {exc}"], {}
+    if not isinstance(document, dict):
+        return [f"expected a JSON object, got {type(document).__name__}"], {}
+    errors = []
+    if not isinstance(document.get("name"), str) or not document["name"]:
+        errors.append("name: a non-empty string is required")
+    if not isinstance(document.get("image"), str) or not document["image"].startswith("ipfs://"):
+        errors.append(f"image: an ipfs:// URI is required, got {document.get('image')!r}")
+    if not isinstance(document.get("description", ""), str):
+        errors.append("description: must be a string")
+    attributes = document.get("attributes", [])
+    if not isinstance(attributes, list) or not all(
+        isinstance(a, dict) and "value" in a and isinstance(a.get("trait_type", ""), str) for a in attributes
+    ):
+        errors.append("attributes: must be a list of {trait_type, value} objects")
+    return errors, document
+
+
+# -- page ----------------------------------------------------------------------------------------
+
+def audit_page(col: Collection, ledger: Ledger, record: ManifestRecord, report: AuditReport) -> None:
+    """The built page (and the last published one) must embed the current metadata root and contract."""
+    from mintprep.page import read_page_config
+    from mintprep.page.publish import collection_page_inputs
+
+    expected_contract = collection_page_inputs(col, ledger).contract
+    index = col.page_dir / "index.html"
+    if index.is_file():
+        report.checked["page"] = str(index)
+        for stale in page_differences(read_page_config(index), record.manifest, expected_contract):
+            report.add(None, "page-stale", page=str(index), **stale)
+    published = ledger.latest_publish()
+    if published is not None and published.metadata_root != record.metadata_root:
+        report.add(None, "page-stale", page=published.location, field="metadata_root",
+                   embedded=published.metadata_root, current=record.metadata_root,
+                   reason=f"the page published to {published.target} was built for an older metadata root")
+
+
+def page_differences(config: dict[str, Any], manifest: dict[str, Any], contract: str | None) -> list[dict[str, Any]]:
+    """Where a page's embedded config disagrees with the current manifest and contract (pure)."""
+    stale = []
+    if config.get("metadata_root") != manifest.get("metadata_root"):
+        stale.append({"field": "metadata_root", "embedded": config.get("metadata_root"),
+                      "current": manifest.get("metadata_root")})
+    embedded_contract = config.get("contract")
+    if (embedded_contract or "").lower() != (contract or "").lower():
+        stale.append({"field": "contract", "embedded": embedded_contract, "current": contract})
+    shown = {entry[0]: entry[2] for entry in config.get("tokens", [])}
+    current = {t["token_id"]: t["image_cid"] for t in manifest.get("tokens", [])}
+    differing = sorted(t for t in shown.keys() | current.keys() if shown.get(t) != current.get(t))
+    if differing:
+        stale.append({"field": "tokens", "tokens": differing,
+                      "reason": "the gallery shows images other than the manifest's"})
+    return stale
+
+
+# -- chain ---------------------------------------------------------------------------------------
+
+def audit_chain(col: Collection, ledger: Ledger, report: AuditReport) -> None:
+    """Base URI, price, cap and supply as `mintprep check` compares them; which tokens are already minted."""
+    from mintprep.chain.check import check_collection
+
+    network, _ = col.spec.chain.endpoint()
+    if not col.spec.chain.contract and ledger.latest_deployment(network.chain_id) is None:
+        report.checked["chain"] = "no contract configured or deployed"
+        return
+    check = check_collection(col, ledger)
+    report.checked["chain"] = check.address
+    for row in check.rows:
+        if row.field == "total_minted" and row.on_chain is not None and row.on_chain.isdigit():
+            report.minted = list(range(1, int(row.on_chain) + 1))
+        elif row.ok is False:
+            kind: ProblemKind = "chain-base-uri-stale" if row.field == "base_uri" else "chain-mismatch"
+            report.add(None, kind, field=row.field, expected=row.expected, on_chain=row.on_chain, fix=row.fix)

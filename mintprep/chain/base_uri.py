@@ -1,0 +1,64 @@
+"""Pointing the drop at newly pinned metadata: setBaseURI, sent here or printed for a multisig to send."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, replace
+from typing import Any
+
+from eth_account.signers.local import LocalAccount
+from web3 import Web3
+
+from mintprep.chain.artifact import load_artifact
+from mintprep.chain.deploy import base_uri_for, deployed_address, require_chain
+from mintprep.chain.rpc import connect
+from mintprep.chain.txs import send_call
+from mintprep.config import Collection
+from mintprep.errors import UserError
+from mintprep.ledger import Ledger
+
+
+@dataclass(frozen=True)
+class BaseUriUpdate:
+    """The call that sets the base URI: what a multisig or hardware wallet needs to send it."""
+
+    chain_id: int
+    to: str
+    data: str
+    value: int
+    base_uri: str
+    tx_hash: str | None = None  # set once mintprep itself sent it
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def base_uri_update(chain_id: int, address: str, base_uri: str) -> BaseUriUpdate:
+    drop = Web3().eth.contract(address=Web3.to_checksum_address(address), abi=load_artifact().abi)
+    return BaseUriUpdate(chain_id, drop.address, drop.encode_abi("setBaseURI", [base_uri]), 0, base_uri)
+
+
+def set_base_uri(w3: Web3, signer: LocalAccount, address: str, base_uri: str) -> str:
+    """Send setBaseURI and return the transaction hash (simulated first: a non-owner key fails before sending)."""
+    drop = w3.eth.contract(address=address, abi=load_artifact().abi)
+    receipt = send_call(w3, signer, drop.functions.setBaseURI(base_uri), "setBaseURI")
+    return receipt["transactionHash"].to_0x_hex()
+
+
+def collection_base_uri_update(col: Collection, ledger: Ledger) -> tuple[BaseUriUpdate, str]:
+    """The setBaseURI call for the ledger's current metadata root, and the RPC URL to send it through."""
+    network, url = col.spec.chain.endpoint()
+    manifest = ledger.current_manifest()
+    if manifest is None:
+        raise UserError(f"{col.path}: no metadata pinned yet; run `mintprep run` before setting the base URI")
+    address = deployed_address(col, ledger, network)
+    return base_uri_update(network.chain_id, address, base_uri_for(manifest.metadata_root)), url
+
+
+def send_collection_base_uri(col: Collection, ledger: Ledger, signer: LocalAccount) -> BaseUriUpdate:
+    """Point the collection's contract at the current metadata root and record the transaction in the ledger."""
+    planned, url = collection_base_uri_update(col, ledger)
+    w3 = connect(url)
+    require_chain(w3, col.spec.chain.endpoint()[0])
+    sent = replace(planned, tx_hash=set_base_uri(w3, signer, planned.to, planned.base_uri))
+    ledger.record_chain_tx("set-base-uri", sent.chain_id, sent.to, sent.tx_hash, {"base_uri": sent.base_uri})
+    return sent

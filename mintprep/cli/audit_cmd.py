@@ -1,0 +1,113 @@
+"""`mintprep audit COLLECTION.yaml [--repair]`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import typer
+from rich.table import Table
+
+from mintprep.cli.app import app, console, print_json, reports_errors
+from mintprep.config import load_collection
+
+if TYPE_CHECKING:
+    from mintprep.audit import AuditReport
+    from mintprep.repair import RepairOutcome
+
+
+@app.command()
+@reports_errors
+def audit(
+    collection: Path = typer.Argument(..., help="the collection file (collection.yaml)"),
+    repair: bool = typer.Option(False, "--repair", help="replace broken pieces and all that points at them"),
+    dry_run: bool = typer.Option(False, "--dry-run", help="with --repair: print the plan, change nothing"),
+    include_minted: bool = typer.Option(False, "--include-minted", help="also replace tokens already minted"),
+    print_tx: bool = typer.Option(False, "--print-tx", help="print the setBaseURI transaction instead of sending "
+                                  "it (run --repair again once it is mined to finish)"),
+    gateway: list[str] = typer.Option([], "--gateway", help="also check retrieval through this trustless gateway "
+                                      "(repeatable)"),
+    no_chain: bool = typer.Option(False, "--no-chain", help="audit only: skip the contract checks"),
+    html: Path | None = typer.Option(None, "--html", help="write a report with thumbnails of every problem piece"),
+    json: bool = typer.Option(False, "--json", help="print the report as JSON on stdout"),
+) -> None:
+    """Verify everything already pinned and published; with --repair, fix it. Exit 0 clean, 1 problems, 2 bad input."""
+    col = load_collection(collection)
+    if not repair:
+        if dry_run or include_minted or print_tx:
+            raise typer.BadParameter("--dry-run, --include-minted and --print-tx go with --repair")
+        from mintprep.audit import audit_collection
+
+        report = audit_collection(col, gateways=gateway, check_chain=not no_chain)
+        _write_html(html, col, report, None)
+        print_json(report.to_json()) if json else _print_audit(report)
+        raise typer.Exit(report.exit_code)
+    from mintprep.progress import RichProgress
+    from mintprep.repair import repair_collection
+
+    with RichProgress(console) as progress:
+        outcome = repair_collection(col, include_minted=include_minted, dry_run=dry_run, print_tx=print_tx,
+                                    gateways=gateway, progress=progress)
+    _write_html(html, col, outcome.before or outcome.after, outcome)
+    print_json(outcome.to_json()) if json else _print_repair(outcome)
+    raise typer.Exit(outcome.exit_code)
+
+
+def _write_html(path: Path | None, col, report: "AuditReport | None", outcome: "RepairOutcome | None") -> None:
+    if path is None or report is None:
+        return
+    from mintprep.report_html import write_report
+
+    write_report(path, col, report, outcome)
+    console.print(f"report: {path}")
+
+
+def _print_audit(report: "AuditReport") -> None:
+    minted = set(report.minted)
+    if report.ok:
+        console.print(f"[green]clean[/]: {report.checked.get('tokens', 0)} tokens checked on "
+                      f"{', '.join(report.checked.get('sources', []))}")
+        return
+    table = Table(title=f"{len(report.problems)} problems", show_header=True)
+    for column in ("token", "kind", "evidence"):
+        table.add_column(column, overflow="fold")
+    for problem in report.problems:
+        token = "—" if problem.token_id is None else str(problem.token_id) + (" (minted)" if problem.token_id in minted
+                                                                               else "")
+        evidence = "; ".join(f"{k}: {v}" for k, v in problem.evidence.items() if k != "metrics")
+        table.add_row(token, problem.kind, evidence)
+    console.print(table)
+
+
+def _print_repair(outcome: "RepairOutcome") -> None:
+    plan = outcome.plan
+    if outcome.status == "nothing-to-repair" or plan is None:
+        console.print("[green]nothing to repair[/]")
+        if outcome.before and not outcome.before.ok:
+            _print_audit(outcome.before)
+        return
+    verb = "would replace" if outcome.status == "planned" else "replaced"
+    if outcome.resumed:
+        console.print(f"resuming the interrupted repair (steps done: {outcome.step})")
+    for token in plan.tokens:
+        new = plan.replacements.get(str(token.token_id), {}).get("image_cid")
+        comes = new or (f"the same CID, pinned again" if token.action == "repin"
+                        else f"a new image from attempt {token.next_attempt} (seed {token.seed})")
+        console.print(f"token {token.token_id} ({', '.join(token.problems)}): {verb} {token.old_image_cid} with {comes}",
+                      highlight=False)
+    for token_id in plan.minted_skipped:
+        console.print(f"[yellow]token {token_id} is minted: left alone (pass --include-minted to replace it)[/]")
+    for token_id in plan.failed:
+        console.print(f"[red]token {token_id}: every new attempt was rejected; it keeps its old image[/]")
+    root = plan.new_metadata_root or "computed once the new images exist"
+    console.print(f"metadata root: {plan.old_metadata_root} -> {root}", highlight=False)
+    for problem in plan.unrepairable:
+        console.print(f"[yellow]not repaired[/] {problem['kind']}: {problem['evidence']}", highlight=False)
+    if outcome.base_uri_update:
+        update = outcome.base_uri_update
+        console.print("[yellow]send this transaction, then run `mintprep audit --repair` again to finish:[/]")
+        print_json({"chain_id": update["chain_id"], "to": update["to"], "data": update["data"], "value": 0})
+    if plan.unpinned:
+        console.print(f"unpinned: {', '.join(plan.unpinned)}", highlight=False)
+    if outcome.after is not None:
+        _print_audit(outcome.after)

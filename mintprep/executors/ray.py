@@ -1,0 +1,322 @@
+"""Generation fanned out over a Ray cluster: actors that each hold one loaded pipeline.
+
+The driver hands every actor `queue_per_worker` pieces ahead of time and yields results as they finish. Guards and
+the precision ladder run inside the actor (it calls the same `Generator.generate` as a local run), and only the
+driver records results (mintprep.pipeline), so a worker that dies mid-piece costs that piece's compute and nothing
+else: the actor is replaced and its pieces are dispatched again. A token is in flight in one place at a time and is
+yielded only from a successful result, so no piece is recorded twice.
+
+Request keys come from a worker, not from a pipeline loaded in the driver: the key includes the weights' fingerprint
+and the versions and device that change pixels, which are the workers', and the driver never pays a model load.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import os
+import socket
+import time
+import uuid
+from collections import deque
+from dataclasses import dataclass, field
+from typing import Callable, Iterable, Iterator
+
+import torch
+
+try:
+    import ray
+    from ray.exceptions import RayActorError, RayTaskError
+except ImportError as missing:  # the executor is an optional extra
+    from mintprep.errors import UserError
+
+    raise UserError("executor.kind: ray needs Ray installed: pip install 'mintprep[ray]'") from missing
+
+from mintprep.errors import ConfigError, MintprepError, RemoteError, UserError
+from mintprep.executors.settings import ExecutorSettings
+from mintprep.generate import GenerationRequest, GenerationResult, Generator, GeneratorSettings, load_generator
+
+WORKER_NAME_PREFIX = "mintprep-generate-"  # actors are named so `ray list actors` shows what they are
+CONTROL_GROUP = "control"  # answers `describe` while the default group is busy generating
+
+
+# -- progress ------------------------------------------------------------------------------------
+
+@dataclass
+class WorkerStats:
+    name: str
+    node: str = "?"
+    pid: int | None = None
+    pieces: int = 0
+    busy_s: float = 0.0  # time spent inside generate, measured by the worker
+    lost: bool = False
+
+    @property
+    def pieces_per_minute(self) -> float:
+        return 60.0 * self.pieces / self.busy_s if self.busy_s else 0.0
+
+
+@dataclass
+class RayRunStats:
+    """What a progress display shows; updated in place and handed to `on_progress` after every change."""
+
+    total: int = 0
+    done: int = 0
+    workers_lost: int = 0
+    redispatched: int = 0
+    workers: list[WorkerStats] = field(default_factory=list)
+    started: float = field(default_factory=time.monotonic)
+
+    @property
+    def pieces_per_minute(self) -> float:
+        elapsed = time.monotonic() - self.started
+        return 60.0 * self.done / elapsed if elapsed > 0 else 0.0
+
+    def summary(self) -> str:
+        live = [w for w in self.workers if not w.lost]
+        rates = ", ".join(f"{w.name.removeprefix(WORKER_NAME_PREFIX)} {w.pieces_per_minute:.1f}/min" for w in live)
+        text = f"{self.done}/{self.total} done, {self.pieces_per_minute:.1f}/min on {len(live)} workers ({rates})"
+        if self.workers_lost:
+            text += f"; {self.workers_lost} workers lost, {self.redispatched} pieces dispatched again"
+        return text
+
+
+ProgressCallback = Callable[[RayRunStats], None]
+
+
+# -- the actor -----------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class WorkerInfo:
+    node: str
+    pid: int
+    load_error: MintprepError | None
+
+
+@dataclass(frozen=True)
+class Finished:
+    result: GenerationResult
+    busy_s: float  # time inside generate, measured by the worker
+    node: str
+    pid: int
+
+
+@ray.remote(concurrency_groups={CONTROL_GROUP: 1})
+class GenerationWorker:
+    """One loaded generator per actor, so weights load once per worker, not once per piece."""
+
+    def __init__(self, settings: GeneratorSettings, torch_threads: int):
+        torch.set_num_threads(torch_threads)  # Ray would give it num_cpus threads; the count changes CPU pixels
+        self._load_error: MintprepError | None = None
+        try:
+            self._generator = load_generator(settings)
+        except MintprepError as err:  # bad model path and the like: reported by the driver as a local run would
+            self._load_error = err
+
+    @ray.method(concurrency_group=CONTROL_GROUP)
+    def describe(self) -> WorkerInfo:
+        return WorkerInfo(socket.gethostname(), os.getpid(), self._load_error)
+
+    def request_key(self, request: GenerationRequest) -> str:
+        return self._loaded().request_key(request)
+
+    def generate(self, request: GenerationRequest) -> Finished:
+        start = time.perf_counter()
+        result = self._loaded().generate(request)
+        return Finished(result, time.perf_counter() - start, socket.gethostname(), os.getpid())
+
+    def _loaded(self) -> Generator:
+        if self._load_error is not None:
+            raise self._load_error
+        return self._generator
+
+
+@dataclass
+class _Worker:
+    handle: ray.actor.ActorHandle
+    stats: WorkerStats
+    in_flight: int = 0
+
+
+# -- the executor --------------------------------------------------------------------------------
+
+class RayExecutor:
+    """Runs GenerationRequests on Ray actors; see the module docstring for the guarantees."""
+
+    def __init__(self, settings: ExecutorSettings, generator: GeneratorSettings, *,
+                 on_progress: ProgressCallback | None = None):
+        self._settings = settings
+        self._generator_settings = generator
+        self._on_progress = on_progress or (lambda stats: None)
+        self._run_id = uuid.uuid4().hex[:8]
+        self._spawned = 0
+        self._workers: list[_Worker] = []
+        self.stats = RayRunStats()
+        self._owns_ray = connect(settings)
+        try:
+            count, self._gpus_per_worker = plan_workers(settings, ray.cluster_resources())
+            self._workers = [self._spawn() for _ in range(count)]
+            for worker, info in zip(self._workers, ray.get([w.handle.describe.remote() for w in self._workers])):
+                self._note_ready(worker, info)
+        except BaseException:
+            self.close()
+            raise
+
+    # -- Executor protocol ---------------------------------------------------------------------
+
+    def request_key(self, request: GenerationRequest) -> str:
+        return self._call(lambda worker: worker.handle.request_key.remote(request))
+
+    def run(self, requests: Iterable[GenerationRequest]) -> Iterator[GenerationResult]:
+        self._require_workers()
+        pending: dict[int, GenerationRequest] = {}
+        for request in requests:
+            if request.token_id in pending:
+                raise ValueError(f"token {request.token_id} requested twice in one run")
+            pending[request.token_id] = request
+        queue = deque(pending.values())
+        in_flight: dict[ray.ObjectRef, tuple[int, _Worker]] = {}
+        deaths: dict[int, int] = {}
+        if not self.stats.total:
+            self.stats.started = time.monotonic()  # rates count from the first dispatch, not from the model loads
+        self.stats.total += len(pending)
+        try:
+            while pending:
+                self._dispatch(queue, in_flight)
+                [ref], _ = ray.wait(list(in_flight), num_returns=1)
+                token_id, worker = in_flight.pop(ref)
+                worker.in_flight -= 1
+                try:
+                    finished: Finished = ray.get(ref)
+                except RayActorError as err:
+                    self._replace(worker, err)
+                    deaths[token_id] = deaths.get(token_id, 0) + 1
+                    if deaths[token_id] > self._settings.piece_retries:
+                        raise RemoteError(f"token {token_id}: its Ray worker died {deaths[token_id]} times "
+                                          f"(executor.piece_retries is {self._settings.piece_retries})") from err
+                    queue.appendleft(pending[token_id])
+                    self.stats.redispatched += 1
+                    self._on_progress(self.stats)
+                    continue
+                except RayTaskError as err:
+                    raise _cause(err) from None
+                del pending[token_id]  # the only place a result is released: once per token
+                worker.stats.node, worker.stats.pid = finished.node, finished.pid
+                worker.stats.pieces += 1
+                worker.stats.busy_s += finished.busy_s
+                self.stats.done += 1
+                self._on_progress(self.stats)
+                yield finished.result
+        except BaseException:
+            # Ctrl-C, a failed piece, or the consumer stopping: nothing more is dispatched and no actor keeps
+            # computing pieces nobody will record; what was already yielded is the driver's to keep.
+            self._stop_workers()
+            raise
+
+    def close(self) -> None:
+        self._stop_workers()
+        if self._owns_ray and ray.is_initialized():
+            ray.shutdown()
+        self._owns_ray = False
+
+    # -- workers -------------------------------------------------------------------------------
+
+    def _spawn(self) -> _Worker:
+        name = f"{WORKER_NAME_PREFIX}{self._run_id}-{self._spawned}"
+        self._spawned += 1
+        handle = GenerationWorker.options(
+            name=name, num_cpus=self._settings.num_cpus, num_gpus=self._gpus_per_worker, max_restarts=0,
+        ).remote(self._generator_settings, self._settings.torch_threads or torch.get_num_threads())
+        worker = _Worker(handle, WorkerStats(name))
+        self.stats.workers.append(worker.stats)
+        return worker
+
+    def _note_ready(self, worker: _Worker, info: WorkerInfo) -> None:
+        if info.load_error is not None:
+            raise info.load_error
+        worker.stats.node, worker.stats.pid = info.node, info.pid
+
+    def _dispatch(self, queue: deque[GenerationRequest], in_flight: dict) -> None:
+        """Top every worker up to `queue_per_worker` pieces, level by level so pieces spread evenly."""
+        for level in range(self._settings.queue_per_worker):
+            for worker in self._workers:
+                if queue and worker.in_flight <= level:
+                    request = queue.popleft()
+                    in_flight[worker.handle.generate.remote(request)] = (request.token_id, worker)
+                    worker.in_flight += 1
+
+    def _replace(self, worker: _Worker, err: RayActorError) -> None:
+        """Swap a dead actor for a fresh one (once, though each of its queued pieces reports the death)."""
+        if worker not in self._workers:
+            return
+        if err.actor_init_failed:  # a replacement that cannot even load would fail forever
+            raise RemoteError(f"a Ray worker could not load the generator: {_first_line(str(err))}") from err
+        worker.stats.lost = True
+        self.stats.workers_lost += 1
+        ray.kill(worker.handle, no_restart=True)  # an unreachable actor may come back; it must not keep working
+        replacement = self._spawn()
+        # Not waited for: the dead worker's pieces queue on the replacement while it loads, and the others go on.
+        self._workers[self._workers.index(worker)] = replacement
+
+    def _call(self, submit: Callable[[_Worker], ray.ObjectRef]) -> str:
+        """One small call on a live worker, moving on to another when the worker turns out to be dead."""
+        self._require_workers()
+        for _ in range(self._settings.piece_retries + 1):
+            worker = self._workers[0]
+            try:
+                return ray.get(submit(worker))
+            except RayActorError as err:
+                self._replace(worker, err)
+            except RayTaskError as err:
+                raise _cause(err) from None
+        raise RemoteError(f"Ray workers kept dying ({self._settings.piece_retries + 1} in a row)")
+
+    def _require_workers(self) -> None:
+        if not self._workers:
+            raise RuntimeError("this RayExecutor was stopped (closed, interrupted or failed); make a new one")
+
+    def _stop_workers(self) -> None:
+        for worker in self._workers:
+            ray.kill(worker.handle, no_restart=True)
+        self._workers = []
+
+
+# -- pure parts ----------------------------------------------------------------------------------
+
+def connect(settings: ExecutorSettings) -> bool:
+    """Join the Ray this process already uses, else `executor.address`; True when this call started Ray."""
+    if ray.is_initialized():
+        return False
+    try:
+        # address None follows Ray's own lookup: RAY_ADDRESS, a `ray start` cluster on this machine, else a new
+        # local one. Worker output stays in Ray's log files: N progress streams would bury the driver's.
+        ray.init(address=settings.address, log_to_driver=False, logging_level=logging.WARNING)
+    except (ConnectionError, ValueError, RuntimeError) as err:
+        raise UserError(f"executor.address: cannot join the Ray cluster at {settings.address or 'default'}: "
+                        f"{_first_line(str(err))}") from err
+    return True
+
+
+def plan_workers(settings: ExecutorSettings, resources: dict[str, float]) -> tuple[int, float]:
+    """(number of actors, GPUs per actor) for a cluster with `resources` (ray.cluster_resources())."""
+    cpus, gpus = resources.get("CPU", 0.0), resources.get("GPU", 0.0)
+    gpus_each = settings.num_gpus if settings.num_gpus is not None else (1.0 if gpus >= 1 else 0.0)
+    fits = math.floor(cpus / settings.num_cpus + 1e-9)
+    if gpus_each:
+        fits = min(fits, math.floor(gpus / gpus_each + 1e-9))
+    wanted = settings.num_workers if settings.num_workers is not None else fits
+    if wanted < 1 or wanted > fits:
+        raise ConfigError(
+            f"executor.num_workers: {wanted} actors of {settings.num_cpus:g} CPUs and {gpus_each:g} GPUs do not fit "
+            f"the Ray cluster ({cpus:g} CPUs, {gpus:g} GPUs); lower executor.num_workers, num_cpus or num_gpus")
+    return wanted, gpus_each
+
+
+def _cause(err: RayTaskError) -> BaseException:
+    """A MintprepError raised in a worker is reported as the driver would report it locally."""
+    cause = getattr(err, "cause", None)
+    return cause if isinstance(cause, MintprepError) else err
+
+
+def _first_line(text: str) -> str:
+    return text.strip().splitlines()[0] if text.strip() else text

@@ -1,0 +1,24 @@
+"""Generation that never writes a broken image.
+
+    gen = load_generator(settings)          # loads the pipeline once
+    result = gen.generate(GenerationRequest(token_id=3, prompt="a tulip", collection_seed=1234, settings=settings))
+    key = gen.request_key(request)          # cache key: everything that determines the pixels
+
+`generate` is a pure function of the request: no disk, no ledger, so pieces can be fanned out to workers.
+"""
+
+from mintprep.generate.environment import resolve_device
+from mintprep.generate.generator import Generator
+from mintprep.generate.request import AttemptRecord, GenerationRequest, GenerationResult, attempt_seed
+from mintprep.generate.settings import GeneratorSettings
+
+
+def load_generator(settings: GeneratorSettings) -> Generator:
+    """Load the model `settings` names (offline) and prepare it for guarded generation."""
+    from mintprep.generate.loading import load_model  # diffusers' import is slow; only pay it when loading
+
+    return Generator(settings, load_model(settings), resolve_device(settings.device))
+
+
+__all__ = ["AttemptRecord", "GenerationRequest", "GenerationResult", "Generator", "GeneratorSettings",
+           "attempt_seed", "load_generator"]

@@ -1,0 +1,60 @@
+"""The software and hardware facts that change pixels: part of request keys (versions) and of provenance (all)."""
+
+from __future__ import annotations
+
+import os
+import platform
+import zlib
+from functools import lru_cache
+from typing import Any
+
+import diffusers
+import numpy
+import PIL
+import safetensors
+import torch
+import transformers
+
+
+@lru_cache(maxsize=1)
+def numeric_versions() -> dict[str, str]:
+    """Versions whose change may change the bytes of a piece (kernels, model code, rounding, PNG compression)."""
+    return {
+        "torch": torch.__version__,
+        "diffusers": diffusers.__version__,
+        "transformers": transformers.__version__,
+        "numpy": numpy.__version__,
+        "pillow": PIL.__version__,
+        "zlib": zlib.ZLIB_RUNTIME_VERSION,
+    }
+
+
+def resolve_device(requested: str) -> torch.device:
+    if requested == "auto":
+        if torch.cuda.is_available():
+            return torch.device("cuda")
+        if torch.backends.mps.is_available():
+            return torch.device("mps")
+        return torch.device("cpu")
+    return torch.device(requested)
+
+
+def device_facts(device: torch.device) -> dict[str, Any]:
+    facts: dict[str, Any] = {"type": device.type, "python": platform.python_version(),
+                             "safetensors": safetensors.__version__, "machine": platform.machine(),
+                             "processor": platform.processor() or platform.machine(),
+                             "torch_threads": torch.get_num_threads(),
+                             "deterministic_algorithms": torch.are_deterministic_algorithms_enabled()}
+    if device.type == "cuda":
+        index = device.index if device.index is not None else torch.cuda.current_device()
+        facts.update({
+            "name": torch.cuda.get_device_name(index),
+            "capability": ".".join(map(str, torch.cuda.get_device_capability(index))),
+            "cuda": torch.version.cuda,
+            "cudnn": torch.backends.cudnn.version(),
+            "tf32_matmul": torch.backends.cuda.matmul.allow_tf32,
+            "tf32_cudnn": torch.backends.cudnn.allow_tf32,
+            "cudnn_benchmark": torch.backends.cudnn.benchmark,
+            "cublas_workspace_config": os.environ.get("CUBLAS_WORKSPACE_CONFIG"),
+        })
+    return facts

@@ -1,0 +1,342 @@
+"""A loaded text-to-image pipeline and the guarded generation of one piece.
+
+Per attempt, cheapest guard first, all before any PNG exists:
+1. sampling with `output_type="latent"` and a step callback that raises on non-finite latents;
+2. the final latents: finite, std band;
+3. mintprep's own decode (latents cast to the VAE dtype, the VAE's scaling/shift factors): finite, in range;
+4. the safety checker, when the model has one: a flagged image is a rejection;
+5. the uint8 pixel guards (black, white, flat, noise, posterized).
+Only an image that passed all of them is upscaled and encoded.
+
+Retries: sampling attempt n uses `attempt_seed(collection_seed, token_id, n)`. A numeric failure climbs the
+precision ladder: in sampling, the next attempt runs one rung up; in the VAE, the same latents are decoded again on
+the next rung that raises the VAE's precision (no resampling). Any other rejection resamples with the next seed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import torch
+
+from mintprep.errors import MintprepError
+from mintprep.generate import guards as tensor_guards
+from mintprep.generate.environment import device_facts, numeric_versions
+from mintprep.generate.guards import DECODE_NUMERIC, SAMPLING_NUMERIC, Rejected, StepGuard
+from mintprep.generate.images import encode_png, to_uint8, upscale_nearest
+from mintprep.generate.precision import DTYPES, NAMES, Rung, next_rung_raising, precision_ladder
+from mintprep.generate.request import AttemptRecord, GenerationRequest, GenerationResult, attempt_seed
+from mintprep.generate.settings import GeneratorSettings
+from mintprep.hashing import canonical_json, content_key, sha256_hex
+from mintprep.validate import GuardSettings, check_pixels
+
+# Settings fixed when the pipeline is loaded; a request must agree with them (the rest may vary per request).
+LOAD_FIELDS = ("kind", "model", "revision", "config", "scheduler", "scheduler_config", "device", "offload")
+# Settings that shape each piece's pixels, and so belong in its request key.
+PIECE_FIELDS = ("steps", "guidance", "width", "height", "upscale", "precision", "fallback", "max_attempts",
+                "safety_checker")
+DENOISERS = ("unet", "transformer")
+
+
+@dataclass(frozen=True)
+class LoadedModel:
+    """A pipeline fresh from its weights, and where those weights came from (for provenance)."""
+
+    pipe: Any  # a diffusers DiffusionPipeline
+    source: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class _Decoded:
+    rgb: np.ndarray
+    metrics: dict[str, float]
+
+
+class Generator:
+    """Holds one pipeline; `generate` is a pure function of the request (no disk, no ledger)."""
+
+    def __init__(self, settings: GeneratorSettings, model: LoadedModel, device: torch.device):
+        self.settings = settings
+        self.pipe = model.pipe
+        self.source = model.source
+        self.device = device
+        self.modules: dict[str, torch.nn.Module] = {
+            name: module for name, module in self.pipe.components.items() if isinstance(module, torch.nn.Module)
+        }
+        self._masters: dict[str, dict[str, torch.Tensor]] = {}
+        for name, module in self.modules.items():
+            # Dropout in train mode is one of the known causes of black output; gradients only cost memory.
+            module.eval()
+            module.requires_grad_(False)
+        self.denoiser = next((self.modules[name] for name in DENOISERS if name in self.modules), None)
+        if self.denoiser is None or "vae" not in self.modules:
+            raise MintprepError(f"{type(self.pipe).__name__} has no unet/transformer and vae: not a latent "
+                                "text-to-image pipeline mintprep can guard")
+        self.denoiser.register_forward_pre_hook(_cast_inputs_to_own_dtype, with_kwargs=True)
+        self.pipe.set_progress_bar_config(disable=True)
+        self.stored_dtypes = {name: NAMES.get(_dtype_of(module), "other") for name, module in self.modules.items()}
+        self.fingerprint = _fingerprint(self.modules, self.pipe)
+        # Cast before moving: a small GPU may hold the model in fp16 but not in the fp32 it was loaded in.
+        self._set_precision(precision_ladder(settings, list(self.modules))[0])
+        self._place()
+
+    # -- public --------------------------------------------------------------------------------
+
+    def request_key(self, request: GenerationRequest) -> str:
+        """sha256 of everything that determines the result's pixels: the driver's cache key for the piece."""
+        self._check_compatible(request.settings)
+        return content_key({
+            "fingerprint": self.fingerprint,
+            "prompt": request.prompt,
+            "negative_prompt": request.negative_prompt,
+            "collection_seed": request.collection_seed,
+            "token_id": request.token_id,
+            "first_attempt": request.first_attempt,
+            "settings": request.settings.model_dump(mode="json", include=set(PIECE_FIELDS)),
+            "scheduler": self._scheduler_description(),
+            "guards": request.guards.model_dump(mode="json"),
+            "device": self.device.type,
+            "versions": numeric_versions(),
+        })
+
+    def generate(self, request: GenerationRequest) -> GenerationResult:
+        self._check_compatible(request.settings)
+        self._assert_inference_ready()
+        settings, guards = request.settings, request.guards
+        ladder = precision_ladder(settings, list(self.modules))
+        rung, attempt, records = 0, request.first_attempt, []
+        with torch.inference_mode():
+            for _ in range(settings.max_attempts):
+                seed = attempt_seed(request.collection_seed, request.token_id, attempt)
+                self._set_precision(ladder[rung])
+                try:
+                    latents, latent_metrics = self._sample(request, seed, guards)
+                except Rejected as rejected:
+                    records.append(_record(attempt, seed, ladder[rung], rejected))
+                    attempt += 1
+                    if rejected.guard in SAMPLING_NUMERIC and rung + 1 < len(ladder):
+                        rung += 1
+                    continue
+                sampled_attempt = attempt
+                while True:
+                    try:
+                        decoded = self._decode_and_check(latents, request, guards)
+                    except Rejected as rejected:
+                        redecode_of = None if attempt == sampled_attempt else sampled_attempt
+                        records.append(_record(attempt, seed, ladder[rung], rejected, redecode_of))
+                        attempt += 1
+                        higher = next_rung_raising(ladder, rung, "vae") if rejected.guard in DECODE_NUMERIC else None
+                        if higher is None:
+                            break
+                        rung = higher
+                        self._set_precision(ladder[rung])
+                        continue
+                    metrics = {**latent_metrics, **decoded.metrics}
+                    records.append(AttemptRecord(attempt=attempt, seed=seed, precision=dict(ladder[rung]),
+                                                 metrics=metrics,
+                                                 redecode_of=None if attempt == sampled_attempt else sampled_attempt))
+                    return self._accepted(request, records, attempt, seed, ladder[rung], decoded, metrics)
+        return GenerationResult(token_id=request.token_id, attempts=records)
+
+    # -- stages --------------------------------------------------------------------------------
+
+    def _sample(self, request: GenerationRequest, seed: int,
+                guards: GuardSettings) -> tuple[torch.Tensor, dict[str, float]]:
+        settings = request.settings
+        step_guard = StepGuard()
+        try:
+            output = self.pipe(
+                prompt=request.prompt, negative_prompt=request.negative_prompt or None,
+                num_inference_steps=settings.steps, guidance_scale=settings.guidance,
+                height=settings.height, width=settings.width,
+                # One CPU generator per piece: the same seed gives the same noise on every device.
+                generator=torch.Generator("cpu").manual_seed(seed),
+                output_type="latent", callback_on_step_end=step_guard,
+                callback_on_step_end_tensor_inputs=step_guard.tensor_inputs,
+            )
+        finally:
+            # An aborted call skips the pipeline's own offload clean-up.
+            self.pipe.maybe_free_model_hooks()
+        latents = output.images
+        return latents, tensor_guards.check_latents(latents, guards)
+
+    def _decode_and_check(self, latents: torch.Tensor, request: GenerationRequest, guards: GuardSettings) -> _Decoded:
+        image = self._decode(latents)
+        metrics = tensor_guards.check_decoded(image, guards)
+        self._check_safety(image, request)
+        rgb = to_uint8(image)
+        verdict = check_pixels(rgb, guards)
+        metrics.update(verdict.metrics)
+        if not verdict.ok:
+            raise Rejected(verdict.guard or "pixels", "; ".join(verdict.reasons), metrics)
+        return _Decoded(rgb, metrics)
+
+    def _decode(self, latents: torch.Tensor) -> torch.Tensor:
+        """Latents (scaled space) -> image in [-1, 1], float32, with the model's own VAE factors."""
+        vae = self.modules["vae"]
+        config = vae.config
+        vae_dtype = _dtype_of(vae)
+        values = latents.to(device=self.pipe._execution_device, dtype=vae_dtype)
+        mean, std = getattr(config, "latents_mean", None), getattr(config, "latents_std", None)
+        if mean is not None and std is not None:
+            shape = (1, -1, 1, 1)
+            mean_t = torch.tensor(mean, device=values.device, dtype=vae_dtype).view(shape)
+            std_t = torch.tensor(std, device=values.device, dtype=vae_dtype).view(shape)
+            values = values * std_t / config.scaling_factor + mean_t
+        else:
+            values = values / config.scaling_factor + (getattr(config, "shift_factor", None) or 0.0)
+        if values.dtype != vae_dtype or torch.is_grad_enabled():
+            raise MintprepError(f"decode would run with latents {values.dtype} into a {vae_dtype} VAE "
+                                f"(grad enabled: {torch.is_grad_enabled()})")
+        return vae.decode(values, return_dict=False)[0].float()
+
+    def _check_safety(self, image: torch.Tensor, request: GenerationRequest) -> None:
+        checker = getattr(self.pipe, "safety_checker", None)
+        if checker is None or not request.settings.safety_checker:
+            return
+        _, flagged = self.pipe.run_safety_checker(image.clone(), self.pipe._execution_device, _dtype_of(checker))
+        if flagged is not None and any(flagged):
+            raise Rejected("nsfw", "the model's safety checker flagged the image (it would have been blacked out)",
+                           {"nsfw": 1.0})
+
+    def _accepted(self, request: GenerationRequest, records: list[AttemptRecord], attempt: int, seed: int,
+                  rung: Rung, decoded: _Decoded, metrics: dict[str, float]) -> GenerationResult:
+        png = encode_png(upscale_nearest(decoded.rgb, request.settings.upscale))
+        png_sha256 = sha256_hex(png)
+        return GenerationResult(
+            token_id=request.token_id, png=png, png_sha256=png_sha256, accepted_attempt=attempt, attempts=records,
+            metrics=metrics, provenance=self._provenance(request, seed, attempt, rung, png_sha256),
+        )
+
+    # -- precision and placement ---------------------------------------------------------------
+
+    def _set_precision(self, rung: Rung) -> None:
+        """Cast each component to its rung's dtype, from a master copy of its loaded weights, so climbing back up
+        after an fp16 rung restores exactly the loaded values (a fp16 round trip would not)."""
+        for name, module in self.modules.items():
+            target = DTYPES[rung[name]]
+            if _dtype_of(module) == target:
+                continue
+            if name not in self._masters:
+                self._masters[name] = {key: value.detach().to("cpu", copy=True)
+                                       for key, value in module.state_dict().items()}
+            module.to(dtype=target)
+            module.load_state_dict(self._masters[name])
+
+    def _place(self) -> None:
+        offload = self.settings.offload
+        if offload != "none" and self.device.type == "cuda":
+            if offload == "model":
+                self.pipe.enable_model_cpu_offload(device=self.device)
+            else:
+                self.pipe.enable_sequential_cpu_offload(device=self.device)
+        else:
+            self.pipe.to(self.device)
+
+    def _assert_inference_ready(self) -> None:
+        for name, module in self.modules.items():
+            training = [sub for sub, child in module.named_modules() if child.training]
+            if training:
+                raise MintprepError(f"{name} has modules in train mode ({training[0] or name}): dropout would "
+                                    "change the image; call .eval()")
+            if any(parameter.requires_grad for parameter in module.parameters()):
+                raise MintprepError(f"{name} has parameters that require gradients; call .requires_grad_(False)")
+
+    def _check_compatible(self, settings: GeneratorSettings) -> None:
+        loaded = self.settings.model_dump(include=set(LOAD_FIELDS))
+        wanted = settings.model_dump(include=set(LOAD_FIELDS))
+        if loaded != wanted:
+            differing = sorted(key for key in LOAD_FIELDS if loaded[key] != wanted[key])
+            raise ValueError(f"request settings differ from the loaded generator in {', '.join(differing)}; "
+                             "load another generator for them")
+
+    # -- records -------------------------------------------------------------------------------
+
+    def _scheduler_description(self) -> dict[str, Any]:
+        scheduler = self.pipe.scheduler
+        return {"class": type(scheduler).__name__, "config": _jsonable(dict(scheduler.config))}
+
+    def _provenance(self, request: GenerationRequest, seed: int, attempt: int, rung: Rung,
+                    png_sha256: str) -> dict[str, Any]:
+        settings = request.settings
+        return {
+            "model": {**self.source, "fingerprint": self.fingerprint, "pipeline": type(self.pipe).__name__},
+            "scheduler": self._scheduler_description(),
+            "prompt": request.prompt,
+            "negative_prompt": request.negative_prompt,
+            "token_id": request.token_id,
+            "collection_seed": request.collection_seed,
+            "attempt": attempt,
+            "seed": seed,
+            "seed_derivation": "attempt_seed(collection_seed, token_id, attempt) = sha256 of canonical JSON "
+                               "['mintprep.attempt_seed/v1', collection_seed, token_id, attempt], first 63 bits",
+            "generator_device": "cpu",
+            "batch_size": 1,
+            "sampling": settings.model_dump(mode="json", include=set(PIECE_FIELDS)),
+            "dtypes": dict(rung),
+            "stored_dtypes": self.stored_dtypes,
+            "decode": {"by": "mintprep", "vae_tiling": False, "vae_slicing": False,
+                       "scaling_factor": self.modules["vae"].config.scaling_factor,
+                       "shift_factor": getattr(self.modules["vae"].config, "shift_factor", None)},
+            "attention": sorted({type(p).__name__ for p in getattr(self.denoiser, "attn_processors", {}).values()}),
+            "offload": self.settings.offload,
+            "safety_checker": getattr(self.pipe, "safety_checker", None) is not None and settings.safety_checker,
+            "guards": request.guards.model_dump(mode="json"),
+            "versions": numeric_versions(),
+            "device": device_facts(self.device),
+            "png_sha256": png_sha256,
+        }
+
+
+def _record(attempt: int, seed: int, rung: Rung, rejected: Rejected, redecode_of: int | None = None) -> AttemptRecord:
+    return AttemptRecord(attempt=attempt, seed=seed, precision=dict(rung), guard=rejected.guard, step=rejected.step,
+                         reason=rejected.reason, metrics=rejected.metrics, redecode_of=redecode_of)
+
+
+def _dtype_of(module: torch.nn.Module) -> torch.dtype:
+    return next(module.parameters()).dtype
+
+
+def _cast_inputs_to_own_dtype(module: torch.nn.Module, args: tuple, kwargs: dict) -> tuple[tuple, dict]:
+    """The pipeline hands the denoiser latents in the text encoder's dtype; cast floats to the denoiser's own."""
+    dtype = _dtype_of(module)
+
+    def cast(value: Any) -> Any:
+        return value.to(dtype) if isinstance(value, torch.Tensor) and value.is_floating_point() else value
+
+    return tuple(cast(a) for a in args), {key: cast(value) for key, value in kwargs.items()}
+
+
+def _fingerprint(modules: dict[str, torch.nn.Module], pipe: Any) -> str:
+    """sha256 over each component's class, config and weights as loaded (bytes, dtype, shape), plus the scheduler
+    config and the versions that change numerics. Hashing the tensors in memory makes any source (tiny, hub,
+    folder, single file) and any edit of the weights visible, at the cost of one pass over them at load."""
+    digest = hashlib.sha256()
+    for name in sorted(modules):
+        module = modules[name]
+        config = getattr(module, "config", None)
+        described = _jsonable(config.to_dict() if hasattr(config, "to_dict") else dict(config or {}))
+        digest.update(canonical_json([name, type(module).__name__, described]))
+        for key, tensor in sorted(module.state_dict().items()):
+            value = tensor.detach().to("cpu").contiguous()
+            digest.update(canonical_json([key, str(value.dtype), list(value.shape)]))
+            digest.update(value.view(torch.uint8).numpy().tobytes() if value.numel() else b"")
+    digest.update(canonical_json([type(pipe.scheduler).__name__, _jsonable(dict(pipe.scheduler.config)),
+                                  numeric_versions()]))
+    return digest.hexdigest()
+
+
+def _jsonable(value: Any) -> Any:
+    """Configs hold tuples, numpy scalars and the odd dtype: make them canonical-JSON values."""
+    if isinstance(value, dict):
+        return {str(k): _jsonable(v) for k, v in value.items() if not str(k).startswith("_")}
+    if isinstance(value, (list, tuple)):
+        return [_jsonable(v) for v in value]
+    if isinstance(value, (str, int, float, bool)) or value is None:
+        return value
+    if isinstance(value, np.generic):
+        return value.item()
+    return str(value)

@@ -1,0 +1,33 @@
+"""Pinning backends behind one interface; `make_backend` builds the one a collection's settings name."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from mintprep.ipfs.backends.base import CidMismatch, PinBackend, PinReceipt
+from mintprep.ipfs.backends.kubo import KuboBackend
+from mintprep.ipfs.backends.local import LocalBackend
+from mintprep.ipfs.backends.pinata import PinataBackend
+from mintprep.ipfs.backends.psa import PsaBackend
+from mintprep.ipfs.settings import IpfsSettings
+
+__all__ = ["CidMismatch", "KuboBackend", "LocalBackend", "PinBackend", "PinReceipt", "PinataBackend", "PsaBackend", "make_backend"]
+
+
+def make_backend(settings: IpfsSettings, state_dir: Path, **http: Any) -> PinBackend:
+    """The backend for `settings`; `state_dir` is the collection's `.mintprep/` (local store in ipfs/).
+
+    `http` (policy=RetryPolicy, sleep=callable) tunes retries, for tests and impatient callers.
+    """
+    if settings.backend == "local":
+        return LocalBackend(state_dir)
+    token = settings.token()
+    if settings.backend == "kubo":
+        assert settings.api_url
+        return KuboBackend(settings.api_url, token=token, **http)
+    assert token
+    if settings.backend == "psa":
+        assert settings.api_url
+        return PsaBackend(settings.api_url, token=token, gateway=settings.gateway, pin_timeout=settings.pin_timeout_s, **http)
+    return PinataBackend(token=token, gateway=settings.gateway, api_url=settings.api_url, upload_url=settings.upload_url, **http)

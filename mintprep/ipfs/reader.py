@@ -1,0 +1,95 @@
+"""Read UnixFS content back out of a block source without trusting it: every block is hashed against its CID.
+
+`audit` uses this to judge what is actually pinned (the bytes a collector's gateway would serve), not a
+local copy. A block source is any `fetch_block(cid)` — a backend, a trustless gateway, the local store —
+returning the bytes, or None / raising BlockNotFound when it does not have them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from mintprep.ipfs.cid import CID, RAW, as_cid
+from mintprep.ipfs.dagpb import (DIRECTORY, FILE, HAMT_SHARD, RAW_TYPE, PBNode, UnixFSData, decode_pbnode,
+                                 decode_unixfs)
+from mintprep.ipfs.verify import BlockFetcher, BlockNotFound
+
+
+class CorruptBlock(ValueError):
+    """A block whose bytes do not hash to its CID, or that does not decode as what its CID says it is."""
+
+    def __init__(self, cid: CID, why: str) -> None:
+        super().__init__(f"block {cid}: {why}")
+        self.cid = cid
+
+
+class NotUnixFS(ValueError):
+    """The DAG is intact but is not the kind of UnixFS node asked for (a directory where a file was expected)."""
+
+
+def fetch_verified(cid: CID | str, fetch_block: BlockFetcher) -> bytes:
+    """One block, checked against its CID; BlockNotFound when the source lacks it, CorruptBlock when it lies."""
+    cid = as_cid(cid)
+    try:
+        data = fetch_block(cid)
+    except BlockNotFound:
+        data = None
+    if data is None:
+        raise BlockNotFound(str(cid))
+    if not cid.matches(data):
+        raise CorruptBlock(cid, "bytes do not hash to the CID")
+    return bytes(data)
+
+
+def read_file(root: CID | str, fetch_block: BlockFetcher) -> bytes:
+    """The whole content of a UnixFS file (raw leaf, or dag-pb tree with raw or dag-pb leaves)."""
+    return b"".join(_file_chunks(as_cid(root), fetch_block))
+
+
+def _file_chunks(root: CID, fetch_block: BlockFetcher) -> Iterator[bytes]:
+    # A node's own Data bytes come before its children's (UnixFS spec), children in link order.
+    stack = [root]
+    while stack:
+        cid = stack.pop()
+        data = fetch_verified(cid, fetch_block)
+        if cid.codec == RAW:
+            yield data
+            continue
+        node, unixfs = _decode(cid, data)
+        if unixfs.type not in (FILE, RAW_TYPE):
+            raise NotUnixFS(f"{cid} is not a file (UnixFS type {unixfs.type})")
+        if unixfs.data:
+            yield unixfs.data
+        stack.extend(link.cid for link in reversed(node.links))
+
+
+def list_directory(root: CID | str, fetch_block: BlockFetcher) -> dict[str, CID]:
+    """Entry name → CID of a UnixFS directory, basic or HAMT-sharded (every shard block fetched and checked)."""
+    root = as_cid(root)
+    node, unixfs = _decode(root, fetch_verified(root, fetch_block))
+    if unixfs.type == DIRECTORY:
+        return {link.name: link.cid for link in node.links}
+    if unixfs.type != HAMT_SHARD:
+        raise NotUnixFS(f"{root} is not a directory (UnixFS type {unixfs.type})")
+    entries: dict[str, CID] = {}
+    shards = [(node, unixfs.fanout or 256)]
+    while shards:
+        shard, fanout = shards.pop()
+        label_length = len(f"{fanout - 1:X}")
+        for link in shard.links:
+            if len(link.name) > label_length:
+                entries[link.name[label_length:]] = link.cid
+                continue
+            child, child_unixfs = _decode(link.cid, fetch_verified(link.cid, fetch_block))
+            if child_unixfs.type != HAMT_SHARD:
+                raise CorruptBlock(link.cid, "a HAMT bucket link that is not a shard")
+            shards.append((child, child_unixfs.fanout or fanout))
+    return entries
+
+
+def _decode(cid: CID, data: bytes) -> tuple[PBNode, UnixFSData]:
+    try:
+        node = decode_pbnode(data)
+        return node, decode_unixfs(node.data or b"")
+    except ValueError as exc:
+        raise CorruptBlock(cid, f"not a UnixFS dag-pb node ({exc})") from None

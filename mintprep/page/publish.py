@@ -1,0 +1,176 @@
+"""Build the collection's page from the ledger and put it where `page.publish` says: IPFS, Netlify or a folder.
+
+`collection_page_inputs` decides what the page is built for (manifest, contract, chain, RPC, gateway);
+`publish_collection` builds, publishes and records the publish in the ledger.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Callable, Mapping
+from urllib.parse import quote
+
+from mintprep.chain.networks import network
+from mintprep.errors import RemoteError, UserError
+from mintprep.http import RetryPolicy, send
+from mintprep.ipfs.backends import make_backend
+from mintprep.ipfs.unixfs import DagImport, get_profile, import_bytes, import_directory
+from mintprep.page.build import PageBuild, build_page
+from mintprep.page.settings import PublishSettings
+from mintprep.page.sitedir import ensure_replaceable, read_tree, replace_tree
+from mintprep.pin import pin_content
+
+if TYPE_CHECKING:
+    from mintprep.config import Collection
+    from mintprep.ledger import Ledger
+
+
+@dataclass(frozen=True)
+class PageInputs:
+    manifest: dict[str, Any]
+    contract: str | None
+    chain_id: int
+    rpc_url: str
+    gateway: str
+
+
+@dataclass(frozen=True)
+class PublishResult:
+    target: str
+    location: str  # URL of the deployed page, or the folder it was copied to
+    site_cid: str | None  # target ipfs: the site folder's CID
+    uploaded: tuple[str, ...]  # files actually sent (netlify: only those it lacked)
+    build: PageBuild
+
+    def as_json(self) -> dict[str, Any]:
+        return {"target": self.target, "location": self.location, "site_cid": self.site_cid,
+                "uploaded": list(self.uploaded), "site_digest": self.build.site_digest,
+                "page_dir": str(self.build.out_dir)}
+
+
+def collection_page_inputs(col: "Collection", ledger: "Ledger", *, gateway: str | None = None) -> PageInputs:
+    """What the page for `col` is built from: the current manifest and the contract on the configured chain."""
+    record = ledger.current_manifest()
+    if record is None:
+        raise UserError(f"{col.path}: no manifest yet; run `mintprep run {col.path}` first")
+    spec = col.spec
+    net = network(spec.chain.network)
+    deployment = ledger.latest_deployment(net.chain_id)
+    # chain.rpc_url may be a private endpoint with a key in it, and the page is public: on Base the page
+    # reads through the public RPC unless page.rpc_url names another.
+    public_rpc = (spec.chain.rpc_url or net.default_rpc) if net.name == "local" else net.default_rpc
+    return PageInputs(
+        manifest=record.manifest,
+        contract=spec.chain.contract or (deployment.address if deployment else None),
+        chain_id=net.chain_id,
+        rpc_url=spec.page.rpc_url or public_rpc,
+        gateway=gateway or spec.page.gateway or spec.ipfs.gateway,
+    )
+
+
+def build_collection_page(col: "Collection", inputs: PageInputs, out_dir: Path | None = None) -> PageBuild:
+    return build_page(col, inputs.manifest, out_dir or col.page_dir, contract=inputs.contract,
+                      chain_id=inputs.chain_id, rpc_url=inputs.rpc_url, gateway=inputs.gateway)
+
+
+def publish_collection(col: "Collection", ledger: "Ledger", **http: Any) -> PublishResult:
+    """Rebuild the page from the ledger, publish it to `page.publish.target`, and record where it went.
+
+    `http` (policy=RetryPolicy, sleep=callable) tunes retries of remote targets.
+    """
+    inputs = collection_page_inputs(col, ledger)
+    build = build_collection_page(col, inputs)
+    files = read_tree(build.out_dir)
+    settings = col.spec.page.publish
+    if settings.target == "dir":
+        dest = (col.base_dir / str(settings.dir)).resolve()
+        copy_site(files, dest, protect=(col.path, col.state_dir, build.out_dir))
+        result = PublishResult("dir", str(dest), None, tuple(sorted(files)), build)
+    elif settings.target == "netlify":
+        deploy = deploy_to_netlify(files, settings, token=netlify_token(settings), **http)
+        result = PublishResult("netlify", deploy.url, None, deploy.uploaded, build)
+    else:
+        cid = pin_site(col, ledger, files, build.site_digest)
+        location = f"{inputs.gateway.rstrip('/')}/ipfs/{cid}/"
+        result = PublishResult("ipfs", location, cid, tuple(sorted(files)), build)
+    ledger.record_publish(result.target, result.location, result.site_cid,
+                          inputs.manifest["metadata_root"], inputs.contract)
+    return result
+
+
+# ---------------------------------------------------------------- target: dir
+
+def copy_site(files: Mapping[str, bytes], dest: Path, *, protect: tuple[Path, ...] = ()) -> bool:
+    """Make `dest` hold exactly the site, swapped in whole; refuses folders mintprep did not write."""
+    ensure_replaceable(dest, protect=protect)
+    return replace_tree(files, dest)
+
+
+# ---------------------------------------------------------------- target: ipfs
+
+def pin_site(col: "Collection", ledger: "Ledger", files: Mapping[str, bytes], site_digest: str) -> str:
+    """Pin the site folder on the collection's IPFS backend (verified like every pin); return its CID."""
+    profile = get_profile(col.spec.ipfs.profile)
+
+    def site_dag() -> DagImport:
+        tree: dict[str, Any] = {}
+        for rel, data in sorted(files.items()):
+            *folders, name = rel.split("/")
+            node = tree
+            for folder in folders:
+                node = node.setdefault(folder, {})
+            node[name] = import_bytes(data, profile)
+        return import_directory(tree, profile)
+
+    backend = make_backend(col.spec.ipfs, col.state_dir)
+    outcome = pin_content(ledger, backend, profile, content_sha256=site_digest, make_dag=site_dag,
+                          kind="site", name=f"{col.spec.symbol}-site")
+    return outcome.cid
+
+
+# ---------------------------------------------------------------- target: netlify
+
+@dataclass(frozen=True)
+class NetlifyDeploy:
+    deploy_id: str
+    url: str
+    uploaded: tuple[str, ...]
+
+
+def netlify_token(settings: PublishSettings) -> str:
+    token = os.environ.get(settings.netlify_token_env, "").strip()
+    if not token:
+        raise UserError(f"page.publish.netlify_token_env: environment variable {settings.netlify_token_env} "
+                        "is not set or empty (a Netlify personal access token)")
+    return token
+
+
+def deploy_to_netlify(files: Mapping[str, bytes], settings: PublishSettings, *, token: str,
+                      policy: RetryPolicy = RetryPolicy(), sleep: Callable[[float], None] = time.sleep) -> NetlifyDeploy:
+    """Netlify's file-digest deploy: announce every file's SHA-1, upload only those Netlify lacks.
+
+    POST /api/v1/sites/{site_id}/deploys {"files": {"/path": sha1}} answers {"id", "required": [sha1…]};
+    then PUT /api/v1/deploys/{id}/files/{path} (octet-stream) once per required digest.
+    """
+    api = settings.netlify_api_url.rstrip("/")
+    auth = {"Authorization": f"Bearer {token}"}
+    digests = {f"/{rel}": hashlib.sha1(data).hexdigest() for rel, data in sorted(files.items())}
+    answer = send("POST", f"{api}/api/v1/sites/{quote(str(settings.netlify_site_id), safe='')}/deploys",
+                  json={"files": digests}, headers=auth, policy=policy, sleep=sleep).json()
+    deploy_id, required = answer.get("id"), answer.get("required")
+    if not isinstance(deploy_id, str) or not isinstance(required, list):
+        raise RemoteError(f"Netlify answered a deploy without id/required: {sorted(answer)}")
+    unknown = set(required) - set(digests.values())
+    if unknown:
+        raise RemoteError(f"Netlify asked for digests no site file has: {sorted(unknown)}")
+    uploads = {digest: path for path, digest in reversed(digests.items()) if digest in set(required)}
+    for digest, path in sorted(uploads.items(), key=lambda item: item[1]):
+        send("PUT", f"{api}/api/v1/deploys/{quote(deploy_id, safe='')}/files/{quote(path.lstrip('/'))}",
+             data=files[path.lstrip("/")], headers={**auth, "Content-Type": "application/octet-stream"},
+             policy=policy, sleep=sleep)
+    url = answer.get("ssl_url") or answer.get("deploy_ssl_url") or answer.get("url") or f"netlify deploy {deploy_id}"
+    return NetlifyDeploy(deploy_id, str(url), tuple(sorted(p.lstrip("/") for p in uploads.values())))

@@ -1,0 +1,100 @@
+"""Breaking a built collection "behind the pipeline's back", as an older mintprep or a hand upload would have,
+and fingerprinting its state to prove a command changed nothing."""
+
+from __future__ import annotations
+
+import hashlib
+import io
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+from PIL import Image
+
+from mintprep.config import Collection, load_collection
+from mintprep.hashing import content_key, sha256_hex
+from mintprep.ipfs.backends import make_backend
+from mintprep.ipfs.unixfs import get_profile, import_bytes, import_directory
+from mintprep.ledger import Ledger
+from mintprep.manifest import PinnedPiece, build_manifest, encode_json, metadata_files
+from mintprep.page.publish import build_collection_page, collection_page_inputs
+from mintprep.pin import pin_bytes, pin_content
+from mintprep.pipeline import RunReport, manifest_stage
+from mintprep.traits import plan_piece
+
+
+# -- broken images, as fp16 NaNs produce them -------------------------------------------------------
+
+def _png(pixels: np.ndarray) -> bytes:
+    out = io.BytesIO()
+    Image.fromarray(pixels.astype(np.uint8), "RGB").save(out, format="PNG")
+    return out.getvalue()
+
+
+def broken_pngs(col: Collection) -> dict[str, bytes]:
+    """A black, a flat grey and a pure-noise image at the collection's stored size."""
+    side = col.spec.generator.width * col.spec.generator.upscale
+    noise = np.random.default_rng(7).integers(0, 256, (col.spec.generator.height, col.spec.generator.width, 3))
+    upscale = col.spec.generator.upscale
+    return {
+        "black": _png(np.zeros((side, side, 3))),
+        "flat": _png(np.full((side, side, 3), 128)),
+        "noise": _png(noise.repeat(upscale, axis=0).repeat(upscale, axis=1)),
+    }
+
+
+def plant_images(path: Path, images: dict[int, bytes]) -> dict[int, str]:
+    """Pin `images` for their tokens and point the ledger, metadata, manifest and page at them; return the CIDs."""
+    col = load_collection(path)
+    with Ledger.open(col.state_dir) as ledger:
+        backend, profile = make_backend(col.spec.ipfs, col.state_dir), get_profile(col.spec.ipfs.profile)
+        record = ledger.current_manifest()
+        pieces = ledger.pieces()
+        pinned, planted = [], {}
+        for token in record.manifest["tokens"]:
+            token_id = token["token_id"]
+            png_sha256, image_cid = token["png_sha256"], token["image_cid"]
+            if token_id in images:
+                png_sha256 = ledger.objects.put(images[token_id])
+                image_cid = pin_bytes(ledger, backend, profile, images[token_id], kind="image",
+                                      name=f"planted-{token_id}.png").cid
+                planted[token_id] = image_cid
+            pinned.append(PinnedPiece(plan_piece(col.spec, token_id), png_sha256, image_cid, token["provenance"],
+                                      pieces[token_id].request_key))
+        manifest_stage(col, ledger, pinned, RunReport(pieces=len(pinned)))
+        build_collection_page(col, collection_page_inputs(col, ledger))
+    return planted
+
+
+def plant_metadata(path: Path, edit: Callable[[dict[str, bytes]], None]) -> str:
+    """Hand-edit the metadata files, pin the edited directory and record a manifest for it; return the root."""
+    col = load_collection(path)
+    spec = col.spec
+    with Ledger.open(col.state_dir) as ledger:
+        backend, profile = make_backend(spec.ipfs, col.state_dir), get_profile(spec.ipfs.profile)
+        record = ledger.current_manifest()
+        pieces = [PinnedPiece(plan_piece(spec, t["token_id"]), t["png_sha256"], t["image_cid"], t["provenance"],
+                              ledger.pieces()[t["token_id"]].request_key) for t in record.manifest["tokens"]]
+        files = metadata_files(spec, pieces)
+        edit(files)
+        dags = {name: import_bytes(data, profile) for name, data in files.items()}
+        root = pin_content(ledger, backend, profile, content_sha256=content_key({n: sha256_hex(d) for n, d in files.items()}),
+                           make_dag=lambda: import_directory(dags, profile), kind="metadata", name="hand-edited").cid
+        manifest = build_manifest(spec, pieces, root, {p.plan.token_id: str(dags[f"{p.plan.token_id}.json"].root)
+                                                       for p in pieces}, profile.name)
+        data = encode_json(manifest)
+        cid = pin_bytes(ledger, backend, profile, data, kind="manifest", name="hand-edited-manifest").cid
+        ledger.record_manifest(metadata_root=root, manifest_cid=cid, manifest_sha256=ledger.objects.put(data),
+                               provenance_hash=manifest["provenance_hash"])
+        build_collection_page(col, collection_page_inputs(col, ledger))
+    return root
+
+
+# -- "changed nothing" ---------------------------------------------------------------------------
+
+def state_fingerprint(path: Path) -> dict[str, str]:
+    """sha256 of every file of the ledger, object store, IPFS store and page (lock and WAL side files aside)."""
+    base = path.parent
+    skipped = {"lock", "pins.lock", "state.db-shm", "state.db-wal"}
+    return {str(f.relative_to(base)): hashlib.sha256(f.read_bytes()).hexdigest()
+            for f in sorted(base.rglob("*")) if f.is_file() and f.name not in skipped}

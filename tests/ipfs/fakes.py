@@ -1,0 +1,251 @@
+"""Local stand-ins for services that cannot run here, each following its documented HTTP API.
+
+- FakeKubo: kubo RPC (docs.ipfs.tech/reference/kubo/rpc): POST /api/v0/dag/import (multipart CAR,
+  NDJSON {"Root": {"Cid": {"/": …}, "PinErrorMsg": …}}), pin/add|rm|ls, block/get; errors as HTTP 500
+  with {"Message", "Code", "Type": "error"}; GET answers 405 as kubo does.
+- FakePsa: IPFS Pinning Service API v1 (ipfs/pinning-services-api-spec): Bearer auth, GET/POST /pins,
+  GET/DELETE /pins/{requestid}, statuses queued → pinning → pinned.
+- FakePinata: Pinata v3 (docs.pinata.cloud): POST /v3/files (multipart file + network/name/car),
+  GET /v3/files/public?cid=, DELETE /v3/files/public/{id}.
+Uploaded blocks go into a real BlockStore that mintprep's own gateway serves, so verification reads
+back what the service holds. Each fake can be told to answer 429/5xx first, or to lie about the root.
+The CAR parsing here is written independently of mintprep.ipfs.car so it checks the writer.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import email
+import email.policy
+import hashlib
+import json
+import threading
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from urllib.parse import parse_qs, urlparse
+
+from mintprep.ipfs.cid import CID
+from mintprep.ipfs.store import BlockStore
+from mintprep.ipfs.unixfs import Block
+from mintprep.ipfs.verify import verify_dag
+
+
+def parse_car(car: bytes) -> tuple[CID, list[Block]]:
+    """A deliberately separate CAR parser: varint-framed sections, each block's sha256 checked."""
+
+    def varint(pos: int) -> tuple[int, int]:
+        value = shift = 0
+        while True:
+            byte = car[pos]
+            value |= (byte & 0x7F) << shift
+            pos += 1
+            if byte < 0x80:
+                return value, pos
+            shift += 7
+
+    header_length, pos = varint(0)
+    header = car[pos : pos + header_length]
+    marker = header.index(b"\xd8\x2a") + 2  # tag 42; then a byte-string head, then the 0x00 prefix
+    root_length = header[marker + 1] - 1
+    root = CID.from_bytes(header[marker + 3 : marker + 3 + root_length])
+    pos += header_length
+    blocks = []
+    while pos < len(car):
+        length, pos = varint(pos)
+        section = car[pos : pos + length]
+        cid_length = 34 if section[0] == 0x12 else 36
+        cid, data = CID.from_bytes(section[:cid_length]), section[cid_length:]
+        if hashlib.sha256(data).digest() != cid.digest:
+            raise ValueError(f"uploaded block {cid} does not match its hash")
+        blocks.append(Block(cid, data))
+        pos += length
+    return root, blocks
+
+
+def multipart_parts(content_type: str, body: bytes) -> dict[str, bytes]:
+    message = email.message_from_bytes(
+        f"Content-Type: {content_type}\r\n\r\n".encode() + body, policy=email.policy.HTTP
+    )
+    return {part.get_param("name", header="content-disposition"): part.get_payload(decode=True) for part in message.iter_parts()}
+
+
+@dataclass
+class Script:
+    """Failures to answer before serving normally: (status, headers) per request, in order."""
+
+    failures: list[tuple[int, dict[str, str]]] = field(default_factory=list)
+    lie_root: str | None = None  # answer this root instead of the real one
+    requests: list[str] = field(default_factory=list)
+
+
+class _Handler(BaseHTTPRequestHandler):
+    service: object  # set per server
+
+    def log_message(self, format, *args):  # noqa: A002
+        pass
+
+    def _send(self, status: int, body: bytes | dict, headers: dict[str, str] | None = None) -> None:
+        payload = body if isinstance(body, bytes) else json.dumps(body).encode()
+        self.send_response(status)
+        self.send_header("Content-Length", str(len(payload)))
+        for key, value in (headers or {}).items():
+            self.send_header(key, value)
+        self.end_headers()
+        self.wfile.write(payload)
+
+    def _body(self) -> bytes:
+        return self.rfile.read(int(self.headers.get("Content-Length") or 0))
+
+    def _handle(self) -> None:
+        service = self.service
+        body = self._body()
+        service.script.requests.append(f"{self.command} {self.path}")
+        if service.script.failures:
+            status, headers = service.script.failures.pop(0)
+            self._send(status, b"try later", headers)
+            return
+        url = urlparse(self.path)
+        query = {key: values[0] for key, values in parse_qs(url.query).items()}
+        status, answer = service.answer(self.command, url.path, query, self.headers, body)
+        self._send(status, answer)
+
+    do_GET = do_POST = do_DELETE = _handle
+
+
+@contextlib.contextmanager
+def running(service) -> Iterator[str]:
+    handler = type("Handler", (_Handler,), {"service": service})
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def _kubo_error(message: str) -> tuple[int, dict]:
+    return 500, {"Message": message, "Code": 0, "Type": "error"}
+
+
+@dataclass
+class FakeKubo:
+    store: BlockStore
+    script: Script = field(default_factory=Script)
+    pins: dict[str, str] = field(default_factory=dict)
+    serve_corrupted: set[str] = field(default_factory=set)  # block/get flips a byte of these
+
+    def answer(self, method, path, query, headers, body):
+        if method != "POST":
+            return 405, b"405 - Method Not Allowed"
+        command = path.removeprefix("/api/v0/")
+        if command == "dag/import":
+            root, blocks = parse_car(multipart_parts(headers["Content-Type"], body)["file"])
+            self.store.put_many(blocks)
+            answered = self.script.lie_root or str(root)
+            complete = verify_dag(root, self.store.get).ok
+            if query.get("pin-roots", "true") == "true" and complete:
+                self.pins.setdefault(answered, "")
+            error = "" if complete else f"pinning root {root}: DAG is incomplete"
+            event = {"Root": {"Cid": {"/": answered}, "PinErrorMsg": error}}
+            return 200, (json.dumps(event) + "\n").encode()
+        arg = query.get("arg")
+        if command == "pin/add":
+            self.pins[arg] = query.get("name", "")
+            return 200, {"Pins": [arg]}
+        if command == "pin/ls":
+            if arg is None:
+                return 200, {"Keys": {cid: {"Type": "recursive"} for cid in self.pins}}
+            if arg not in self.pins:
+                return _kubo_error(f"path '{arg}' is not pinned")
+            return 200, {"Keys": {arg: {"Type": "recursive"}}}
+        if command == "pin/rm":
+            if self.pins.pop(arg, None) is None:
+                return _kubo_error("not pinned or pinned indirectly")
+            return 200, {"Pins": [arg]}
+        if command == "block/get":
+            try:
+                data = self.store.get(arg)
+            except KeyError:
+                return _kubo_error(f"block was not found locally (offline): ipld: could not find {arg}")
+            return 200, (bytes([data[0] ^ 1]) + data[1:] if arg in self.serve_corrupted and data else data)
+        return 404, b"404 page not found"
+
+
+@dataclass
+class FakePsa:
+    token: str
+    script: Script = field(default_factory=Script)
+    statuses: dict[str, dict] = field(default_factory=dict)
+    polls_until_pinned: int = 2
+
+    def answer(self, method, path, query, headers, body):
+        if headers.get("Authorization") != f"Bearer {self.token}":
+            return 401, {"error": {"reason": "UNAUTHORIZED", "details": "missing or wrong token"}}
+        if path == "/pins" and method == "POST":
+            pin = json.loads(body)
+            request_id = uuid.uuid4().hex
+            cid = self.script.lie_root or pin["cid"]
+            self.statuses[request_id] = {
+                "requestid": request_id, "status": "queued", "created": f"2026-01-01T00:00:{len(self.statuses):02d}Z",
+                "pin": {"cid": cid, "name": pin.get("name")}, "delegates": ["/dnsaddr/fake/p2p/QmFake"], "info": {},
+                "_polls": 0,
+            }
+            return 202, self._public(self.statuses[request_id])
+        if path == "/pins" and method == "GET":
+            wanted = set(query.get("status", "pinned").split(","))
+            cids = set(query["cid"].split(",")) if "cid" in query else None
+            results = [
+                self._public(s) for s in self.statuses.values()
+                if s["status"] in wanted and (cids is None or s["pin"]["cid"] in cids)
+            ]
+            return 200, {"count": len(results), "results": results[: int(query.get("limit", 10))]}
+        request_id = path.removeprefix("/pins/")
+        status = self.statuses.get(request_id)
+        if status is None:
+            return 404, {"error": {"reason": "NOT_FOUND", "details": request_id}}
+        if method == "DELETE":
+            del self.statuses[request_id]
+            return 202, b""
+        status["_polls"] += 1
+        if status["_polls"] >= self.polls_until_pinned:
+            status["status"] = "pinned"
+        elif status["_polls"] >= 1:
+            status["status"] = "pinning"
+        return 200, self._public(status)
+
+    @staticmethod
+    def _public(status: dict) -> dict:
+        return {key: value for key, value in status.items() if not key.startswith("_")}
+
+
+@dataclass
+class FakePinata:
+    token: str
+    store: BlockStore
+    script: Script = field(default_factory=Script)
+    files: dict[str, dict] = field(default_factory=dict)
+
+    def answer(self, method, path, query, headers, body):
+        if headers.get("Authorization") != f"Bearer {self.token}":
+            return 401, {"error": "Unauthorized"}
+        if method == "POST" and path == "/v3/files":
+            parts = multipart_parts(headers["Content-Type"], body)
+            if parts.get("car") != b"true" or parts.get("network") != b"public":
+                return 400, {"error": "expected car=true on the public network"}
+            root, blocks = parse_car(parts["file"])
+            self.store.put_many(blocks)
+            file_id = uuid.uuid4().hex
+            entry = {"id": file_id, "name": parts["name"].decode(), "cid": self.script.lie_root or str(root), "size": len(body)}
+            self.files[file_id] = entry
+            return 200, {"data": {**entry, "is_duplicate": False, "number_of_files": 1, "mime_type": "application/vnd.ipld.car"}}
+        if method == "GET" and path == "/v3/files/public":
+            found = [f for f in self.files.values() if "cid" not in query or f["cid"] == query["cid"]]
+            return 200, {"data": {"files": found, "next_page_token": None}}
+        if method == "DELETE" and path.startswith("/v3/files/public/"):
+            self.files.pop(path.rsplit("/", 1)[1], None)
+            return 200, {"data": None}
+        return 404, {"error": "not found"}

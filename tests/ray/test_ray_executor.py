@@ -1,0 +1,209 @@
+"""The generate stage on a real Ray cluster (two CPU workers on 127.0.0.1, started by conftest), through the real
+pipeline, tiny model, SQLite ledger and local IPFS store; compared with the local executor on the same pieces."""
+
+from __future__ import annotations
+
+import os
+import signal
+import sqlite3
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+import pytest
+import ray
+
+from mintprep.config import load_collection
+from mintprep.errors import ConfigError
+from mintprep.executors.ray import WORKER_NAME_PREFIX, RayExecutor, plan_workers
+from mintprep.executors.settings import ExecutorSettings
+from mintprep.generate import GeneratorSettings
+from mintprep.ledger import Ledger
+from mintprep.pipeline import run_collection
+from tests.conftest import write_collection
+
+pytestmark = pytest.mark.slow
+
+SIZE = 8
+STEPS = 10  # ~0.2 s a piece on one thread: long enough to kill a worker while the run is going
+
+
+@dataclass(frozen=True)
+class Outcome:
+    pngs: dict[int, bytes]
+    image_cids: dict[int, str]
+    generations_per_token: dict[int, int]
+    metadata_root: str
+    manifest_cid: str
+
+
+def collection(folder: Path, **changes: object) -> Path:
+    return write_collection(folder, size=SIZE, generator__steps=STEPS, **changes)
+
+
+def outcome(path: Path) -> Outcome:
+    col = load_collection(path)
+    with Ledger.open(col.state_dir, readonly=True) as ledger:
+        record = ledger.current_manifest()
+        tokens = record.manifest["tokens"]
+        pngs = {t["token_id"]: ledger.objects.get(t["png_sha256"]) for t in tokens}
+        cids = {t["token_id"]: t["image_cid"] for t in tokens}
+    with sqlite3.connect(f"file:{col.state_dir / 'state.db'}?mode=ro", uri=True) as conn:
+        counts = dict(conn.execute("SELECT token_id, count(*) FROM generations GROUP BY token_id").fetchall())
+    return Outcome(pngs, cids, counts, record.metadata_root, record.manifest_cid)
+
+
+def live_workers() -> dict[str, int]:
+    """name -> pid of this job's generation actors, asked of the actors themselves."""
+    pids = {}
+    for name in ray.util.list_named_actors():
+        if name.startswith(WORKER_NAME_PREFIX):
+            try:
+                pids[name] = ray.get(ray.get_actor(name).describe.remote(), timeout=30).pid
+            except (ValueError, ray.exceptions.RayError):
+                pass  # died between the listing and the call
+    return pids
+
+
+def gone(pid: int, within_s: float = 20.0) -> bool:
+    deadline = time.monotonic() + within_s
+    while time.monotonic() < deadline:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return True
+        time.sleep(0.05)
+    return False
+
+
+class WhenGenerated(threading.Thread):
+    """Runs `action` once the ledger holds at least `count` generations, noting how many it held then."""
+
+    def __init__(self, path: Path, count: int, action: Callable[[], object]):
+        super().__init__(daemon=True)
+        self.db = path.parent / ".mintprep" / "state.db"
+        self.count, self.action = count, action
+        self.fired_at: int | None = None
+        self.result: object = None
+
+    def run(self) -> None:
+        deadline = time.monotonic() + 180
+        while time.monotonic() < deadline:
+            done = self._generations()
+            if done >= self.count:
+                self.result = self.action()
+                self.fired_at = done
+                return
+            time.sleep(0.01)
+
+    def _generations(self) -> int:
+        try:
+            with sqlite3.connect(f"file:{self.db}?mode=ro", uri=True) as conn:
+                return conn.execute("SELECT count(*) FROM generations").fetchone()[0]
+        except sqlite3.OperationalError:  # the ledger is not created yet
+            return 0
+
+
+@pytest.fixture(scope="module")
+def local_reference(tmp_path_factory: pytest.TempPathFactory, one_torch_thread: None) -> Outcome:
+    path = collection(tmp_path_factory.mktemp("local"))
+    report = run_collection(load_collection(path))
+    assert report.complete and report.generated == SIZE
+    return outcome(path)
+
+
+def test_ray_run_gives_the_local_run_bytes_and_cids(ray_cluster, local_reference: Outcome, tmp_path: Path):
+    path = collection(tmp_path, executor__kind="ray")
+    report = run_collection(load_collection(path))
+    assert report.complete and report.generated == SIZE
+
+    got = outcome(path)
+    assert got.pngs == local_reference.pngs  # byte for byte
+    assert got.image_cids == local_reference.image_cids
+    assert (got.metadata_root, got.manifest_cid) == (local_reference.metadata_root, local_reference.manifest_cid)
+    assert got.generations_per_token == {t: 1 for t in range(1, SIZE + 1)}
+    assert live_workers() == {}, "the executor's actors outlive the run"
+
+
+def test_killing_a_worker_mid_run_still_records_every_piece_once(ray_cluster, local_reference: Outcome,
+                                                                 tmp_path: Path):
+    path = collection(tmp_path, executor__kind="ray")
+
+    def kill_one_worker() -> int:
+        name, pid = sorted(live_workers().items())[0]
+        os.kill(pid, signal.SIGKILL)
+        return pid
+
+    killer = WhenGenerated(path, 1, kill_one_worker)
+    killer.start()
+    report = run_collection(load_collection(path))
+    killer.join(timeout=5)
+
+    assert killer.fired_at is not None and killer.fired_at < SIZE, "the worker was not killed during the run"
+    assert gone(killer.result)
+    assert report.complete and report.generated == SIZE
+    got = outcome(path)
+    assert got.generations_per_token == {t: 1 for t in range(1, SIZE + 1)}
+    assert got.pngs == local_reference.pngs and got.manifest_cid == local_reference.manifest_cid
+
+
+def test_ctrl_c_stops_the_workers_and_the_next_run_resumes(ray_cluster, local_reference: Outcome, tmp_path: Path):
+    path = collection(tmp_path, executor__kind="ray")
+
+    def interrupt() -> dict[str, int]:
+        workers = live_workers()
+        os.kill(os.getpid(), signal.SIGINT)
+        return workers
+
+    interrupter = WhenGenerated(path, 2, interrupt)
+    interrupter.start()
+    with pytest.raises(KeyboardInterrupt):
+        run_collection(load_collection(path))
+        time.sleep(5)  # a run that finished before the signal arrived must not fail the test elsewhere
+    interrupter.join(timeout=5)
+
+    assert interrupter.fired_at is not None and interrupter.fired_at < SIZE
+    assert interrupter.result and all(gone(pid) for pid in interrupter.result.values()), "workers left running"
+    kept = sum(outcome_counts(path).values())
+    assert interrupter.fired_at <= kept < SIZE
+
+    # The next run (here local: request keys do not depend on the executor) generates only the rest.
+    rerun = run_collection(load_collection(collection(tmp_path)))
+    assert rerun.complete
+    assert (rerun.generation_skipped, rerun.generated) == (kept, SIZE - kept)
+    assert outcome(path).manifest_cid == local_reference.manifest_cid
+
+
+def outcome_counts(path: Path) -> dict[int, int]:
+    db = path.parent / ".mintprep" / "state.db"
+    with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as conn:
+        return dict(conn.execute("SELECT token_id, count(*) FROM generations GROUP BY token_id").fetchall())
+
+
+def test_a_generator_that_cannot_load_is_reported_as_locally(ray_cluster):
+    with pytest.raises(ConfigError, match="generator.model"):
+        RayExecutor(ExecutorSettings(kind="ray", num_workers=1), GeneratorSettings(kind="diffusers"))
+    assert live_workers() == {}
+
+
+@pytest.mark.parametrize(("settings", "resources", "expected"), [
+    (ExecutorSettings(kind="ray"), {"CPU": 2.0}, (2, 0.0)),
+    (ExecutorSettings(kind="ray", num_cpus=2), {"CPU": 5.0}, (2, 0.0)),
+    (ExecutorSettings(kind="ray"), {"CPU": 16.0, "GPU": 4.0}, (4, 1.0)),
+    (ExecutorSettings(kind="ray", num_gpus=0.5), {"CPU": 16.0, "GPU": 2.0}, (4, 0.5)),
+    (ExecutorSettings(kind="ray", num_gpus=0, num_workers=3), {"CPU": 16.0, "GPU": 2.0}, (3, 0.0)),
+])
+def test_workers_fill_the_cluster_unless_told(settings, resources, expected):
+    assert plan_workers(settings, resources) == expected
+
+
+@pytest.mark.parametrize(("settings", "resources"), [
+    (ExecutorSettings(kind="ray", num_workers=3), {"CPU": 2.0}),
+    (ExecutorSettings(kind="ray", num_gpus=1), {"CPU": 8.0}),
+    (ExecutorSettings(kind="ray", num_cpus=4), {"CPU": 2.0}),
+])
+def test_workers_that_cannot_fit_are_a_config_error(settings, resources):
+    with pytest.raises(ConfigError, match=r"executor\.num_workers.*do not fit"):
+        plan_workers(settings, resources)
