@@ -29,8 +29,12 @@ class PinnedPiece:
 
 
 def encode_json(value: Any) -> bytes:
-    """Stable, readable bytes: the same value always encodes to the same file (and CID)."""
-    return (json.dumps(value, indent=2, ensure_ascii=False) + "\n").encode()
+    """Stable, readable bytes: the same value always encodes to the same file (and CID).
+
+    Keys are sorted because values reach here both fresh and read back from the ledger, and dict
+    order must not change a CID.
+    """
+    return (json.dumps(value, indent=2, sort_keys=True, ensure_ascii=False) + "\n").encode()
 
 
 def token_name(spec: CollectionSpec, token_id: int) -> str:

@@ -301,12 +301,13 @@ def _step_metadata(col: Collection, ledger: Ledger, plan: RepairPlan, outcome: R
 
 def _step_page(col: Collection, ledger: Ledger, plan: RepairPlan, outcome: RepairOutcome, **_: Any) -> bool:
     """Rebuild the page where there is one, and republish it where it was published."""
-    from mintprep.page.publish import build_collection_page, collection_page_inputs, publish_collection
+    from mintprep.page.publish import publish_collection
+    from mintprep.pipeline import page_stage
 
     if ledger.latest_publish() is not None:
         publish_collection(col, ledger)
     elif (col.page_dir / "index.html").is_file():
-        build_collection_page(col, collection_page_inputs(col, ledger))
+        page_stage(col, ledger, RunReport(pieces=0))
     return True
 
 

@@ -17,7 +17,7 @@ from web3.exceptions import BadFunctionCallOutput, ContractLogicError
 
 from mintprep.chain.artifact import load_artifact
 from mintprep.chain.costs import MintCost, describe_estimate_failure, estimate_mint_cost
-from mintprep.chain.deploy import base_uri_for, deployed_address
+from mintprep.chain.deploy import base_uri_for, deployed_address, find_contract
 from mintprep.chain.networks import Network
 from mintprep.chain.rpc import RPC_FAILURES, connect, describe_failure, redact_url
 from mintprep.chain.settings import WEI_PER_ETH
@@ -95,8 +95,8 @@ def _row(field: str, expected: Any, on_chain: Any, show: Callable[[Any], str] = 
     return CheckRow(field, show(expected), show(on_chain), ok, None if ok else fix)
 
 
-def _read(contract: Contract, name: str, *args: Any) -> Any:
-    return getattr(contract.functions, name)(*args).call()
+def _read(contract: Contract, name: str) -> Any:
+    return getattr(contract.functions, name)().call()
 
 
 def compare_drop(w3: Web3, rpc_url: str, expected: ExpectedDrop) -> CheckReport:
@@ -123,9 +123,11 @@ def _compare(w3: Web3, rpc_url: str, expected: ExpectedDrop) -> CheckReport:
     try:
         price = _read(drop, "mintPrice")
         rows += [
-            _row("mint_price", expected.mint_price_wei, price, format_wei, f"setMintPrice({expected.mint_price_wei})"),
+            _row("mint_price", expected.mint_price_wei, price, format_wei,
+                 f"correct chain.mint_price, or if the config is right call setMintPrice({expected.mint_price_wei})"),
             _row("max_per_wallet", expected.max_per_wallet, _read(drop, "maxPerWallet"),
-                 fix=f"setMaxPerWallet({expected.max_per_wallet})"),
+                 fix=f"correct chain.max_per_wallet, or if the config is right call "
+                     f"setMaxPerWallet({expected.max_per_wallet})"),
             _row("max_supply", expected.max_supply, _read(drop, "maxSupply"),
                  fix="maxSupply is immutable: redeploy, or set `size` to the deployed supply"),
             _row("owner", expected.owner, _read(drop, "owner"), fix="transferOwnership from the current owner"),
@@ -170,3 +172,12 @@ def check_collection(col: Collection, ledger: Ledger | None, rpc_url: str | None
     network, url = col.spec.chain.endpoint(rpc_url=rpc_url)
     expected = expected_drop(col, ledger, network)
     return compare_drop(connect(url), url, expected)
+
+
+def check_if_deployed(col: Collection, ledger: Ledger | None, rpc_url: str | None = None) -> CheckReport | None:
+    """`check_collection` when a contract is configured (chain.contract or a recorded deployment), else None.
+
+    For `mintprep run`: a collection with no contract yet has nothing to drift from.
+    """
+    network, _ = col.spec.chain.endpoint()
+    return check_collection(col, ledger, rpc_url) if find_contract(col, ledger, network) else None

@@ -97,13 +97,26 @@ def drop_config(col: Collection, deployer: str, base_uri: str) -> DropConfig:
 
 
 def deploy_collection(
-    col: Collection, ledger: Ledger, signer: LocalAccount, network_name: str | None = None, rpc_url: str | None = None
+    col: Collection,
+    ledger: Ledger,
+    signer: LocalAccount,
+    network_name: str | None = None,
+    rpc_url: str | None = None,
+    again: bool = False,
 ) -> Deployed:
     """Deploy the collection's drop and record it in the ledger.
 
-    When metadata is already pinned the contract starts with its base URI, saving a setBaseURI transaction.
+    Refuses when the collection already has a contract on that network (a second deploy costs gas and splits
+    the collection) unless `again`. When metadata is already pinned the contract starts with its base URI,
+    saving a setBaseURI transaction.
     """
     net, url = col.spec.chain.endpoint(network_name, rpc_url)
+    existing = find_contract(col, ledger, net)
+    if existing and not again:
+        raise UserError(
+            f"{col.path}: a contract for this collection exists on {net.name} at {existing}; "
+            "pass --again to deploy another one"
+        )
     w3 = connect(url)
     require_chain(w3, net)
     manifest = ledger.current_manifest()
@@ -113,10 +126,17 @@ def deploy_collection(
     return deployed
 
 
-def deployed_address(col: Collection, ledger: Ledger | None, network: Network) -> str:
-    """chain.contract, else the ledger's latest deployment on that network; UserError when there is neither."""
+def find_contract(col: Collection, ledger: Ledger | None, network: Network) -> str | None:
+    """chain.contract, else the ledger's latest deployment on that network, else None (nothing deployed yet)."""
+    if col.spec.chain.contract:
+        return col.spec.chain.contract
     deployment = ledger.latest_deployment(network.chain_id) if ledger else None
-    address = col.spec.chain.contract or (deployment.address if deployment else None)
+    return deployment.address if deployment else None
+
+
+def deployed_address(col: Collection, ledger: Ledger | None, network: Network) -> str:
+    """`find_contract`, or a UserError saying how to get a contract."""
+    address = find_contract(col, ledger, network)
     if address is None:
         raise UserError(
             f"{col.path}: no contract on {network.name}: set chain.contract "

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from decimal import Decimal, InvalidOperation
 
-from eth_utils import is_address, to_checksum_address
+from eth_utils import is_address, is_checksum_address, to_checksum_address
 from pydantic import Field, field_validator
 
 from mintprep.chain.networks import Network, NetworkName, network
@@ -44,7 +44,11 @@ class ChainSettings(StrictModel):
         if value is None:
             return None
         if not is_address(value):
-            raise ValueError(f"must be a 0x-prefixed 20-byte address with a valid checksum if mixed-case, got {value!r}")
+            raise ValueError(f"must be a 0x-prefixed 20-byte hex address, got {value!r}")
+        digits = value[2:]
+        # Mixed case is an EIP-55 checksum: a typo in it must fail here, not send funds to a wrong address.
+        if digits != digits.lower() and digits != digits.upper() and not is_checksum_address(value):
+            raise ValueError(f"has an invalid EIP-55 checksum (a mistyped letter?), got {value!r}")
         return to_checksum_address(value)
 
     @property

@@ -102,6 +102,7 @@ def deploy_command(
     ),
     rpc_url: Optional[str] = RPC_URL,
     keystore: Optional[Path] = KEYSTORE,
+    again: bool = typer.Option(False, "--again", help="deploy even though the collection already has a contract"),
     as_json: bool = JSON,
 ) -> None:
     """Deploy MintprepDrop with the collection's name, size, price and per-wallet cap; record it in the ledger."""
@@ -110,10 +111,13 @@ def deploy_command(
         raise typer.BadParameter(f"must be one of {', '.join(NETWORKS)}", param_hint="--network")
     signer = load_signer(keystore, _ask_password)
     with Ledger.open(col.state_dir) as ledger:
-        deployed = deploy_collection(col, ledger, signer, network_name=network, rpc_url=rpc_url)
+        deployed = deploy_collection(col, ledger, signer, network_name=network, rpc_url=rpc_url, again=again)
     if as_json:
         print_json(deployed.to_json())
     console.print(f"deployed MintprepDrop at {deployed.address} (tx {deployed.tx_hash}, {deployed.gas_used} gas)")
+    explorer = col.spec.chain.endpoint(network)[0].tx_url(deployed.tx_hash)
+    if explorer:
+        console.print(f"explorer: {explorer}")
     console.print(f'add to {col.path}:  chain: {{contract: "{deployed.address}"}}')
 
 

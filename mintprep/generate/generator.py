@@ -15,7 +15,9 @@ the next rung that raises the VAE's precision (no resampling). Any other rejecti
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
+import logging
 from dataclasses import dataclass
 from typing import Any
 
@@ -223,7 +225,8 @@ class Generator:
             if name not in self._masters:
                 self._masters[name] = {key: value.detach().to("cpu", copy=True)
                                        for key, value in module.state_dict().items()}
-            module.to(dtype=target)
+            with _quiet_diffusers():  # it warns that casting with .to() is discouraged: we cast from masters
+                module.to(dtype=target)
             module.load_state_dict(self._masters[name])
 
     def _place(self) -> None:
@@ -234,7 +237,8 @@ class Generator:
             else:
                 self.pipe.enable_sequential_cpu_offload(device=self.device)
         else:
-            self.pipe.to(self.device)
+            with _quiet_diffusers():  # "fp16 cannot run on cpu" is no longer true of torch
+                self.pipe.to(self.device)
 
     def _assert_inference_ready(self) -> None:
         for name, module in self.modules.items():
@@ -289,6 +293,17 @@ class Generator:
             "device": device_facts(self.device),
             "png_sha256": png_sha256,
         }
+
+
+@contextlib.contextmanager
+def _quiet_diffusers():
+    logger = logging.getLogger("diffusers")
+    level = logger.level
+    logger.setLevel(logging.ERROR)
+    try:
+        yield
+    finally:
+        logger.setLevel(level)
 
 
 def _record(attempt: int, seed: int, rung: Rung, rejected: Rejected, redecode_of: int | None = None) -> AttemptRecord:

@@ -22,35 +22,7 @@ from mintprep.ipfs.cid import CID, as_cid
 from mintprep.ipfs.dagpb import child_links
 from mintprep.ipfs.unixfs import Block
 from mintprep.ipfs.verify import BlockNotFound
-
-
-def _write_then_rename(path: Path, data: bytes) -> None:
-    """Write to a temp file beside `path`, fsync it, rename it over `path`: never a half-written file."""
-    handle, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(handle, "wb") as out:
-            out.write(data)
-            out.flush()
-            os.fsync(out.fileno())
-        os.replace(temp, path)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(temp)
-        raise
-
-
-def atomic_write(path: Path, data: bytes) -> None:
-    """Replace `path` durably so readers see the old file or the new one, never a mix."""
-    _write_then_rename(path, data)
-    _fsync_dir(path.parent)
-
-
-def _fsync_dir(path: Path) -> None:
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
+from mintprep.objects import write_atomic
 
 
 class BlockStore:
@@ -142,7 +114,7 @@ class BlockStore:
             yield pins
             after = json.dumps(pins, sort_keys=True, indent=1)
             if after != before:
-                atomic_write(self.pins_file, after.encode())
+                write_atomic(self.pins_file, after.encode())
 
     def read_pins(self) -> dict[str, dict[str, str]]:
         try:

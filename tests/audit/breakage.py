@@ -62,8 +62,17 @@ def plant_images(path: Path, images: dict[int, bytes]) -> dict[int, str]:
             pinned.append(PinnedPiece(plan_piece(col.spec, token_id), png_sha256, image_cid, token["provenance"],
                                       pieces[token_id].request_key))
         manifest_stage(col, ledger, pinned, RunReport(pieces=len(pinned)))
+        replaced = [t["image_cid"] for t in record.manifest["tokens"] if t["token_id"] in images]
+        _unpin(ledger, backend, [*replaced, record.metadata_root, record.manifest_cid])
         build_collection_page(col, collection_page_inputs(col, ledger))
     return planted
+
+
+def _unpin(ledger: Ledger, backend, cids: list[str]) -> None:
+    """What the older version replaced is gone, so the planted state has no pins nothing points at."""
+    for cid in cids:
+        backend.unpin(cid)
+        ledger.record_unpin(cid, backend.name)
 
 
 def plant_metadata(path: Path, edit: Callable[[dict[str, bytes]], None]) -> str:
@@ -86,6 +95,7 @@ def plant_metadata(path: Path, edit: Callable[[dict[str, bytes]], None]) -> str:
         cid = pin_bytes(ledger, backend, profile, data, kind="manifest", name="hand-edited-manifest").cid
         ledger.record_manifest(metadata_root=root, manifest_cid=cid, manifest_sha256=ledger.objects.put(data),
                                provenance_hash=manifest["provenance_hash"])
+        _unpin(ledger, backend, [record.metadata_root, record.manifest_cid])
         build_collection_page(col, collection_page_inputs(col, ledger))
     return root
 

@@ -7,7 +7,7 @@ import secrets
 import pytest
 
 from mintprep.chain.artifact import load_artifact
-from mintprep.chain.check import check_collection
+from mintprep.chain.check import check_collection, check_if_deployed
 from mintprep.chain.costs import GAS_PRICE_ORACLE
 from mintprep.errors import UserError
 from mintprep.ledger import Ledger
@@ -43,7 +43,7 @@ def test_price_off_by_one_wei_on_chain_is_named(deployed_collection: DeployedCol
     assert report.mismatches == ["mint_price"]
     row = report.row("mint_price")
     assert (row.expected, row.on_chain) == (f"{PRICE_WEI} wei (0.00063 ETH)", f"{PRICE_WEI + 1} wei (0.000630000000000001 ETH)")
-    assert row.fix == f"setMintPrice({PRICE_WEI})"
+    assert row.fix.endswith(f"call setMintPrice({PRICE_WEI})")
 
 
 def test_price_typed_ten_times_too_high_in_config_is_named(deployed_collection: DeployedCollection):
@@ -120,3 +120,21 @@ def test_no_contract_anywhere_is_a_user_error(tmp_path, chain):
     col = chain_collection(tmp_path / "fresh", chain.node.url)
     with pytest.raises(UserError, match="no contract on base"):
         check_collection(col, None)
+
+
+def test_run_gate_skips_a_collection_without_contract_and_checks_a_deployed_one(
+    tmp_path, chain, deployed_collection: DeployedCollection
+):
+    fresh = chain_collection(tmp_path / "fresh", chain.node.url)
+    assert check_if_deployed(fresh, None) is None
+    # Deployed but chain.contract not yet pasted into the YAML: the ledger's deployment is found and checked.
+    unpasted = deployed_collection.with_chain(contract=None)
+    with Ledger.open(unpasted.state_dir, readonly=True) as ledger:
+        report = check_if_deployed(unpasted, ledger)
+    assert report is not None and report.ok and report.address == deployed_collection.deployed.address
+
+
+def test_without_a_ledger_the_base_uri_is_shown_not_compared(deployed_collection: DeployedCollection):
+    report = check_collection(deployed_collection.col, None)
+    assert report.ok
+    assert report.row("base_uri").ok is None and report.row("owner").ok is None

@@ -172,3 +172,17 @@ def test_check_against_unreachable_rpc_exits_2_naming_the_url(runner, tmp_path):
     assert result.exit_code == 2
     assert "cannot reach the RPC at http://127.0.0.1:9" in result.stderr
     assert result.stdout == ""
+
+
+def test_second_deploy_is_refused_unless_asked_for(runner, deployed_collection: DeployedCollection, monkeypatch):
+    chain = deployed_collection.chain
+    monkeypatch.setenv(KEY_ENV, chain.owner.key.hex())
+    unpasted = deployed_collection.with_chain(contract=None)  # only the ledger knows the contract
+    nonce = chain.w3.eth.get_transaction_count(chain.owner.address)
+    refused = runner.invoke(app, ["contract", "deploy", str(unpasted.path)])
+    assert refused.exit_code == 2
+    assert f"exists on base at {deployed_collection.deployed.address}" in refused.stderr
+    assert chain.w3.eth.get_transaction_count(chain.owner.address) == nonce
+    again = runner.invoke(app, ["contract", "deploy", str(unpasted.path), "--again", "--json"])
+    assert again.exit_code == 0, again.output
+    assert json.loads(again.stdout)["address"] != deployed_collection.deployed.address

@@ -88,7 +88,7 @@ def test_memory_stays_flat_as_the_file_grows(tmp_path) -> None:
         import_file(path, profile)
         peaks.append(tracemalloc.get_traced_memory()[1])
         tracemalloc.stop()
-    assert peaks[1] < 2 * 1024 * 1024 and peaks[1] < peaks[0] * 1.5, peaks
+    assert peaks[1] < 4 * 1024 * 1024 and peaks[1] < peaks[0] * 1.5, peaks  # ~2 read buffers, whatever the size
 
 
 def test_export_car_from_a_path_and_from_the_store(planets, tmp_path) -> None:

@@ -1,0 +1,36 @@
+"""Running `mintprep audit --repair` in a real child process that may SIGKILL itself (the fault-injection hook).
+
+Children are forked from a forkserver that has already imported mintprep, torch and diffusers but has run
+nothing: a fresh process per run (so SIGKILL is real and nothing survives it) without paying the imports
+each time, and without forking a parent whose torch thread pools are already running.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+from collections.abc import Sequence
+
+_context = multiprocessing.get_context("forkserver")
+_context.set_forkserver_preload(["mintprep.cli", "mintprep.cli.audit_cmd", "mintprep.repair", "mintprep.generate.loading"])
+
+
+def _main(argv: Sequence[str], env: dict[str, str]) -> None:
+    os.environ.update(env)
+    import mintprep.cli.audit_cmd  # noqa: F401  (registers `audit`)
+    from mintprep.cli.app import app
+
+    app(args=list(argv), prog_name="mintprep")  # raises SystemExit with the command's exit code
+
+
+def run_mintprep(argv: Sequence[str], env: dict[str, str] | None = None, timeout: float = 300) -> int:
+    """The exit code of `mintprep ARGV` run in a child process; negative when a signal killed it."""
+    child = _context.Process(target=_main, args=(list(argv), dict(env or {})))
+    child.start()
+    child.join(timeout)
+    if child.is_alive():
+        child.kill()
+        child.join()
+        raise TimeoutError(f"mintprep {' '.join(argv)} still running after {timeout} s")
+    assert child.exitcode is not None
+    return child.exitcode

@@ -1,0 +1,124 @@
+"""`mintprep audit --repair` on the real pipeline's output: broken pieces replaced, everything re-pointed,
+old pins gone, nothing regenerated twice; and `--dry-run` changes nothing."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+import mintprep.cli.audit_cmd  # noqa: F401  (registers `audit`)
+from mintprep.audit import audit_collection
+from mintprep.cli.app import app
+from mintprep.config import load_collection
+from mintprep.ipfs.backends import make_backend
+from mintprep.ipfs.cid import CID
+from mintprep.ipfs.reader import list_directory, read_file
+from mintprep.ledger import Ledger
+from mintprep.page import read_page_config
+from mintprep.repair import repair_collection
+from tests.audit.breakage import broken_pngs, plant_images, state_fingerprint
+
+
+def final_state(path: Path) -> dict:
+    """Everything a repair is supposed to have settled, in comparable form."""
+    col = load_collection(path)
+    backend = make_backend(col.spec.ipfs, col.state_dir)
+    with Ledger.open(col.state_dir, readonly=True) as ledger:
+        record = ledger.current_manifest()
+        page = read_page_config(col.page_dir / "index.html")
+        listing = list_directory(record.metadata_root, backend.fetch_block)
+        return {
+            "metadata_root": record.metadata_root,
+            "manifest_cid": record.manifest_cid,
+            "images": {t: p.image_cid for t, p in ledger.pieces().items()},
+            "metadata_images": {t: json.loads(read_file(listing[f"{t}.json"], backend.fetch_block))["image"]
+                                for t in ledger.pieces()},
+            "page_root": page["metadata_root"],
+            "page_images": {entry[0]: entry[2] for entry in page["tokens"]},
+            "ledger_pins": sorted(p["cid"] for p in ledger.active_pins()),
+            "backend_pins": backend.list_pins(),
+            "first_attempts": ledger.first_attempts(),
+            "open_journal": ledger.open_journal("repair") is not None,
+        }
+
+
+def generations_per_token(path: Path) -> dict[int, int]:
+    db = sqlite3.connect(f"file:{path.parent / '.mintprep' / 'state.db'}?mode=ro", uri=True)
+    try:
+        return dict(db.execute("SELECT token_id, count(*) FROM generations GROUP BY token_id").fetchall())
+    finally:
+        db.close()
+
+
+def assert_repaired(path: Path, planted: dict[int, str]) -> dict:
+    state = final_state(path)
+    assert audit_collection(load_collection(path)).ok
+    for token_id, old_cid in planted.items():
+        new_cid = state["images"][token_id]
+        assert new_cid != old_cid
+        assert state["metadata_images"][token_id] == f"ipfs://{new_cid}"
+        assert state["page_images"][token_id] == new_cid
+        assert old_cid not in state["backend_pins"] and old_cid not in state["ledger_pins"]
+    assert state["page_root"] == state["metadata_root"]
+    assert state["ledger_pins"] == state["backend_pins"], "no orphan pin, no pin the ledger does not know"
+    referenced = set(state["images"].values()) | {state["metadata_root"], state["manifest_cid"]}
+    assert set(state["backend_pins"]) == referenced
+    assert not state["open_journal"]
+    return state
+
+
+def test_repair_replaces_broken_pieces_and_everything_pointing_at_them(collection: Path):
+    col = load_collection(collection)
+    broken = broken_pngs(col)
+    planted = plant_images(collection, {2: broken["black"], 3: broken["flat"], 4: broken["noise"]})
+    generations_before = generations_per_token(collection)
+
+    result = CliRunner().invoke(app, ["audit", str(collection), "--repair", "--json"])
+
+    assert result.exit_code == 0, result.output
+    outcome = json.loads(result.stdout)
+    assert outcome["status"] == "repaired" and outcome["after"]["ok"]
+    assert {t["token_id"] for t in outcome["plan"]["tokens"]} == {2, 3, 4}
+    assert all(t["action"] == "regenerate" and t["next_attempt"] >= 1 for t in outcome["plan"]["tokens"])
+    state = assert_repaired(collection, planted)
+    assert state["first_attempts"] == {t["token_id"]: t["next_attempt"] for t in outcome["plan"]["tokens"]}
+    assert set(outcome["plan"]["unpinned"]) >= set(planted.values())
+    generations_after = generations_per_token(collection)
+    assert {t: generations_after[t] - generations_before[t] for t in generations_after} == {1: 0, 2: 1, 3: 1, 4: 1, 5: 0}
+
+    again = CliRunner().invoke(app, ["audit", str(collection), "--repair", "--json"])
+    assert again.exit_code == 0 and json.loads(again.stdout)["status"] == "nothing-to-repair"
+
+
+def test_dry_run_prints_the_plan_and_changes_nothing(collection: Path):
+    col = load_collection(collection)
+    planted = plant_images(collection, {3: broken_pngs(col)["noise"]})
+    before = state_fingerprint(collection)
+
+    result = CliRunner().invoke(app, ["audit", str(collection), "--repair", "--dry-run", "--json"])
+
+    assert state_fingerprint(collection) == before
+    assert result.exit_code == 1, result.output
+    plan = json.loads(result.stdout)["plan"]
+    assert [(t["token_id"], t["old_image_cid"], t["action"]) for t in plan["tokens"]] == [(3, planted[3], "regenerate")]
+    assert plan["new_metadata_root"] is None and plan["old_metadata_root"]
+
+
+def test_a_lost_block_is_pinned_again_under_the_same_cid_without_regenerating(collection: Path):
+    col = load_collection(collection)
+    with Ledger.open(col.state_dir, readonly=True) as ledger:
+        lost = ledger.pieces()[2].image_cid
+    before = final_state(collection)
+    make_backend(col.spec.ipfs, col.state_dir).store.path_for(CID.parse(lost)).unlink()
+    generations_before = generations_per_token(collection)
+
+    outcome = repair_collection(col)
+
+    assert [(t.token_id, t.action) for t in outcome.plan.tokens] == [(2, "repin")]
+    assert outcome.after.ok and generations_per_token(collection) == generations_before
+    after = final_state(collection)
+    assert (after["metadata_root"], after["images"]) == (before["metadata_root"], before["images"])
+    assert lost in after["backend_pins"]

@@ -1,0 +1,38 @@
+"""`mintprep run` with `ipfs.backend: kubo` against a local server that follows the kubo RPC API (tests/ipfs/fakes.py).
+
+No kubo daemon can run here; the fake stores uploaded blocks in a real block store and serves them
+back through block/get, so every pin the pipeline records was fetched back and checked.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from mintprep.config import load_collection
+from mintprep.ipfs.store import BlockStore
+from mintprep.ipfs.verify import verify_dag
+from mintprep.ledger import Ledger
+from mintprep.pipeline import run_collection
+from tests.conftest import write_collection
+from tests.ipfs.fakes import FakeKubo, running
+
+
+def test_run_pins_the_collection_on_kubo(tmp_path: Path):
+    node = FakeKubo(BlockStore(tmp_path / "kubo-node"))
+    with running(node) as url:
+        path = write_collection(tmp_path / "c", size=8, generator__steps=3,
+                                ipfs={"backend": "kubo", "api_url": url, "profile": "kubo-cidv1"})
+        report = run_collection(load_collection(path))
+        assert report.exit_code == 0 and report.pinned == 8
+        again = run_collection(load_collection(path))
+        assert again.pinned == 0 and again.pin_skipped == 8
+
+    col = load_collection(path)
+    with Ledger.open(col.state_dir, readonly=True) as ledger:
+        manifest = ledger.current_manifest()
+        cids = [t["image_cid"] for t in manifest.manifest["tokens"]] + [manifest.metadata_root, manifest.manifest_cid]
+    assert len(cids) == 10
+    for cid in cids:
+        assert cid in node.pins, f"{cid} was not pinned on the kubo node"
+        assert verify_dag(cid, node.store.get).ok, f"{cid} is incomplete on the kubo node"
+    assert not any("dag/import" in r and "GET" in r for r in node.script.requests)
