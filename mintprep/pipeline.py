@@ -65,15 +65,14 @@ class RunReport:
 
 def run_collection(col: Collection, *, progress: ProgressSink | None = None) -> RunReport:
     progress = progress or NoProgress()
-    spec = col.spec
-    plans = plan_collection(spec)
+    plans = plan_collection(col.spec)
     report = RunReport(pieces=len(plans))
     with Ledger.open(col.state_dir) as ledger:
         generated = generate_stage(col, ledger, plans, report, progress)
         accepted = validate_stage(col, ledger, generated, report)
         pinned = pin_stage(col, ledger, accepted, report, progress)
         manifest_stage(col, ledger, pinned, report)
-        if spec.chain.contract and not chain_gate(col, ledger, report):
+        if not chain_gate(col, ledger, report):
             return report
         page_stage(col, ledger, report)
     return report
@@ -222,10 +221,15 @@ def manifest_stage(col: Collection, ledger: Ledger, pinned: list[PinnedPiece], r
 # -- chain gate and page -------------------------------------------------------------------------
 
 def chain_gate(col: Collection, ledger: Ledger, report: RunReport) -> bool:
-    """The page is not built for a contract that disagrees with the config (the other stages stand)."""
-    from mintprep.chain.check import check_collection
+    """The page is not built for a contract that disagrees with the config (the other stages stand).
 
-    check = check_collection(col, ledger)
+    A collection with no contract yet (none configured, none deployed) has nothing to drift from.
+    """
+    from mintprep.chain.check import check_if_deployed
+
+    check = check_if_deployed(col, ledger)
+    if check is None:
+        return True
     report.chain_check = check.to_json()
     if not check.ok:
         report.page_blocked = "contract disagrees with collection.yaml: " + ", ".join(check.mismatches)

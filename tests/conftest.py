@@ -9,6 +9,9 @@ from pathlib import Path
 import pytest
 import yaml
 
+# One anvil node per test session, shared by the chain, page and audit tests.
+pytest_plugins = ["tests.support.anvil"]
+
 REPO = Path(__file__).resolve().parents[1]
 EXAMPLE = REPO / "collection" / "collection.yaml"
 

@@ -41,7 +41,7 @@ def _diffusers(settings: GeneratorSettings) -> LoadedModel:
     if path.suffix.lower() in SINGLE_FILE_SUFFIXES:
         return _single_file(path, settings)
     if path.is_dir():
-        return _folder(path, {"kind": "folder", "path": str(path.resolve())})
+        return _folder(path, {"kind": "folder", "path": str(path.resolve()), "weights_sha256": _weights_sha256(path)})
     if path.is_absolute() or settings.model.startswith((".", "~")) or settings.model.count("/") > 1:
         raise UserError(f"generator.model: {settings.model}: no such folder or file")
     return _hub(settings.model, settings.revision)
@@ -56,8 +56,7 @@ def _folder(path: Path, source: dict[str, Any]) -> LoadedModel:
         pipe = diffusers.AutoPipelineForText2Image.from_pretrained(path, local_files_only=True)
     except (OSError, ValueError, EnvironmentError) as exc:
         raise UserError(f"generator.model: cannot load the pipeline in {path}: {_first_line(exc)}") from None
-    return LoadedModel(pipe, {**source, "class": json.loads(index.read_text()).get("_class_name"),
-                              "weights_sha256": _weights_sha256(path)})
+    return LoadedModel(pipe, {**source, "class": json.loads(index.read_text()).get("_class_name")})
 
 
 def _hub(repo_id: str, revision: str | None) -> LoadedModel:

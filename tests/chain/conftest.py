@@ -14,7 +14,7 @@ from mintprep.config import Collection, load_collection
 from mintprep.hashing import canonical_json
 from mintprep.ledger import Ledger
 from tests.conftest import write_collection
-from tests.support.anvil import Chain, anvil_node, chain, drop  # noqa: F401  (fixtures)
+from tests.support.anvil import Chain
 
 METADATA_ROOT = "bafybeigdyrzt5sfp7udm7hu76uh7y26nf3efuylqabf3oclgtqy55fbzdi"
 

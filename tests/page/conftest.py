@@ -17,7 +17,7 @@ from PIL import Image
 
 from mintprep.config import Collection, load_collection
 from tests.conftest import write_collection
-from tests.support.anvil import anvil_node, chain, drop  # noqa: F401  (fixtures)
+
 from tests.support.tools import REPO, require_tool
 
 CHROMIUM = "/usr/bin/chromium"

@@ -1,0 +1,62 @@
+"""The diffusers backend, offline: a saved diffusers folder loads and generates; missing weights are clear errors."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from mintprep.errors import ConfigError, UserError
+from mintprep.generate import Generator, load_generator
+from mintprep.generate.tiny import build_tiny_pipeline
+from tests.generate.conftest import request, settings
+
+
+def test_saved_folder_loads_and_generates_the_same_image_as_the_tiny_model(tmp_path: Path, tiny: Generator) -> None:
+    folder = tmp_path / "tiny-sd"
+    build_tiny_pipeline().save_pretrained(folder)
+    folder_settings = settings(kind="diffusers", model=str(folder))
+    gen = load_generator(folder_settings)
+    result = gen.generate(request(folder_settings, 3))
+    assert result.png == tiny.generate(request(tiny.settings, 3)).png
+    source = result.provenance["model"]
+    assert source["kind"] == "folder" and source["class"] == "StableDiffusionPipeline"
+    assert set(source["weights_sha256"]) >= {"unet/diffusion_pytorch_model.safetensors"}
+
+
+def test_scheduler_choice_is_applied_and_recorded(tmp_path: Path) -> None:
+    chosen = settings(scheduler="EulerDiscreteScheduler", scheduler_config={"timestep_spacing": "trailing"})
+    gen = load_generator(chosen)
+    result = gen.generate(request(chosen, 2))
+    assert result.provenance["scheduler"]["class"] == "EulerDiscreteScheduler"
+    assert result.provenance["scheduler"]["config"]["timestep_spacing"] == "trailing"
+
+
+def test_hub_id_missing_from_cache_says_where_it_looked_and_how_to_fetch() -> None:
+    with pytest.raises(UserError) as error:
+        load_generator(settings(kind="diffusers", model="mintprep-tests/not-a-cached-model"))
+    message = str(error.value)
+    assert "not in the local Hugging Face cache" in message
+    assert "hf download mintprep-tests/not-a-cached-model" in message
+    assert "huggingface" in message  # the cache path
+
+
+def test_folder_without_model_index_is_named(tmp_path: Path) -> None:
+    with pytest.raises(UserError, match=f"{tmp_path}.*model_index.json"):
+        load_generator(settings(kind="diffusers", model=str(tmp_path)))
+
+
+def test_single_file_needs_a_local_config(tmp_path: Path) -> None:
+    checkpoint = tmp_path / "model.safetensors"
+    checkpoint.write_bytes(b"")
+    with pytest.raises(ConfigError, match="generator.config"):
+        load_generator(settings(kind="diffusers", model=str(checkpoint)))
+    with pytest.raises(UserError, match="no such checkpoint"):
+        load_generator(settings(kind="diffusers", model=str(tmp_path / "absent.safetensors"), config=str(tmp_path)))
+
+
+def test_unknown_tiny_variant_and_scheduler_are_config_errors() -> None:
+    with pytest.raises(ConfigError, match="generator.model"):
+        load_generator(settings(model="huge"))
+    with pytest.raises(ConfigError, match="generator.scheduler"):
+        load_generator(settings(scheduler="NoSuchScheduler"))
