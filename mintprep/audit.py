@@ -332,12 +332,12 @@ def page_differences(config: dict[str, Any], manifest: dict[str, Any], contract:
 
 def audit_chain(col: Collection, ledger: Ledger, report: AuditReport) -> None:
     """Base URI, price, cap and supply as `mintprep check` compares them; which tokens are already minted."""
-    from mintprep.chain.check import check_collection
-
     network, _ = col.spec.chain.endpoint()
     if not col.spec.chain.contract and ledger.latest_deployment(network.chain_id) is None:
         report.checked["chain"] = "no contract configured or deployed"
         return
+    from mintprep.chain.check import check_collection  # web3 takes seconds to import: only when there is a chain
+
     check = check_collection(col, ledger)
     report.checked["chain"] = check.address
     for row in check.rows:

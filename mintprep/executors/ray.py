@@ -24,17 +24,17 @@ from typing import Callable, Iterable, Iterator
 
 import torch
 
+from mintprep.errors import ConfigError, MintprepError, RemoteError, UserError
+
 try:
     import ray
     from ray.exceptions import RayActorError, RayTaskError
 except ImportError as missing:  # the executor is an optional extra
-    from mintprep.errors import UserError
-
     raise UserError("executor.kind: ray needs Ray installed: pip install 'mintprep[ray]'") from missing
 
-from mintprep.errors import ConfigError, MintprepError, RemoteError, UserError
-from mintprep.executors.settings import ExecutorSettings
-from mintprep.generate import GenerationRequest, GenerationResult, Generator, GeneratorSettings, load_generator
+from mintprep.executors.settings import ExecutorSettings  # noqa: E402 (after the optional import it explains)
+from mintprep.generate import (  # noqa: E402
+    GenerationRequest, GenerationResult, Generator, GeneratorSettings, load_generator)
 
 WORKER_NAME_PREFIX = "mintprep-generate-"  # actors are named so `ray list actors` shows what they are
 CONTROL_GROUP = "control"  # answers `describe` while the default group is busy generating
@@ -97,8 +97,6 @@ class WorkerInfo:
 class Finished:
     result: GenerationResult
     busy_s: float  # time inside generate, measured by the worker
-    node: str
-    pid: int
 
 
 @ray.remote(concurrency_groups={CONTROL_GROUP: 1})
@@ -123,7 +121,7 @@ class GenerationWorker:
     def generate(self, request: GenerationRequest) -> Finished:
         start = time.perf_counter()
         result = self._loaded().generate(request)
-        return Finished(result, time.perf_counter() - start, socket.gethostname(), os.getpid())
+        return Finished(result, time.perf_counter() - start)
 
     def _loaded(self) -> Generator:
         if self._load_error is not None:
@@ -135,6 +133,7 @@ class GenerationWorker:
 class _Worker:
     handle: ray.actor.ActorHandle
     stats: WorkerStats
+    loading: ray.ObjectRef | None  # its `describe` call, until the generator is loaded
     in_flight: int = 0
 
 
@@ -156,8 +155,8 @@ class RayExecutor:
         try:
             count, self._gpus_per_worker = plan_workers(settings, ray.cluster_resources())
             self._workers = [self._spawn() for _ in range(count)]
-            for worker, info in zip(self._workers, ray.get([w.handle.describe.remote() for w in self._workers])):
-                self._note_ready(worker, info)
+            for worker in list(self._workers):
+                self._settle(worker)  # a generator that cannot load is reported now, before any key is asked
         except BaseException:
             self.close()
             raise
@@ -165,10 +164,19 @@ class RayExecutor:
     # -- Executor protocol ---------------------------------------------------------------------
 
     def request_key(self, request: GenerationRequest) -> str:
-        return self._call(lambda worker: worker.handle.request_key.remote(request))
+        """Asked of a worker: the key holds the fingerprint of the weights as the workers loaded them."""
+        for _ in range(self._settings.piece_retries + 1):
+            worker = self._any_worker()
+            try:
+                return ray.get(worker.handle.request_key.remote(request))
+            except RayActorError as err:
+                self._replace(worker, err)
+            except RayTaskError as err:
+                raise _cause(err) from None
+        raise RemoteError(f"Ray workers kept dying ({self._settings.piece_retries + 1} in a row)")
 
     def run(self, requests: Iterable[GenerationRequest]) -> Iterator[GenerationResult]:
-        self._require_workers()
+        self._any_worker()
         pending: dict[int, GenerationRequest] = {}
         for request in requests:
             if request.token_id in pending:
@@ -183,7 +191,11 @@ class RayExecutor:
         try:
             while pending:
                 self._dispatch(queue, in_flight)
-                [ref], _ = ray.wait(list(in_flight), num_returns=1)
+                loading = {w.loading: w for w in self._workers if w.loading is not None}
+                [ref], _ = ray.wait([*in_flight, *loading], num_returns=1)
+                if ref in loading:  # a replacement finished loading: it takes work from the next dispatch on
+                    self._settle(loading[ref])
+                    continue
                 token_id, worker = in_flight.pop(ref)
                 worker.in_flight -= 1
                 try:
@@ -201,7 +213,6 @@ class RayExecutor:
                 except RayTaskError as err:
                     raise _cause(err) from None
                 del pending[token_id]  # the only place a result is released: once per token
-                worker.stats.node, worker.stats.pid = finished.node, finished.pid
                 worker.stats.pieces += 1
                 worker.stats.busy_s += finished.busy_s
                 self.stats.done += 1
@@ -227,19 +238,28 @@ class RayExecutor:
         handle = GenerationWorker.options(
             name=name, num_cpus=self._settings.num_cpus, num_gpus=self._gpus_per_worker, max_restarts=0,
         ).remote(self._generator_settings, self._settings.torch_threads or torch.get_num_threads())
-        worker = _Worker(handle, WorkerStats(name))
+        worker = _Worker(handle, WorkerStats(name), loading=handle.describe.remote())
         self.stats.workers.append(worker.stats)
         return worker
 
-    def _note_ready(self, worker: _Worker, info: WorkerInfo) -> None:
+    def _settle(self, worker: _Worker) -> None:
+        """Wait for a worker's load; a load error is raised as a local load would raise it."""
+        try:
+            info: WorkerInfo = ray.get(worker.loading)
+        except RayActorError as err:
+            self._replace(worker, err)
+            return
         if info.load_error is not None:
             raise info.load_error
+        worker.loading = None
         worker.stats.node, worker.stats.pid = info.node, info.pid
 
     def _dispatch(self, queue: deque[GenerationRequest], in_flight: dict) -> None:
-        """Top every worker up to `queue_per_worker` pieces, level by level so pieces spread evenly."""
+        """Top workers up to `queue_per_worker` pieces, level by level so pieces spread evenly. A worker still
+        loading gets none while another is ready: a replacement's load must not hold pieces others could run."""
+        ready = [w for w in self._workers if w.loading is None] or self._workers
         for level in range(self._settings.queue_per_worker):
-            for worker in self._workers:
+            for worker in ready:
                 if queue and worker.in_flight <= level:
                     request = queue.popleft()
                     in_flight[worker.handle.generate.remote(request)] = (request.token_id, worker)
@@ -249,31 +269,17 @@ class RayExecutor:
         """Swap a dead actor for a fresh one (once, though each of its queued pieces reports the death)."""
         if worker not in self._workers:
             return
-        if err.actor_init_failed:  # a replacement that cannot even load would fail forever
+        if err.actor_init_failed:  # its __init__ raised: a replacement would fail the same way, forever
             raise RemoteError(f"a Ray worker could not load the generator: {_first_line(str(err))}") from err
         worker.stats.lost = True
         self.stats.workers_lost += 1
         ray.kill(worker.handle, no_restart=True)  # an unreachable actor may come back; it must not keep working
-        replacement = self._spawn()
-        # Not waited for: the dead worker's pieces queue on the replacement while it loads, and the others go on.
-        self._workers[self._workers.index(worker)] = replacement
+        self._workers[self._workers.index(worker)] = self._spawn()
 
-    def _call(self, submit: Callable[[_Worker], ray.ObjectRef]) -> str:
-        """One small call on a live worker, moving on to another when the worker turns out to be dead."""
-        self._require_workers()
-        for _ in range(self._settings.piece_retries + 1):
-            worker = self._workers[0]
-            try:
-                return ray.get(submit(worker))
-            except RayActorError as err:
-                self._replace(worker, err)
-            except RayTaskError as err:
-                raise _cause(err) from None
-        raise RemoteError(f"Ray workers kept dying ({self._settings.piece_retries + 1} in a row)")
-
-    def _require_workers(self) -> None:
+    def _any_worker(self) -> _Worker:
         if not self._workers:
             raise RuntimeError("this RayExecutor was stopped (closed, interrupted or failed); make a new one")
+        return next((w for w in self._workers if w.loading is None), self._workers[0])
 
     def _stop_workers(self) -> None:
         for worker in self._workers:

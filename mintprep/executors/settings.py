@@ -6,6 +6,7 @@ from typing import Literal
 
 from pydantic import Field
 
+from mintprep.errors import UserError
 from mintprep.model import StrictModel
 
 
@@ -13,8 +14,9 @@ class ExecutorSettings(StrictModel):
     kind: Literal["local", "ray"] = "local"
     address: str | None = Field(
         None,
-        description="ray: the cluster to join (`auto`, `HOST:6379`, `ray://HOST:10001`); default: the Ray "
-        "already initialised in this process, else a new local one on this machine",
+        description="ray: the cluster to join (`auto`, `HOST:6379`, `ray://HOST:10001`); default: RAY_ADDRESS, "
+        "else a cluster `ray start` began on this machine, else a new local one. A Ray already initialised in "
+        "the calling process is used as it is",
     )
     num_workers: int | None = Field(
         None, ge=1, le=10_000,
@@ -41,3 +43,15 @@ class ExecutorSettings(StrictModel):
         3, ge=0, le=100,
         description="ray: times a piece is dispatched again after its worker died; then the run stops with an error",
     )
+
+
+def with_cli_overrides(settings: ExecutorSettings, *, kind: str | None = None,
+                       address: str | None = None) -> ExecutorSettings:
+    """`mintprep run --executor KIND --ray-address ADDRESS` over the file's `executor:` section. An address alone
+    means Ray; the other keys (num_workers, num_gpus, ...) stay as the file has them."""
+    if address is not None:
+        if kind == "local":
+            raise UserError("--ray-address needs --executor ray (or no --executor)")
+        kind = "ray"
+    changes = {key: value for key, value in (("kind", kind), ("address", address)) if value is not None}
+    return ExecutorSettings.model_validate({**settings.model_dump(), **changes}) if changes else settings

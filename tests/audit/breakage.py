@@ -3,7 +3,6 @@ and fingerprinting its state to prove a command changed nothing."""
 
 from __future__ import annotations
 
-import hashlib
 import io
 from collections.abc import Callable
 from pathlib import Path
@@ -98,13 +97,3 @@ def plant_metadata(path: Path, edit: Callable[[dict[str, bytes]], None]) -> str:
         _unpin(ledger, backend, [record.metadata_root, record.manifest_cid])
         build_collection_page(col, collection_page_inputs(col, ledger))
     return root
-
-
-# -- "changed nothing" ---------------------------------------------------------------------------
-
-def state_fingerprint(path: Path) -> dict[str, str]:
-    """sha256 of every file of the ledger, object store, IPFS store and page (lock and WAL side files aside)."""
-    base = path.parent
-    skipped = {"lock", "pins.lock", "state.db-shm", "state.db-wal"}
-    return {str(f.relative_to(base)): hashlib.sha256(f.read_bytes()).hexdigest()
-            for f in sorted(base.rglob("*")) if f.is_file() and f.name not in skipped}

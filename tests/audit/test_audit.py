@@ -17,7 +17,9 @@ from mintprep.ipfs.backends import make_backend
 from mintprep.ipfs.cid import CID
 from mintprep.ipfs.gateway import serve_gateway
 from mintprep.ledger import Ledger
-from tests.audit.breakage import broken_pngs, plant_images, plant_metadata, state_fingerprint
+from tests.audit.breakage import broken_pngs, plant_images, plant_metadata
+from tests.audit.state import state_fingerprint
+from tests.conftest import write_collection
 
 
 def kinds(report) -> set[tuple[int | None, str]]:
@@ -131,3 +133,28 @@ def test_page_differences_name_each_field():
     assert [d["field"] for d in page_differences(page, manifest, "0xabc")] == ["metadata_root", "tokens"]
     assert page_differences(page, manifest, "0xabc")[1]["tokens"] == [1, 2]
     assert page_differences(dict(page, metadata_root="bafyNEW"), manifest, None)[0]["field"] == "contract"
+
+
+def test_html_report_shows_each_problem_piece_with_its_metrics(collection: Path, tmp_path: Path):
+    col = load_collection(collection)
+    broken = broken_pngs(col)
+    planted = plant_images(collection, {2: broken["black"], 4: broken["noise"]})
+    out = tmp_path / "report.html"
+
+    result = CliRunner().invoke(app, ["audit", str(collection), "--html", str(out)])
+
+    assert result.exit_code == 1
+    page = out.read_text()
+    assert page.count('src="data:image/png;base64,') == 2 and "<script" not in page
+    assert all(cid in page for cid in planted.values()) and "luma_p99" in page and "hf_ratio" in page
+    assert "Token 2" in page and "Token 4" in page and "Token 3" not in page
+
+
+def test_bad_input_exits_2_and_names_the_problem(collection: Path, tmp_path: Path):
+    runner = CliRunner()
+    missing = runner.invoke(app, ["audit", str(tmp_path / "nope.yaml")])
+    assert missing.exit_code == 2 and "nope.yaml" in missing.output
+    assert runner.invoke(app, ["audit", str(collection), "--dry-run"]).exit_code == 2
+    never_run = write_collection(tmp_path / "fresh", size=2)
+    result = runner.invoke(app, ["audit", str(never_run)])
+    assert result.exit_code == 2 and "mintprep run" in result.output

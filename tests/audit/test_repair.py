@@ -4,70 +4,19 @@ old pins gone, nothing regenerated twice; and `--dry-run` changes nothing."""
 from __future__ import annotations
 
 import json
-import sqlite3
 from pathlib import Path
 
 from typer.testing import CliRunner
 
 import mintprep.cli.audit_cmd  # noqa: F401  (registers `audit`)
-from mintprep.audit import audit_collection
 from mintprep.cli.app import app
 from mintprep.config import load_collection
 from mintprep.ipfs.backends import make_backend
 from mintprep.ipfs.cid import CID
-from mintprep.ipfs.reader import list_directory, read_file
 from mintprep.ledger import Ledger
-from mintprep.page import read_page_config
 from mintprep.repair import repair_collection
-from tests.audit.breakage import broken_pngs, plant_images, state_fingerprint
-
-
-def final_state(path: Path) -> dict:
-    """Everything a repair is supposed to have settled, in comparable form."""
-    col = load_collection(path)
-    backend = make_backend(col.spec.ipfs, col.state_dir)
-    with Ledger.open(col.state_dir, readonly=True) as ledger:
-        record = ledger.current_manifest()
-        page = read_page_config(col.page_dir / "index.html")
-        listing = list_directory(record.metadata_root, backend.fetch_block)
-        return {
-            "metadata_root": record.metadata_root,
-            "manifest_cid": record.manifest_cid,
-            "images": {t: p.image_cid for t, p in ledger.pieces().items()},
-            "metadata_images": {t: json.loads(read_file(listing[f"{t}.json"], backend.fetch_block))["image"]
-                                for t in ledger.pieces()},
-            "page_root": page["metadata_root"],
-            "page_images": {entry[0]: entry[2] for entry in page["tokens"]},
-            "ledger_pins": sorted(p["cid"] for p in ledger.active_pins()),
-            "backend_pins": backend.list_pins(),
-            "first_attempts": ledger.first_attempts(),
-            "open_journal": ledger.open_journal("repair") is not None,
-        }
-
-
-def generations_per_token(path: Path) -> dict[int, int]:
-    db = sqlite3.connect(f"file:{path.parent / '.mintprep' / 'state.db'}?mode=ro", uri=True)
-    try:
-        return dict(db.execute("SELECT token_id, count(*) FROM generations GROUP BY token_id").fetchall())
-    finally:
-        db.close()
-
-
-def assert_repaired(path: Path, planted: dict[int, str]) -> dict:
-    state = final_state(path)
-    assert audit_collection(load_collection(path)).ok
-    for token_id, old_cid in planted.items():
-        new_cid = state["images"][token_id]
-        assert new_cid != old_cid
-        assert state["metadata_images"][token_id] == f"ipfs://{new_cid}"
-        assert state["page_images"][token_id] == new_cid
-        assert old_cid not in state["backend_pins"] and old_cid not in state["ledger_pins"]
-    assert state["page_root"] == state["metadata_root"]
-    assert state["ledger_pins"] == state["backend_pins"], "no orphan pin, no pin the ledger does not know"
-    referenced = set(state["images"].values()) | {state["metadata_root"], state["manifest_cid"]}
-    assert set(state["backend_pins"]) == referenced
-    assert not state["open_journal"]
-    return state
+from tests.audit.breakage import broken_pngs, plant_images
+from tests.audit.state import assert_repaired, final_state, generations_per_token, state_fingerprint
 
 
 def test_repair_replaces_broken_pieces_and_everything_pointing_at_them(collection: Path):

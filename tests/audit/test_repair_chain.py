@@ -13,11 +13,12 @@ import yaml
 
 from mintprep.chain.keys import PRIVATE_KEY_ENV
 from mintprep.config import load_collection
+from mintprep.errors import UserError
 from mintprep.ledger import Ledger
 from mintprep.repair import FAULT_ENV, STEPS, repair_collection
-from tests.audit.breakage import broken_pngs, plant_images, state_fingerprint
+from tests.audit.breakage import broken_pngs, plant_images
 from tests.audit.faults import run_mintprep
-from tests.audit.test_repair import assert_repaired, final_state, generations_per_token
+from tests.audit.state import assert_repaired, final_state, generations_per_token, state_fingerprint
 from tests.support.anvil import Chain, DropParams, deploy_test_drop
 
 PRICE_WEI = 630_000_000_000_000  # 0.00063 ETH, as collection.yaml says
@@ -120,3 +121,13 @@ def test_sigkill_at_every_step_then_rerun_converges_to_the_uninterrupted_repair(
         assert drop.functions.baseURI().call() == f"ipfs://{reference['metadata_root']}/"
         regenerated = {t: n - generations_before[t] for t, n in generations_per_token(path).items()}
         assert regenerated == {1: 0, 2: 1, 3: 1, 4: 1, 5: 0}, f"a piece regenerated twice (kill at step {step})"
+
+
+def test_without_a_key_or_print_tx_the_repair_refuses_before_changing_anything(collection: Path, chain: Chain,
+                                                                                monkeypatch: pytest.MonkeyPatch):
+    on_chain(collection, chain)
+    monkeypatch.delenv(PRIVATE_KEY_ENV, raising=False)
+    before = state_fingerprint(collection)
+    with pytest.raises(UserError, match=f"{PRIVATE_KEY_ENV}.*--print-tx"):
+        repair_collection(load_collection(collection))
+    assert state_fingerprint(collection) == before

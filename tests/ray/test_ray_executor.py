@@ -17,7 +17,7 @@ import ray
 
 from mintprep.config import load_collection
 from mintprep.errors import ConfigError
-from mintprep.executors.ray import WORKER_NAME_PREFIX, RayExecutor, plan_workers
+from mintprep.executors.ray import WORKER_NAME_PREFIX, RayExecutor
 from mintprep.executors.settings import ExecutorSettings
 from mintprep.generate import GeneratorSettings
 from mintprep.ledger import Ledger
@@ -184,24 +184,3 @@ def test_a_generator_that_cannot_load_is_reported_as_locally(ray_cluster):
     with pytest.raises(ConfigError, match="generator.model"):
         RayExecutor(ExecutorSettings(kind="ray", num_workers=1), GeneratorSettings(kind="diffusers"))
     assert live_workers() == {}
-
-
-@pytest.mark.parametrize(("settings", "resources", "expected"), [
-    (ExecutorSettings(kind="ray"), {"CPU": 2.0}, (2, 0.0)),
-    (ExecutorSettings(kind="ray", num_cpus=2), {"CPU": 5.0}, (2, 0.0)),
-    (ExecutorSettings(kind="ray"), {"CPU": 16.0, "GPU": 4.0}, (4, 1.0)),
-    (ExecutorSettings(kind="ray", num_gpus=0.5), {"CPU": 16.0, "GPU": 2.0}, (4, 0.5)),
-    (ExecutorSettings(kind="ray", num_gpus=0, num_workers=3), {"CPU": 16.0, "GPU": 2.0}, (3, 0.0)),
-])
-def test_workers_fill_the_cluster_unless_told(settings, resources, expected):
-    assert plan_workers(settings, resources) == expected
-
-
-@pytest.mark.parametrize(("settings", "resources"), [
-    (ExecutorSettings(kind="ray", num_workers=3), {"CPU": 2.0}),
-    (ExecutorSettings(kind="ray", num_gpus=1), {"CPU": 8.0}),
-    (ExecutorSettings(kind="ray", num_cpus=4), {"CPU": 2.0}),
-])
-def test_workers_that_cannot_fit_are_a_config_error(settings, resources):
-    with pytest.raises(ConfigError, match=r"executor\.num_workers.*do not fit"):
-        plan_workers(settings, resources)
