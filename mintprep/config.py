@@ -51,12 +51,17 @@ class PromptSpec(StrictModel):
         return self
 
 
+# Generator settings a single piece may change: sampling only, so one loaded model serves every piece.
+PIECE_GENERATOR_FIELDS = ("steps", "guidance", "precision", "fallback", "max_attempts")
+
+
 class PieceOverride(StrictModel):
-    """Per-token changes: fix a trait, or replace the prompt outright."""
+    """Per-token changes: fix a trait, replace the prompt outright, or sample this piece differently."""
 
     traits: dict[str, str] = Field(default_factory=dict)
     prompt: str | None = None
     negative: str | None = None
+    generator: dict[str, Any] = Field(default_factory=dict, description=f"any of {', '.join(PIECE_GENERATOR_FIELDS)}")
 
 
 class MetadataSettings(StrictModel):
@@ -98,7 +103,21 @@ class CollectionSpec(StrictModel):
             for trait, value in override.traits.items():
                 if trait not in self.prompt.traits:
                     raise ValueError(f"pieces.{token_id}.traits.{trait}: not a trait in prompt.traits")
+            for key in override.generator:
+                if key not in PIECE_GENERATOR_FIELDS:
+                    raise ValueError(f"pieces.{token_id}.generator.{key}: a piece may only change "
+                                     f"{', '.join(PIECE_GENERATOR_FIELDS)}")
+            try:
+                self.generator_for(token_id)
+            except ValidationError as exc:
+                raise ValueError(f"pieces.{token_id}.generator: " + "; ".join(describe_errors(exc))) from None
         return self
+
+    def generator_for(self, token_id: int) -> GeneratorSettings:
+        override = self.pieces.get(token_id)
+        if override is None or not override.generator:
+            return self.generator
+        return GeneratorSettings.model_validate({**self.generator.model_dump(), **override.generator})
 
 
 @dataclass(frozen=True)

@@ -89,7 +89,8 @@ def generate_stage(col: Collection, ledger: Ledger, plans: list[PiecePlan], repo
     first_attempts = ledger.first_attempts()
     for plan in plans:
         request = GenerationRequest(token_id=plan.token_id, prompt=plan.prompt, negative_prompt=plan.negative_prompt,
-                                    collection_seed=spec.seed, settings=spec.generator, guards=spec.guards,
+                                    collection_seed=spec.seed, settings=spec.generator_for(plan.token_id),
+                                    guards=spec.guards,
                                     first_attempt=first_attempts.get(plan.token_id, 0))
         key = executor.request_key(request)
         row = ledger.generation(key)

@@ -30,13 +30,15 @@ def _unit_interval(*parts: object) -> float:
 
 
 def draw_trait(seed: int, token_id: int, trait: str, weights: dict[str, float]) -> str:
+    # Values are walked in sorted order so that reformatting the YAML (key order) changes no draw.
+    ordered = sorted(weights.items())
     point = _unit_interval("trait", seed, token_id, trait) * sum(weights.values())
     running = 0.0
-    for value, weight in weights.items():
+    for value, weight in ordered:
         running += weight
         if point < running:
             return value
-    return next(reversed(weights))  # float rounding at the very top of the range
+    return ordered[-1][0]  # float rounding at the very top of the range
 
 
 def plan_piece(spec: CollectionSpec, token_id: int) -> PiecePlan:

@@ -116,3 +116,33 @@ def test_second_run_while_one_is_running_exits_2(small_collection: Path):
         result = mintprep("run", str(small_collection))
     assert result.returncode == 2
     assert "another mintprep process" in result.stderr
+
+
+def test_a_piece_whose_vae_overflows_is_rejected_never_written_never_pinned(tmp_path: Path):
+    """Token 3 decodes in fp16 through a VAE whose activations really pass 65504 (no NaN is planted by hand);
+    the other pieces decode the same model in fp32, where GroupNorm cancels the scale."""
+    path = write_collection(
+        tmp_path / "nan", size=4,
+        generator={"kind": "tiny", "model": "fp16-overflow-vae", "steps": 3, "width": 64, "height": 64,
+                   "upscale": 8, "precision": "fp32", "fallback": [], "max_attempts": 2},
+        pieces={3: {"generator": {"precision": {"vae": "fp16"}}}},
+    )
+    result = mintprep("run", str(path), "--json")
+    assert result.returncode == 1, result.stderr
+    report = json.loads(result.stdout)
+    assert [f["token_id"] for f in report["rejected"]] == [3]
+    assert "decoded_nonfinite" in report["rejected"][0]["reason"]
+    assert report["pinned"] == 3
+
+    col = load_collection(path)
+    with Ledger.open(col.state_dir, readonly=True) as ledger:
+        pieces = ledger.pieces()
+        assert pieces[3].status == "rejected" and pieces[3].png_sha256 is None and pieces[3].image_cid is None
+        assert [t["token_id"] for t in ledger.current_manifest().manifest["tokens"]] == [1, 2, 4]
+        stored = [p for p in (col.state_dir / "objects").rglob("*") if p.is_file()]
+        assert len(stored) == 4, "only the 3 good PNGs and the manifest are stored"
+    drops = [json.loads(line) for line in (col.state_dir / "drops.jsonl").read_text().splitlines()]
+    assert {d["token_id"] for d in drops} == {3} and len(drops) == 2
+    assert all(d["guard"] == "decoded_nonfinite" and d["seed"] for d in drops)
+    human = mintprep("run", str(path))
+    assert human.returncode == 1 and "token 3 failed" in human.stderr

@@ -66,3 +66,10 @@ def test_manifest_provenance_hash_is_over_image_hashes_in_token_order():
     assert manifest["provenance_hash"] == sha256_hex("".join(p.png_sha256 for p in pieces).encode())
     assert manifest["provenance_hash"] == provenance_hash([t["png_sha256"] for t in manifest["tokens"]])
     assert manifest["base_uri"] == "ipfs://bafyroot/"
+
+
+def test_reordering_trait_values_in_the_yaml_changes_no_draw():
+    text = EXAMPLE.read_text().replace("flower: {sunflower: 3, tulip: 2, poppy: 2, iris: 1, lotus: 1}",
+                                       "flower: {lotus: 1, iris: 1, poppy: 2, tulip: 2, sunflower: 3}")
+    assert text != EXAMPLE.read_text()
+    assert [p.prompt for p in plan_collection(parse_collection(text))] == [p.prompt for p in plan_collection(SPEC)]

@@ -91,7 +91,7 @@ def _print_repair(outcome: "RepairOutcome") -> None:
         console.print(f"resuming the interrupted repair (steps done: {outcome.step})")
     for token in plan.tokens:
         new = plan.replacements.get(str(token.token_id), {}).get("image_cid")
-        comes = new or (f"the same CID, pinned again" if token.action == "repin"
+        comes = new or ("the same CID, pinned again" if token.action == "repin"
                         else f"a new image from attempt {token.next_attempt} (seed {token.seed})")
         console.print(f"token {token.token_id} ({', '.join(token.problems)}): {verb} {token.old_image_cid} with {comes}",
                       highlight=False)

@@ -7,17 +7,33 @@
 `generate` is a pure function of the request: no disk, no ledger, so pieces can be fanned out to workers.
 """
 
-from mintprep.generate.environment import resolve_device
-from mintprep.generate.generator import Generator
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
 from mintprep.generate.request import AttemptRecord, GenerationRequest, GenerationResult, attempt_seed
 from mintprep.generate.settings import GeneratorSettings
+
+if TYPE_CHECKING:
+    from mintprep.generate.generator import Generator
 
 
 def load_generator(settings: GeneratorSettings) -> Generator:
     """Load the model `settings` names (offline) and prepare it for guarded generation."""
-    from mintprep.generate.loading import load_model  # diffusers' import is slow; only pay it when loading
+    # torch and diffusers take seconds to import: only commands that generate pay for them.
+    from mintprep.generate.environment import resolve_device
+    from mintprep.generate.generator import Generator
+    from mintprep.generate.loading import load_model
 
     return Generator(settings, load_model(settings), resolve_device(settings.device))
+
+
+def __getattr__(name: str) -> Any:
+    if name == "Generator":
+        from mintprep.generate.generator import Generator
+
+        return Generator
+    raise AttributeError(name)
 
 
 __all__ = ["AttemptRecord", "GenerationRequest", "GenerationResult", "Generator", "GeneratorSettings",

@@ -25,9 +25,11 @@ def test_repair_replaces_broken_pieces_and_everything_pointing_at_them(collectio
     planted = plant_images(collection, {2: broken["black"], 3: broken["flat"], 4: broken["noise"]})
     generations_before = generations_per_token(collection)
 
-    result = CliRunner().invoke(app, ["audit", str(collection), "--repair", "--json"])
+    html = collection.parent / "repair.html"
+    result = CliRunner().invoke(app, ["audit", str(collection), "--repair", "--json", "--html", str(html)])
 
     assert result.exit_code == 0, result.output
+    assert html.read_text().count(">replacement<") == 3, "before/after thumbnails for each repaired piece"
     outcome = json.loads(result.stdout)
     assert outcome["status"] == "repaired" and outcome["after"]["ok"]
     assert {t["token_id"] for t in outcome["plan"]["tokens"]} == {2, 3, 4}
