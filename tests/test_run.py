@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import signal
 import sqlite3
 import subprocess
@@ -11,14 +10,12 @@ import sys
 import time
 from pathlib import Path
 
-import pytest
 import yaml
 
 from mintprep.config import load_collection
 from mintprep.ipfs.backends import make_backend
 from mintprep.ipfs.verify import verify_dag
 from mintprep.ledger import Ledger
-from mintprep.pipeline import run_collection
 from mintprep.status import collection_status
 from tests.conftest import write_collection
 

@@ -19,17 +19,16 @@ import email
 import email.policy
 import hashlib
 import json
-import threading
 import uuid
-from collections.abc import Iterator
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from urllib.parse import parse_qs, urlparse
 
 from mintprep.ipfs.cid import CID
 from mintprep.ipfs.store import BlockStore
 from mintprep.ipfs.unixfs import Block
 from mintprep.ipfs.verify import verify_dag
+from tests.support.servers import http_server
 
 
 def parse_car(car: bytes) -> tuple[CID, list[Block]]:
@@ -114,17 +113,8 @@ class _Handler(BaseHTTPRequestHandler):
     do_GET = do_POST = do_DELETE = _handle
 
 
-@contextlib.contextmanager
-def running(service) -> Iterator[str]:
-    handler = type("Handler", (_Handler,), {"service": service})
-    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
+def running(service) -> contextlib.AbstractContextManager[str]:
+    return http_server(type("Handler", (_Handler,), {"service": service}))
 
 
 def _kubo_error(message: str) -> tuple[int, dict]:

@@ -5,10 +5,9 @@ from __future__ import annotations
 import base64
 import hashlib
 import io
-import threading
 from contextlib import contextmanager
 from dataclasses import dataclass
-from http.server import BaseHTTPRequestHandler, SimpleHTTPRequestHandler, ThreadingHTTPServer
+from http.server import SimpleHTTPRequestHandler
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
@@ -18,6 +17,7 @@ from PIL import Image
 from mintprep.config import Collection, load_collection
 from tests.conftest import write_collection
 
+from tests.support.servers import http_server
 from tests.support.tools import REPO, require_tool
 
 CHROMIUM = "/usr/bin/chromium"
@@ -70,18 +70,6 @@ def sample_collection(size: int, *, hostile_token: int | None = None) -> SampleC
     return SampleCollection(manifest, images)
 
 
-@contextmanager
-def http_server(handler: Callable[..., BaseHTTPRequestHandler]) -> Iterator[str]:
-    """Serve `handler` on a free loopback port in a thread; yields the base URL."""
-    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join()
 
 
 class QuietHandler(SimpleHTTPRequestHandler):

@@ -24,7 +24,8 @@ from mintprep.page import build_page
 from mintprep.page.publish import deploy_to_netlify, netlify_token
 from mintprep.page.settings import PublishSettings
 from mintprep.page.sitedir import read_tree
-from tests.page.conftest import QuietHandler, http_server, sample_collection
+from tests.page.conftest import QuietHandler, sample_collection
+from tests.support.servers import http_server
 
 TOKEN = "nfp_test_token_0123456789"
 SITE_ID = "3970e0fe-8564-4903-9a55-c5f8de49fb8b"
