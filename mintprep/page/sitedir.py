@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Mapping
 
 from mintprep.errors import UserError
+from mintprep.objects import fsync_dir
 
 # Every page mintprep writes carries this element; a folder whose index.html lacks it is not ours to replace.
 CONFIG_ELEMENT_ID = "mintprep-config"
@@ -58,11 +59,11 @@ def replace_tree(files: Mapping[str, bytes], dest: Path) -> bool:
     try:
         for rel, data in sorted(files.items()):
             _write_synced(staging / rel, data)
-        _fsync_dir(staging)
+        fsync_dir(staging)
         if dest.exists():
             os.rename(dest, retired)
         os.rename(staging, dest)
-        _fsync_dir(dest.parent)
+        fsync_dir(dest.parent)
     finally:
         shutil.rmtree(staging, ignore_errors=True)
         shutil.rmtree(retired, ignore_errors=True)
@@ -84,11 +85,3 @@ def _write_synced(path: Path, data: bytes) -> None:
         handle.write(data)
         handle.flush()
         os.fsync(handle.fileno())
-
-
-def _fsync_dir(path: Path) -> None:
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
