@@ -74,3 +74,10 @@ def test_schema_lists_the_documented_keys():
     schema = json.loads(result.stdout)
     assert {"name", "symbol", "size", "seed", "prompt", "generator", "ipfs", "chain", "page"} <= set(schema["properties"])
     assert schema["additionalProperties"] is False
+
+
+def test_published_schema_is_current():
+    """docs/collection.schema.json is what editors load (see the first line of collection.yaml)."""
+    published = json.loads((EXAMPLE.parents[1] / "docs" / "collection.schema.json").read_text())
+    current = json.loads(run_cli("schema").stdout)
+    assert published == current, "regenerate: mintprep schema > docs/collection.schema.json"

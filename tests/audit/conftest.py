@@ -10,7 +10,6 @@ import pytest
 from mintprep.config import load_collection
 from mintprep.pipeline import run_collection
 from tests.conftest import write_collection
-from tests.support.anvil import anvil_node, chain  # noqa: F401  (fixtures)
 
 SIZE = 5
 

@@ -60,3 +60,24 @@ def test_unknown_tiny_variant_and_scheduler_are_config_errors() -> None:
         load_generator(settings(model="huge"))
     with pytest.raises(ConfigError, match="generator.scheduler"):
         load_generator(settings(scheduler="NoSuchScheduler"))
+
+
+def test_run_end_to_end_on_a_saved_diffusers_folder(tmp_path: Path) -> None:
+    """`mintprep run` with generator.kind: diffusers pointed at a folder written by save_pretrained."""
+    from mintprep.config import load_collection
+    from mintprep.pipeline import run_collection
+    from tests.conftest import write_collection
+
+    folder = tmp_path / "tiny-sd"
+    build_tiny_pipeline().save_pretrained(folder)
+    path = write_collection(tmp_path / "c", size=3, generator={
+        "kind": "diffusers", "model": str(folder), "steps": 3, "width": 64, "height": 64, "upscale": 4,
+        "precision": "fp32", "fallback": [], "device": "cpu"})
+    report = run_collection(load_collection(path))
+    assert report.exit_code == 0 and report.pinned == 3, report.rejected
+    tokens = load_collection(path)
+    from mintprep.ledger import Ledger
+
+    with Ledger.open(tokens.state_dir, readonly=True) as ledger:
+        manifest = ledger.current_manifest().manifest
+    assert [t["provenance"]["model"]["kind"] for t in manifest["tokens"]] == ["folder"] * 3
