@@ -66,10 +66,8 @@ def write_yaml(folder: Path, **changes: object) -> Path:
 def synthetic_collection(folder: Path, count: int) -> tuple[Path, dict[str, float]]:
     """The collection an audit sees: images pinned on the local backend, metadata + manifest + page over them.
 
-    Images go to the store in one `put_many` and one pin-set write: pinning 10,000 images one by one through
-    `pin_bytes` takes tens of minutes here, because the local pin set (pins.json) is rewritten and fsynced
-    whole on every pin (quadratic) and each ledger pin row is its own fsynced transaction. The audit reads
-    neither the objects store nor the ledger's pin rows, so they are not written for the images.
+    Images go to the store in one `put_many` and are then pinned one by one. The audit reads neither the
+    objects store nor the ledger's pin rows, so they are not written for the images.
     """
     generator = dict(yaml.safe_load(EXAMPLE.read_text())["generator"], upscale=1)
     col = load_collection(write_yaml(folder, size=count, generator=generator))
@@ -85,8 +83,8 @@ def synthetic_collection(folder: Path, count: int) -> tuple[Path, dict[str, floa
             pinned.append(PinnedPiece(plan_piece(col.spec, token_id), sha256_hex(data), str(dag.root), {"bench": True},
                                       f"bench-{token_id}"))
         backend.store.put_many(block for dag in dags for block in dag.blocks)
-        with backend.store._pins_locked() as pins:  # one write for all (no public bulk pin yet)
-            pins.update({str(dag.root): {"name": f"bench-{i}.png"} for i, dag in enumerate(dags, 1)})
+        for i, dag in enumerate(dags, 1):
+            backend.store.add_pin(dag.root, f"bench-{i}.png")
         timings["setup_images_s"] = time.perf_counter() - start
         start = time.perf_counter()
         manifest_stage(col, ledger, pinned, RunReport(pieces=count))

@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Optional
 
 import typer
 from rich.table import Table
 
 from mintprep.cli.app import app, console, print_json, reports_errors
 from mintprep.config import collection_schema, load_collection
+from mintprep.executors.settings import with_cli_overrides
 from mintprep.progress import RichProgress
 from mintprep.status import collection_status
 
@@ -22,9 +24,18 @@ JsonOpt = typer.Option(False, "--json", help="print a machine-readable summary o
 
 @app.command()
 @reports_errors
-def run(collection: Path = CollectionArg, json: bool = JsonOpt) -> None:
+def run(
+    collection: Path = CollectionArg,
+    json: bool = JsonOpt,
+    executor: Optional[str] = typer.Option(None, "--executor", help="local | ray (overrides executor.kind)"),
+    ray_address: Optional[str] = typer.Option(None, "--ray-address", help="Ray cluster to join (implies ray)"),
+) -> None:
     """Run every stage in order; exit 0 when every piece is pinned, 1 when some failed, 2 on bad input."""
     col = load_collection(collection)
+    if executor not in (None, "local", "ray"):
+        raise typer.BadParameter(f"must be local or ray, got {executor!r}", param_hint="--executor")
+    chosen = with_cli_overrides(col.spec.executor, kind=executor, address=ray_address)
+    col = dataclasses.replace(col, spec=col.spec.model_copy(update={"executor": chosen}))
     from mintprep.pipeline import run_collection  # torch/diffusers load only when there is work to run
 
     with RichProgress(console) as progress:

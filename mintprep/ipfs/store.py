@@ -2,7 +2,8 @@
 
 Layout under `<state_dir>/ipfs/`:
   blocks/<xx>/<multihash-base32>   one file per block, sharded by two characters as kubo's flatfs does
-  pins.json                        {cid: {"name": …}}, rewritten whole: temp file, fsync, rename
+  pins/<cid>                        one small JSON file per pin ({"name": …}): pinning is O(1) however
+                                   large the collection (a single pin-set file rewritten per pin was O(n²))
 Blocks are filed by multihash, so a CIDv0 and a CIDv1 of the same bytes share one file. A block is
 written to a temp file, fsynced and renamed, so a crash never leaves a half block under a real name.
 """
@@ -22,14 +23,14 @@ from mintprep.ipfs.cid import CID, as_cid
 from mintprep.ipfs.dagpb import child_links
 from mintprep.ipfs.unixfs import Block
 from mintprep.ipfs.verify import BlockNotFound
-from mintprep.objects import write_atomic
+from mintprep.objects import fsync_dir, write_atomic
 
 
 class BlockStore:
     def __init__(self, root: Path) -> None:
         self.root = Path(root)
         self.blocks_dir = self.root / "blocks"
-        self.pins_file = self.root / "pins.json"
+        self.pins_dir = self.root / "pins"
 
     def path_for(self, cid: CID) -> Path:
         key = cid.multihash_key
@@ -104,42 +105,50 @@ class BlockStore:
     # ---------------------------------------------------------------- pins
 
     @contextlib.contextmanager
-    def _pins_locked(self) -> Iterator[dict[str, dict[str, str]]]:
-        """Read-modify-write of the pin set under an exclusive lock; written back atomically on exit."""
+    def _gc_lock(self) -> Iterator[None]:
+        """Pins and garbage collection exclude each other, so GC never deletes a DAG being pinned."""
         self.root.mkdir(parents=True, exist_ok=True)
         with open(self.root / "pins.lock", "a") as lock:
             fcntl.flock(lock, fcntl.LOCK_EX)
-            pins = self.read_pins()
-            before = json.dumps(pins, sort_keys=True)
-            yield pins
-            after = json.dumps(pins, sort_keys=True, indent=1)
-            if after != before:
-                write_atomic(self.pins_file, after.encode())
+            yield
+
+    def _pin_path(self, cid: CID | str) -> Path:
+        return self.pins_dir / str(as_cid(cid))
 
     def read_pins(self) -> dict[str, dict[str, str]]:
-        try:
-            pins = json.loads(self.pins_file.read_text())
-        except FileNotFoundError:
+        if not self.pins_dir.is_dir():
             return {}
-        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-            raise UserError(f"{self.pins_file} is not valid JSON ({exc}); restore it or delete it to re-pin") from None
-        if not isinstance(pins, dict):
-            raise UserError(f"{self.pins_file} must hold a JSON object of pins")
+        pins = {}
+        for path in self.pins_dir.iterdir():
+            if path.name.startswith("."):
+                continue  # a temp file of an interrupted pin
+            try:
+                pins[path.name] = json.loads(path.read_text())
+            except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+                raise UserError(f"{path} is not valid JSON ({exc}); delete it and pin {path.name} again") from None
         return pins
 
+    def is_pinned(self, cid: CID | str) -> bool:
+        return self._pin_path(cid).is_file()
+
     def add_pin(self, cid: CID | str, name: str) -> None:
-        with self._pins_locked() as pins:
-            pins[str(as_cid(cid))] = {"name": name}
+        with self._gc_lock():
+            write_atomic(self._pin_path(cid), json.dumps({"name": name}).encode())
 
     def remove_pin(self, cid: CID | str) -> bool:
-        with self._pins_locked() as pins:
-            return pins.pop(str(as_cid(cid)), None) is not None
+        with self._gc_lock():
+            try:
+                self._pin_path(cid).unlink()
+            except FileNotFoundError:
+                return False
+            fsync_dir(self.pins_dir)
+            return True
 
     def collect_garbage(self) -> int:
         """Delete blocks no pin reaches (e.g. a replaced broken image); return how many were deleted."""
-        with self._pins_locked() as pins:
+        with self._gc_lock():
             keep: set[str] = set()
-            for pinned in pins:
+            for pinned in self.read_pins():
                 keep.update(block.cid.multihash_key for block in self.iter_dag(pinned, skip_missing=True))
             deleted = 0
             for path in self.blocks_dir.glob("*/*"):

@@ -23,7 +23,7 @@ def test_pin_writes_blocks_by_multihash_and_records_a_verified_pin(tmp_path) -> 
     assert (receipt.cid, receipt.backend, receipt.verified) == (str(dag.root), "local", True)
     files = sorted(p.name for p in (tmp_path / "ipfs" / "blocks").rglob("*") if p.is_file())
     assert files == sorted(block.cid.multihash_key for block in dag.blocks)
-    assert json.loads((tmp_path / "ipfs" / "pins.json").read_text()) == {str(dag.root): {"name": "token-1"}}
+    assert json.loads((tmp_path / "ipfs" / "pins" / str(dag.root)).read_text()) == {"name": "token-1"}
     assert backend.is_pinned(dag.root) and backend.list_pins() == [str(dag.root)]
     assert backend.pin_dag(dag, name="token-1") == receipt  # idempotent
     assert not list((tmp_path / "ipfs").rglob("*.tmp"))
@@ -87,7 +87,7 @@ def test_unpin_and_garbage_collection_keep_shared_blocks(tmp_path) -> None:
 
 def test_a_damaged_pin_set_is_a_clear_error(tmp_path) -> None:
     backend = LocalBackend(tmp_path)
-    (tmp_path / "ipfs").mkdir()
-    (tmp_path / "ipfs" / "pins.json").write_text("{not json")
-    with pytest.raises(Exception, match="pins.json is not valid JSON"):
+    (tmp_path / "ipfs" / "pins").mkdir(parents=True)
+    (tmp_path / "ipfs" / "pins" / "bafkreidamaged").write_text("{not json")
+    with pytest.raises(Exception, match="bafkreidamaged is not valid JSON"):
         backend.list_pins()

@@ -1,4 +1,5 @@
-"""A Ray cluster on 127.0.0.1 with two CPUs, started once for this folder's tests and stopped after them."""
+"""A Ray cluster on 127.0.0.1 with two CPUs, started once per test module and stopped after it (so no idle Ray
+processes sit beside the rest of the suite)."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ except ImportError:  # `make test` installs the ray extra; under CI a missing Ra
     pytest.skip("ray not installed (pip install -e '.[test,ray]'); `make test` installs it", allow_module_level=True)
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def ray_cluster() -> Iterator[None]:
     ray.init(address="local", num_cpus=2, include_dashboard=False, log_to_driver=False, logging_level="ERROR",
              _node_ip_address="127.0.0.1")

@@ -19,7 +19,7 @@ from mintprep.config import load_collection
 from mintprep.errors import ConfigError
 from mintprep.executors.ray import WORKER_NAME_PREFIX, RayExecutor
 from mintprep.executors.settings import ExecutorSettings
-from mintprep.generate import GeneratorSettings
+from mintprep.generate import GenerationRequest, GeneratorSettings
 from mintprep.ledger import Ledger
 from mintprep.pipeline import run_collection
 from tests.conftest import write_collection
@@ -184,3 +184,30 @@ def test_a_generator_that_cannot_load_is_reported_as_locally(ray_cluster):
     with pytest.raises(ConfigError, match="generator.model"):
         RayExecutor(ExecutorSettings(kind="ray", num_workers=1), GeneratorSettings(kind="diffusers"))
     assert live_workers() == {}
+
+
+def test_progress_counts_pieces_per_worker_and_task_errors_reach_the_driver(ray_cluster, one_torch_thread):
+    generator = GeneratorSettings(steps=2)
+    requests = [GenerationRequest(token_id=t, prompt=f"a tulip, study {t}", collection_seed=7, settings=generator)
+                for t in range(1, 5)]
+    done_counts: list[int] = []
+    executor = RayExecutor(ExecutorSettings(kind="ray"), generator,
+                           on_progress=lambda stats: done_counts.append(stats.done))
+    try:
+        other_model = requests[0].model_copy(update={"settings": GeneratorSettings(model="constant-decoder")})
+        with pytest.raises(ValueError, match="load another generator"):  # raised in the worker, not retried
+            executor.request_key(other_model)
+        results = list(executor.run(requests))
+    finally:
+        executor.close()
+
+    assert sorted(r.token_id for r in results) == [1, 2, 3, 4] and all(r.ok for r in results)
+    assert done_counts == [1, 2, 3, 4]
+    stats = executor.stats
+    assert stats.done == stats.total == 4 and sum(w.pieces for w in stats.workers) == 4
+    assert len(stats.workers) == 2 and {w.pid for w in stats.workers}.isdisjoint({None, os.getpid()})
+    assert all(w.busy_s > 0 and w.pieces_per_minute > 0 for w in stats.workers if w.pieces)
+    assert stats.summary().startswith("4/4 done")
+    assert live_workers() == {}
+    with pytest.raises(RuntimeError, match="stopped"):
+        list(executor.run(requests))

@@ -34,7 +34,7 @@ class LocalBackend(PinBackend):
         self.store.remove_pin(cid)
 
     def is_pinned(self, cid: CID | str) -> bool:
-        return str(as_cid(cid)) in self.store.read_pins()
+        return self.store.is_pinned(cid)
 
     def list_pins(self) -> list[str]:
         return sorted(self.store.read_pins())
