@@ -12,7 +12,7 @@ import html
 import mimetypes
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 from http.server import ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, quote
@@ -24,7 +24,8 @@ from mintprep.errors import RemoteError, UserError
 from mintprep.http import RetryPolicy, send
 from mintprep.ipfs.car import CarError, CarReader, iter_car
 from mintprep.ipfs.cid import CID, RAW, as_cid
-from mintprep.ipfs.dagpb import DIRECTORY, FILE, HAMT_SHARD, RAW_TYPE, SYMLINK, decode_pbnode, decode_unixfs
+from mintprep.ipfs.dagpb import DIRECTORY, HAMT_SHARD, SYMLINK, decode_pbnode, decode_unixfs
+from mintprep.ipfs.reader import iter_file
 from mintprep.ipfs.store import BlockStore
 from mintprep.ipfs.unixfs import Block, hamt_hash, hamt_label
 from mintprep.ipfs.verify import BlockNotFound, VerifyReport, verify_dag
@@ -127,17 +128,6 @@ def _lookup(store: BlockStore, directory: CID, name: str) -> CID:
             raise _NotFound(name)
 
 
-def _file_bytes(store: BlockStore, cid: CID) -> Iterator[bytes]:
-    """A UnixFS file's content, leaf by leaf in order."""
-    for block in store.iter_dag(cid):
-        if block.cid.codec == RAW:
-            yield block.data
-            continue
-        data = decode_unixfs(decode_pbnode(block.data).data or b"")
-        if data.type in (FILE, RAW_TYPE) and data.data:
-            yield data.data
-
-
 def _listing(store: BlockStore, cid: CID, path: str) -> bytes:
     node = decode_pbnode(store.get(cid))
     rows = "".join(
@@ -200,10 +190,10 @@ def _deserialized(store: BlockStore, cid: CID, segments: list[str], environ: dic
             index = _lookup(store, cid, "index.html")
         except _NotFound:
             return reply("200 OK", _listing(store, cid, environ.get("PATH_INFO", "/")), "text/html; charset=utf-8")
-        return reply("200 OK", b"".join(_file_bytes(store, index)), "text/html; charset=utf-8")
+        return reply("200 OK", b"".join(iter_file(index, store.get)), "text/html; charset=utf-8")
     if kind == SYMLINK:
         return reply("200 OK", decode_unixfs(decode_pbnode(store.get(cid)).data or b"").data or b"", "text/plain")
-    return reply("200 OK", _file_bytes(store, cid), _guess_type(segments))
+    return reply("200 OK", iter_file(cid, store.get), _guess_type(segments))
 
 
 def _guess_type(segments: list[str]) -> str:

@@ -43,12 +43,13 @@ def fetch_verified(cid: CID | str, fetch_block: BlockFetcher) -> bytes:
 
 def read_file(root: CID | str, fetch_block: BlockFetcher) -> bytes:
     """The whole content of a UnixFS file (raw leaf, or dag-pb tree with raw or dag-pb leaves)."""
-    return b"".join(_file_chunks(as_cid(root), fetch_block))
+    return b"".join(iter_file(root, fetch_block))
 
 
-def _file_chunks(root: CID, fetch_block: BlockFetcher) -> Iterator[bytes]:
+def iter_file(root: CID | str, fetch_block: BlockFetcher) -> Iterator[bytes]:
+    """A UnixFS file's content in order, block by block (for streaming it out)."""
     # A node's own Data bytes come before its children's (UnixFS spec), children in link order.
-    stack = [root]
+    stack = [as_cid(root)]
     while stack:
         cid = stack.pop()
         data = fetch_verified(cid, fetch_block)

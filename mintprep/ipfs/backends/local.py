@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from mintprep.ipfs.backends.base import PinBackend
-from mintprep.ipfs.cid import CID, as_cid
+from mintprep.ipfs.cid import CID
 from mintprep.ipfs.store import BlockStore
 from mintprep.ipfs.unixfs import DagImport
 from mintprep.ipfs.verify import BlockNotFound
