@@ -293,6 +293,8 @@ def connect(settings: ExecutorSettings) -> bool:
     """Join the Ray this process already uses, else `executor.address`; True when this call started Ray."""
     if ray.is_initialized():
         return False
+    if settings.address not in (None, "auto"):
+        _check_reachable(settings.address)
     try:
         # address None follows Ray's own lookup: RAY_ADDRESS, a `ray start` cluster on this machine, else a new
         # local one. Worker output stays in Ray's log files: N progress streams would bury the driver's.
@@ -301,6 +303,17 @@ def connect(settings: ExecutorSettings) -> bool:
         raise UserError(f"executor.address: cannot join the Ray cluster at {settings.address or 'default'}: "
                         f"{_first_line(str(err))}") from err
     return True
+
+
+def _check_reachable(address: str, timeout_s: float = 5.0) -> None:
+    """Ray retries an unreachable head for minutes; a refused or silent port is bad input, said at once."""
+    host, _, port = address.removeprefix("ray://").rpartition(":")
+    try:
+        socket.create_connection((host.strip("[]"), int(port)), timeout=timeout_s).close()
+    except ValueError as err:
+        raise UserError(f"executor.address: {address!r} is not HOST:PORT, ray://HOST:PORT or auto") from err
+    except OSError as err:
+        raise UserError(f"executor.address: no Ray cluster answers at {address}: {err}") from err
 
 
 def plan_workers(settings: ExecutorSettings, resources: dict[str, float]) -> tuple[int, float]:

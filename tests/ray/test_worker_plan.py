@@ -1,11 +1,15 @@
-"""How many actors a cluster gets, and how the CLI flags combine with the file (pure: no cluster needed)."""
+"""How many actors a cluster gets, how the CLI flags combine with the file, and a cluster address that cannot
+work (no cluster needed)."""
 
 from __future__ import annotations
 
+import socket
+
 import pytest
+import ray
 
 from mintprep.errors import ConfigError, UserError
-from mintprep.executors.ray import plan_workers
+from mintprep.executors.ray import connect, plan_workers
 from mintprep.executors.settings import ExecutorSettings, with_cli_overrides
 
 
@@ -47,3 +51,21 @@ def test_cli_flags_override_the_file(file, kind, address, expected):
 def test_a_ray_address_with_the_local_executor_is_bad_input():
     with pytest.raises(UserError, match="--ray-address"):
         with_cli_overrides(ExecutorSettings(), kind="local", address="auto")
+
+
+def closed_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+@pytest.mark.parametrize(("address", "message"), [
+    (f"127.0.0.1:{closed_port()}", "no Ray cluster answers at 127.0.0.1"),
+    (f"ray://127.0.0.1:{closed_port()}", "no Ray cluster answers at ray://127.0.0.1"),
+    ("head-node", "is not HOST:PORT"),
+])
+def test_an_address_without_a_cluster_is_bad_input_said_at_once(address, message):
+    assert not ray.is_initialized()
+    with pytest.raises(UserError, match=message):
+        connect(ExecutorSettings(kind="ray", address=address))
+    assert not ray.is_initialized()
