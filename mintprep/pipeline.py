@@ -106,7 +106,7 @@ def generate_stage(col: Collection, ledger: Ledger, plans: list[PiecePlan], repo
                 plan, key = pending.pop(result.token_id)  # a result arrives once per request, in any order
                 done[plan.token_id] = (plan, _record_generation(col, ledger, key, result))
                 report.generated += 1
-                advance()
+                advance(executor.status())
     finally:
         executor.close()
     failed = [(plan, row) for plan, row in (done[t] for t in sorted(done)) if row.png_sha256 is None]

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 from contextlib import contextmanager
-from typing import Callable, Iterator, Protocol
+from typing import Iterator, Protocol
 
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
-Advance = Callable[[], None]
+
+
+class Advance(Protocol):
+    def __call__(self, note: str | None = None) -> None: ...
 
 
 class ProgressSink(Protocol):
@@ -18,7 +21,7 @@ class ProgressSink(Protocol):
 class NoProgress:
     @contextmanager
     def task(self, description: str, total: int) -> Iterator[Advance]:
-        yield lambda: None
+        yield lambda note=None: None
 
 
 class RichProgress:
@@ -27,7 +30,8 @@ class RichProgress:
     def __init__(self, console: Console):
         self._progress = Progress(
             TextColumn("[bold]{task.description:<10}"), BarColumn(), MofNCompleteColumn(),
-            TimeElapsedColumn(), TimeRemainingColumn(), console=console, transient=False,
+            TimeElapsedColumn(), TimeRemainingColumn(), TextColumn("{task.fields[note]}"), console=console,
+            transient=False,
         )
 
     def __enter__(self) -> "RichProgress":
@@ -39,5 +43,9 @@ class RichProgress:
 
     @contextmanager
     def task(self, description: str, total: int) -> Iterator[Advance]:
-        task_id = self._progress.add_task(description, total=total)
-        yield lambda: self._progress.advance(task_id)
+        task_id = self._progress.add_task(description, total=total, note="")
+
+        def advance(note: str | None = None) -> None:
+            self._progress.update(task_id, advance=1, note=note or "")
+
+        yield advance

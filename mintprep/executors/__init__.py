@@ -22,6 +22,9 @@ class Executor(Protocol):
 
     def close(self) -> None: ...
 
+    def status(self) -> str | None:
+        """One line for the progress display (workers, throughput, failures), or None."""
+
 
 class LocalExecutor:
     """One pipeline loaded once in this process; requests run one after another."""
@@ -40,6 +43,9 @@ class LocalExecutor:
 
     def close(self) -> None:
         pass
+
+    def status(self) -> str | None:
+        return None
 
 
 def make_executor(settings: "ExecutorSettings", generator: "GeneratorSettings") -> Executor:

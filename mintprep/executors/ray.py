@@ -224,6 +224,9 @@ class RayExecutor:
             self._stop_workers()
             raise
 
+    def status(self) -> str | None:
+        return self.stats.summary()
+
     def close(self) -> None:
         self._stop_workers()
         if self._owns_ray and ray.is_initialized():

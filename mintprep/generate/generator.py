@@ -101,6 +101,8 @@ class Generator:
             "scheduler": self._scheduler_description(),
             "guards": request.guards.model_dump(mode="json"),
             "device": self.device.type,
+            # CPU kernels split their sums by thread count: 1 and 2 threads give different bytes for one piece.
+            "cpu_threads": torch.get_num_threads() if self.device.type == "cpu" else None,
             "versions": numeric_versions(),
         })
 

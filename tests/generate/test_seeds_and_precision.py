@@ -57,3 +57,20 @@ def test_vae_failure_climbs_to_the_first_rung_that_raises_the_vae() -> None:
 def test_unknown_precision_component_is_a_config_error() -> None:
     with pytest.raises(ValueError, match="unknown component vea"):
         GeneratorSettings(precision={"vea": "fp16"})
+
+
+def test_cpu_thread_count_is_part_of_the_request_key(tiny) -> None:
+    """CPU kernels split sums by thread count, so the same piece on 1 and 2 threads is not the same bytes."""
+    import torch
+
+    from tests.generate.conftest import request
+
+    before = torch.get_num_threads()
+    try:
+        torch.set_num_threads(1)
+        one = tiny.request_key(request(tiny.settings, 1))
+        torch.set_num_threads(2)
+        two = tiny.request_key(request(tiny.settings, 1))
+    finally:
+        torch.set_num_threads(before)
+    assert one != two
