@@ -123,7 +123,9 @@ def load_rgb(data: bytes, source: str = "image") -> np.ndarray:
         with Image.open(io.BytesIO(data)) as image:
             # Alpha is flattened onto black: a transparent image shows as whatever is behind it, so judge the worst.
             return np.asarray(image.convert("RGB"), dtype=np.uint8)
-    except (UnidentifiedImageError, OSError, ValueError) as exc:
+    except UnidentifiedImageError:
+        raise UserError(f"{source}: not an image format Pillow can read ({len(data)} bytes)") from None
+    except (OSError, ValueError) as exc:
         raise UserError(f"{source}: not a readable image ({exc})") from None
 
 
