@@ -143,3 +143,33 @@ def test_a_piece_whose_vae_overflows_is_rejected_never_written_never_pinned(tmp_
     assert all(d["guard"] == "decoded_nonfinite" and d["seed"] for d in drops)
     human = mintprep("run", str(path))
     assert human.returncode == 1 and "token 3 failed" in human.stderr
+
+
+OPENSEA_KEYS = {"name", "description", "image", "attributes", "external_url", "background_color", "animation_url",
+                "image_data", "youtube_url"}
+
+
+def test_two_fresh_runs_give_identical_cids_and_opensea_metadata(tmp_path: Path):
+    """Identical art → identical CIDs across two fresh runs (separate ledgers and stores)."""
+    from mintprep.ipfs.reader import list_directory, read_file
+    from mintprep.pipeline import run_collection
+
+    reports = [run_collection(load_collection(write_collection(tmp_path / name, size=4, generator__steps=3)))
+               for name in ("first", "second")]
+    assert reports[0].metadata_root == reports[1].metadata_root
+    assert reports[0].manifest_cid == reports[1].manifest_cid
+    assert reports[0].provenance_hash == reports[1].provenance_hash
+
+    col = load_collection(tmp_path / "first" / "collection.yaml")
+    backend = make_backend(col.spec.ipfs, col.state_dir)
+    entries = list_directory(reports[0].metadata_root, backend.fetch_block)
+    assert sorted(entries) == ["1.json", "2.json", "3.json", "4.json", "collection.json"]
+    traits = set(col.spec.prompt.traits)
+    for token_id in range(1, 5):
+        meta = json.loads(read_file(entries[f"{token_id}.json"], backend.fetch_block))
+        assert set(meta) <= OPENSEA_KEYS and {"name", "description", "image", "attributes"} <= set(meta)
+        assert meta["image"].startswith("ipfs://bafkrei") and backend.is_pinned(meta["image"].removeprefix("ipfs://"))
+        assert {a["trait_type"] for a in meta["attributes"]} == traits
+        assert all(isinstance(a["value"], str) and a["value"] for a in meta["attributes"])
+    contract_meta = json.loads(read_file(entries["collection.json"], backend.fetch_block))
+    assert contract_meta["name"] == col.spec.name and contract_meta["image"].startswith("ipfs://")

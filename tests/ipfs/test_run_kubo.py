@@ -17,21 +17,22 @@ from tests.conftest import write_collection
 from tests.ipfs.fakes import FakeKubo, running
 
 
-def test_run_pins_the_collection_on_kubo(tmp_path: Path):
+def test_run_pins_the_whole_example_collection_on_kubo(tmp_path: Path):
     node = FakeKubo(BlockStore(tmp_path / "kubo-node"))
     with running(node) as url:
-        path = write_collection(tmp_path / "c", size=8, generator__steps=3,
+        # The example collection (77 pieces), sampled with 3 steps to keep the test short.
+        path = write_collection(tmp_path / "c", generator__steps=3,
                                 ipfs={"backend": "kubo", "api_url": url, "profile": "kubo-cidv1"})
         report = run_collection(load_collection(path))
-        assert report.exit_code == 0 and report.pinned == 8
+        assert report.exit_code == 0 and report.pinned == 77
         again = run_collection(load_collection(path))
-        assert again.pinned == 0 and again.pin_skipped == 8
+        assert again.pinned == 0 and again.pin_skipped == 77
 
     col = load_collection(path)
     with Ledger.open(col.state_dir, readonly=True) as ledger:
         manifest = ledger.current_manifest()
         cids = [t["image_cid"] for t in manifest.manifest["tokens"]] + [manifest.metadata_root, manifest.manifest_cid]
-    assert len(cids) == 10
+    assert len(cids) == 79
     for cid in cids:
         assert cid in node.pins, f"{cid} was not pinned on the kubo node"
         assert verify_dag(cid, node.store.get).ok, f"{cid} is incomplete on the kubo node"
