@@ -1,9 +1,10 @@
 """Build the static mint page from a collection manifest.
 
 Pure core (`render_site`: page data → file bytes) and one I/O step (`build_page` swaps the folder in).
-Everything the page shows about the collection travels as JSON in a `type="application/json"`
-element and is inserted by app.js with textContent, so the CSP can forbid inline script and a
-trait value such as `<img onerror=…>` stays text.
+Everything the page shows about the collection travels as JSON, in a `type="application/json"`
+element of index.html or in the gallery's chunk files (see gallery.py), and is inserted by app.js
+with textContent, so the CSP can forbid inline script and a trait value such as `<img onerror=…>`
+stays text.
 """
 
 from __future__ import annotations
@@ -24,12 +25,14 @@ from mintprep.errors import UserError
 from mintprep.hashing import content_key, sha256_hex
 from mintprep.page.abi import page_abi
 from mintprep.page.chains import chain_info
+from mintprep.page.gallery import read_gallery, split_gallery
+from mintprep.page.headers import render_headers, site_header_rules
 from mintprep.page.sitedir import CONFIG_ELEMENT_ID, ensure_replaceable, replace_tree
 
 if TYPE_CHECKING:
     from mintprep.config import Collection
 
-PAGE_FORMAT = 1
+PAGE_FORMAT = 2  # 2: gallery in chunk files beside index.html
 STATIC_ASSETS = ("app.js", "style.css")
 _CID = re.compile(r"^[A-Za-z0-9]{10,128}$")
 
@@ -70,7 +73,7 @@ def build_page(
 def page_config(
     manifest: Mapping[str, Any], *, contract: str | None, chain_id: int, rpc_url: str, gateway: str
 ) -> dict[str, Any]:
-    """The JSON the page runs on; `audit` reads it back from index.html with `read_page_config`."""
+    """The JSON the page runs on, gallery `tokens` included; `read_page_config` gives it back from a built site."""
     if not isinstance(chain_id, int) or isinstance(chain_id, bool) or chain_id <= 0:
         raise UserError(f"chain id must be a positive integer, got {chain_id!r}")
     chain = chain_info(chain_id)
@@ -101,32 +104,41 @@ def page_config(
 
 
 def render_site(config: Mapping[str, Any]) -> dict[str, bytes]:
-    """Page config → {relative path: bytes}. No clock, no randomness: same config, same bytes."""
+    """Page config → {relative path: bytes}. No clock, no randomness: same config, same bytes.
+
+    The tokens go to the gallery's chunk files; index.html embeds the rest and where the chunks are,
+    so its size does not grow with the collection.
+    """
     static = resources.files("mintprep.page").joinpath("static")
     template = Template(static.joinpath("index.html").read_text(encoding="utf-8"))
+    gallery = split_gallery(config["tokens"])
+    embedded = {key: value for key, value in config.items() if key != "tokens"}
+    embedded["gallery"] = gallery.section
     collection = config["collection"]
+    csp = content_security_policy(config)
     index = template.substitute(
         title=_html_text(collection["name"]),
         description=_html_text(collection["description"] or collection["name"]),
-        csp=_html_text(content_security_policy(config)),
+        csp=_html_text(csp),
         config_id=CONFIG_ELEMENT_ID,
-        config_json=script_safe_json(config),
+        config_json=script_safe_json(embedded),
     )
-    files = {"index.html": index.encode()}
+    files = {"index.html": index.encode(), "_headers": render_headers(site_header_rules(csp))}
     files.update({name: static.joinpath(name).read_bytes() for name in STATIC_ASSETS})
+    files.update(gallery.files)
     return files
 
 
 def content_security_policy(config: Mapping[str, Any]) -> str:
-    """Scripts and styles only from the page's own origin; network only to the RPC and the gateway."""
-    rpc_origin = _origin(config["chain"]["rpc_url"]) if config["contract"] else "'none'"
+    """Scripts, styles and gallery chunks only from the page's own origin; otherwise only the RPC and the gateway."""
+    rpc_origin = f" {_origin(config['chain']['rpc_url'])}" if config["contract"] else ""
     return "; ".join([
         "default-src 'none'",
         "script-src 'self'",
         "style-src 'self'",
         # data: is for EIP-6963 wallet icons, which the spec requires to be data URIs.
         f"img-src 'self' data: {_origin(config['gateway'])}",
-        f"connect-src {rpc_origin}",
+        f"connect-src 'self'{rpc_origin}",
         "base-uri 'none'",
         "form-action 'none'",
     ])
@@ -139,12 +151,24 @@ def script_safe_json(value: Any) -> str:
 
 
 def read_page_config(index_html: Path) -> dict[str, Any]:
-    """The config a built page embeds (metadata root, contract, chain, tokens): what `audit` compares."""
-    text = Path(index_html).read_text(encoding="utf-8")
+    """What a built page shows (metadata root, contract, chain, tokens): what `audit` compares.
+
+    `tokens` is read from the gallery chunks beside index.html; chunks that are missing or unreadable
+    are listed under `gallery.unreadable` and their tokens are absent, as they are for a visitor.
+    """
+    index_html = Path(index_html)
+    text = index_html.read_text(encoding="utf-8")
     match = re.search(rf'<script type="application/json" id="{CONFIG_ELEMENT_ID}">(.*?)</script>', text, re.S)
     if match is None:
         raise UserError(f"{index_html}: not a mintprep page (no {CONFIG_ELEMENT_ID} element)")
-    return json.loads(match.group(1))
+    config = json.loads(match.group(1))
+    if "tokens" in config:  # format 1 embedded the whole gallery
+        return config
+    try:
+        tokens, unreadable = read_gallery(index_html.parent, config.get("gallery"))
+    except ValueError as exc:
+        raise UserError(f"{index_html}: {exc}") from None
+    return {**config, "tokens": tokens, "gallery": {**config["gallery"], "unreadable": unreadable}}
 
 
 def _html_text(text: str) -> str:
@@ -153,7 +177,7 @@ def _html_text(text: str) -> str:
 
 
 def _token(token: Any, position: int) -> list[Any]:
-    """[token id, name, image CID, [[trait, value], …]]: compact, since a 10k gallery rides in index.html."""
+    """[token id, name, image CID, [[trait, value], …]]: compact, since the chunk files hold thousands."""
     where = f"manifest.tokens[{position}]"
     if not isinstance(token, Mapping):
         raise UserError(f"{where}: expected a mapping, got {type(token).__name__}")

@@ -10,12 +10,14 @@ from functools import partial
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterator
+from urllib.parse import unquote, urlsplit
 
 from mintprep.errors import UserError
 from mintprep.ipfs.gateway import serve_gateway
 from mintprep.ipfs.store import BlockStore
 from mintprep.ledger import Ledger
 from mintprep.page.build import PageBuild
+from mintprep.page.headers import headers_for, parse_headers
 from mintprep.page.publish import build_collection_page, collection_page_inputs
 
 if TYPE_CHECKING:
@@ -29,9 +31,19 @@ class Preview:
     build: PageBuild
 
 
-class _QuietHandler(SimpleHTTPRequestHandler):
+class SiteHandler(SimpleHTTPRequestHandler):
+    """Serves a site folder quietly, adding the headers its `_headers` file gives each path, as the host will."""
+
     def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - stdlib signature
         pass
+
+    def end_headers(self) -> None:
+        rules = Path(self.directory, "_headers")
+        if rules.is_file():
+            path = unquote(urlsplit(self.path).path)
+            for name, value in headers_for(parse_headers(rules.read_text(encoding="utf-8")), path).items():
+                self.send_header(name, value)
+        super().end_headers()
 
 
 @contextmanager
@@ -54,7 +66,7 @@ def preview(col: "Collection", *, host: str = "127.0.0.1", port: int = 0) -> Ite
         site = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="mintprep-preview-"))) / "site"
         build = build_collection_page(col, inputs, site)
         try:
-            server = ThreadingHTTPServer((host, port), partial(_QuietHandler, directory=str(site)))
+            server = ThreadingHTTPServer((host, port), partial(SiteHandler, directory=str(site)))
         except OSError as exc:
             raise UserError(f"--port {port}: cannot listen on {host}:{port} ({exc.strerror})") from None
         stack.callback(server.server_close)

@@ -7,6 +7,7 @@ import hashlib
 import io
 from contextlib import contextmanager
 from dataclasses import dataclass
+from functools import partial
 from http.server import SimpleHTTPRequestHandler
 from pathlib import Path
 from typing import Any, Callable, Iterator
@@ -15,6 +16,7 @@ import pytest
 from PIL import Image
 
 from mintprep.config import Collection, load_collection
+from mintprep.page.serve import SiteHandler
 from tests.conftest import write_collection
 
 from tests.support.servers import http_server
@@ -70,8 +72,6 @@ def sample_collection(size: int, *, hostile_token: int | None = None) -> SampleC
     return SampleCollection(manifest, images)
 
 
-
-
 class QuietHandler(SimpleHTTPRequestHandler):
     def log_message(self, format: str, *args: Any) -> None:  # noqa: A002  (stdlib signature)
         pass
@@ -79,11 +79,8 @@ class QuietHandler(SimpleHTTPRequestHandler):
 
 @contextmanager
 def serve_dir(folder: Path) -> Iterator[str]:
-    class Handler(QuietHandler):
-        def __init__(self, *args: Any, **kwargs: Any) -> None:
-            super().__init__(*args, directory=str(folder), **kwargs)
-
-    with http_server(Handler) as url:
+    """The site as a static host serves it, headers from its `_headers` file included (what `serve` uses)."""
+    with http_server(partial(SiteHandler, directory=str(folder))) as url:
         yield url
 
 
@@ -107,6 +104,12 @@ def path_gateway(images: dict[str, bytes]) -> Iterator[str]:
 @pytest.fixture
 def collection(tmp_path: Path) -> Collection:
     return load_collection(write_collection(tmp_path / "col"))
+
+
+@pytest.fixture(scope="session")
+def large_sample() -> SampleCollection:
+    """2,000 tokens, many gallery chunks; built once per session, so copy the manifest before changing it."""
+    return sample_collection(2000)
 
 
 @pytest.fixture(scope="session")

@@ -7,6 +7,7 @@ gateway (GET /ipfs/<cid>). Screenshots land in test-artifacts/ for a person to l
 
 from __future__ import annotations
 
+import json
 from decimal import Decimal
 from pathlib import Path
 from typing import Any, Iterator
@@ -15,7 +16,7 @@ from urllib.parse import urlsplit
 import pytest
 from playwright.sync_api import expect
 
-from mintprep.page import build_page
+from mintprep.page import build_page, read_page_config
 from tests.page.conftest import HOSTILE_TRAIT, path_gateway, sample_collection, serve_dir
 from tests.support.anvil import DeployedDrop, DropParams, deploy_test_drop
 
@@ -29,10 +30,15 @@ class PageWatch:
     def __init__(self, page: Any) -> None:
         self.problems: list[str] = []
         self.origins: set[str] = set()
+        self.urls: list[str] = []
         page.on("console", lambda m: m.type == "error" and self.problems.append(m.text))
         page.on("pageerror", lambda e: self.problems.append(f"uncaught: {e}"))
         page.on("dialog", lambda d: (self.problems.append(f"dialog: {d.message}"), d.dismiss()))
-        page.on("request", lambda r: self.origins.add("{0.scheme}://{0.netloc}".format(urlsplit(r.url))))
+        page.on("request", self._request)
+
+    def _request(self, request: Any) -> None:
+        self.urls.append(request.url)
+        self.origins.add("{0.scheme}://{0.netloc}".format(urlsplit(request.url)))
 
 
 @pytest.fixture
@@ -207,3 +213,105 @@ def test_wallet_picker_rejection_fallback_and_sold_out(chain, collection, open_p
             expect(legacy.locator("#qty-hint")).to_have_text("Sold out.")
             assert drop.functions.balanceOf(minter).call() == 0
             assert watch.problems == []
+
+
+def test_gallery_fetches_later_chunks_as_the_visitor_scrolls(collection, large_sample, open_page, tmp_path: Path,
+                                                             artifacts_dir: Path) -> None:
+    with path_gateway(large_sample.images) as gateway:
+        build = build_page(collection, large_sample.manifest, tmp_path / "site", contract=None, chain_id=8453,
+                           rpc_url="https://mainnet.base.org", gateway=gateway)
+        chunk_path = read_page_config(build.index)["gallery"]["path"]
+        chunk_ids = [[e[0] for e in json.loads((build.out_dir / f"{chunk_path}{i}.json").read_bytes())]
+                     for i in range(3)]
+        with serve_dir(build.out_dir) as site:
+            page, watch = open_page(site + "/index.html")
+
+            def fetched() -> list[str]:
+                return [url.removeprefix(f"{site}/{chunk_path}") for url in watch.urls if chunk_path in url]
+
+            page.wait_for_selector(".card")
+            page.wait_for_timeout(300)  # time for any eager fetch beyond what the first screens need
+            assert fetched() == ["0.json"], "only the first chunk loads with the page"
+            assert page.locator(".card").count() < len(chunk_ids[0])
+
+            later = page.locator(f'.card[data-token-id="{chunk_ids[2][0]}"]')
+            for _ in range(40):
+                if later.count():
+                    break
+                page.mouse.wheel(0, 4000)
+                page.wait_for_timeout(100)
+            expect(later).to_have_count(1)
+            assert fetched() == ["0.json", "1.json", "2.json"], "each chunk fetched once, in order, when needed"
+            shown = page.evaluate("[...document.querySelectorAll('.card')].map(c => Number(c.dataset.tokenId))")
+            assert shown == list(range(1, len(shown) + 1)), "the gallery keeps token order across chunks"
+            assert later.locator("h3").inner_text() == f"Sunflower Study #{chunk_ids[2][0]}"
+            later.scroll_into_view_if_needed()
+            page.wait_for_function(
+                f"() => document.querySelector('.card[data-token-id=\"{chunk_ids[2][0]}\"] img').naturalWidth === 64")
+            page.screenshot(path=str(artifacts_dir / "page-gallery-scrolled.png"))
+            assert page.locator("#more").is_visible(), "2,000 tokens: more remain after three chunks"
+            assert watch.origins <= {site.rstrip("/"), gateway.rstrip("/")}
+            assert watch.problems == []
+
+
+def test_host_headers_carry_the_csp_and_forbid_framing(collection, open_page, tmp_path: Path) -> None:
+    """The `_headers` rules as a host applies them (serve_dir does, like Netlify): the page still works under the
+    header CSP, and another site cannot frame the mint button (frame-ancestors, which a <meta> CSP cannot set)."""
+    sample = sample_collection(2)
+    with path_gateway(sample.images) as gateway, serve_dir(tmp_path / "site") as site:
+        build_page(collection, sample.manifest, tmp_path / "site", contract=None, chain_id=8453,
+                   rpc_url="https://mainnet.base.org", gateway=gateway)
+        page, watch = open_page(site + "/index.html")
+        expect(page.locator(".card")).to_have_count(2)
+        assert watch.problems == []
+        response = page.request.get(site + "/index.html")
+        assert "frame-ancestors 'none'" in response.headers["content-security-policy"]
+        assert response.headers["x-content-type-options"] == "nosniff"
+
+        # Another site frames the page, and (control: no CSP there) an image from the gateway.
+        image = f"{gateway}/ipfs/{sample.manifest['tokens'][0]['image_cid']}"
+        (tmp_path / "other").mkdir()
+        (tmp_path / "other" / "index.html").write_text(
+            f'<iframe src="{site}/index.html"></iframe><iframe src="{image}"></iframe>')
+        with serve_dir(tmp_path / "other") as other:
+            framing, _ = open_page(other + "/index.html")
+            urls: list[str] = []
+            for _ in range(50):
+                urls = sorted(frame.url for frame in framing.frames[1:])
+                if len(urls) == 2 and site + "/index.html" not in urls:
+                    break
+                framing.wait_for_timeout(100)
+        assert urls[0].startswith("chrome-error://"), f"Chromium refused to frame the page: {urls}"
+        assert urls[1] == image, "while the image, served without the header, framed fine"
+
+
+def test_an_unreachable_chunk_is_reported_and_show_more_retries(collection, large_sample, open_page,
+                                                                tmp_path: Path) -> None:
+    with path_gateway(large_sample.images) as gateway:
+        build = build_page(collection, large_sample.manifest, tmp_path / "site", contract=None, chain_id=8453,
+                           rpc_url="https://mainnet.base.org", gateway=gateway)
+        second = build.out_dir / f"{read_page_config(build.index)['gallery']['path']}1.json"
+        first_of_second = json.loads(second.read_bytes())[0][0]
+        held_back = second.read_bytes()
+        second.unlink()
+        with serve_dir(build.out_dir) as site:
+            page, watch = open_page(site + "/index.html")
+            status = page.locator("#gallery-status")
+            for _ in range(20):
+                if status.inner_text():
+                    break
+                page.mouse.wheel(0, 4000)
+                page.wait_for_timeout(100)
+            expect(status).to_contain_text("answered HTTP 404")
+            assert page.locator(f'.card[data-token-id="{first_of_second}"]').count() == 0
+            assert page.locator(".card").count() == first_of_second - 1, "what did load stays shown"
+            watch.problems.clear()  # Chromium logs the 404 itself
+
+            second.write_bytes(held_back)
+            page.click("#more")
+            expect(page.locator(f'.card[data-token-id="{first_of_second}"]')).to_have_count(1)
+            expect(status).to_be_empty()
+            assert watch.problems == []
+
+        file_page, _ = open_page(build.index.as_uri())
+        expect(file_page.locator("#gallery-status")).to_contain_text("mintprep serve")

@@ -42,7 +42,9 @@ def test_page_embeds_root_contract_chain_and_tokens(collection, tmp_path: Path) 
     assert config["gateway"] == "https://ipfs.io"
     assert [t[0] for t in config["tokens"]] == [1, 2, 3]
     assert config["tokens"][0][2] == manifest["tokens"][0]["image_cid"]
-    assert set(build.files) == {"index.html", "app.js", "style.css"}
+    gallery = config["gallery"]
+    assert set(build.files) == {"index.html", "_headers", "app.js", "style.css", f"{gallery['path']}0.json"}
+    assert (gallery["chunks"], gallery["tokens"], gallery["unreadable"]) == (1, 3, [])
 
 
 def test_selectors_come_from_the_contract_abi() -> None:
@@ -75,10 +77,10 @@ def test_csp_allows_only_own_scripts_the_rpc_and_the_gateway(collection, tmp_pat
     csp = re.search(r'http-equiv="Content-Security-Policy" content="([^"]+)"', deployed.index.read_text()).group(1)
     directives = dict(d.strip().split(" ", 1) for d in csp.split(";"))
     assert directives["script-src"] == "'self'" and directives["default-src"] == "'none'"
-    assert directives["connect-src"] == "https://rpc.example.org"
+    assert directives["connect-src"] == "'self' https://rpc.example.org"  # 'self': the gallery chunks
     assert directives["img-src"] == "'self' data: https://gw.example.net"
     gallery_only = build_page(collection, manifest, tmp_path / "b", contract=None, **TARGET)
-    assert "connect-src 'none'" in gallery_only.index.read_text()
+    assert "connect-src 'self';" in gallery_only.index.read_text()
     js = (deployed.out_dir / "app.js").read_text()
     assert ".innerHTML" not in js and ".outerHTML" not in js and "insertAdjacentHTML" not in js and "eval(" not in js
 

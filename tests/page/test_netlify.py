@@ -100,15 +100,17 @@ def test_only_missing_digests_are_uploaded(netlify, collection, tmp_path: Path) 
     first = build_page(collection, manifest, tmp_path / "site", contract=None, **target)
     state.fail_next_posts = 1  # a transient 503 is retried
     deploy = deploy_to_netlify(read_tree(first.out_dir), settings_for(url), token=TOKEN, **FAST)
-    assert deploy.uploaded == ("app.js", "index.html", "style.css")
+    site_files = tuple(sorted(first.files))
+    assert deploy.uploaded == site_files and len(site_files) == 5  # index, _headers, app.js, style.css, 1 chunk
     assert deploy.url == "https://mintprep-test.netlify.app"
-    assert sorted(state.uploads) == ["app.js", "index.html", "style.css"]
+    assert sorted(state.uploads) == list(site_files)
 
-    # The contract gets deployed: only index.html (which embeds it) changes, so only it is sent.
+    # The contract gets deployed: only index.html (which embeds it) and _headers (its CSP now allows the RPC)
+    # change, so only they are sent; the gallery chunk is unchanged.
     second = build_page(collection, manifest, tmp_path / "site", contract="0x" + "ab" * 20, **target)
     state.uploads.clear()
     deploy = deploy_to_netlify(read_tree(second.out_dir), settings_for(url), token=TOKEN, **FAST)
-    assert deploy.uploaded == ("index.html",) and state.uploads == ["index.html"]
+    assert deploy.uploaded == ("_headers", "index.html") and sorted(state.uploads) == ["_headers", "index.html"]
     assert state.deploys[deploy.deploy_id] == {
         f"/{rel}": hashlib.sha1(data).hexdigest() for rel, data in read_tree(second.out_dir).items()
     }

@@ -18,6 +18,7 @@ from mintprep.ipfs.unixfs import get_profile, import_bytes
 from mintprep.ledger import Ledger
 from mintprep.page import read_page_config
 from mintprep.page.serve import preview
+from mintprep.page.sitedir import read_tree
 from tests.conftest import write_collection
 from tests.page.conftest import SampleCollection, sample_collection
 
@@ -69,8 +70,10 @@ def test_publish_to_ipfs_pins_the_site_folder(tmp_path: Path) -> None:
     gateway = serve_gateway(backend.store)
     try:
         base = f"http://127.0.0.1:{gateway.server_address[1]}/ipfs/{cid}"
-        for name in ("index.html", "app.js", "style.css"):
-            assert requests.get(f"{base}/{name}", timeout=5).content == (tmp_path / "col" / "site" / name).read_bytes()
+        site_files = read_tree(tmp_path / "col" / "site")
+        assert any(rel.startswith("gallery/") for rel in site_files), "the gallery chunks are part of the site"
+        for rel, data in site_files.items():
+            assert requests.get(f"{base}/{rel}", timeout=5).content == data
     finally:
         gateway.shutdown()
         gateway.server_close()
@@ -112,6 +115,10 @@ def test_serve_previews_the_page_with_images_from_the_local_store(tmp_path: Path
         assert page.status_code == 200 and 'id="mintprep-config"' in page.text
         assert running.gateway.startswith("http://127.0.0.1:")
         assert f"img-src 'self' data: {running.gateway}" in page.text
+        assert "frame-ancestors 'none'" in page.headers["Content-Security-Policy"], "the preview sends _headers too"
+        chunks = read_page_config(running.build.index)["gallery"]["path"]
+        chunk = requests.get(f"{running.url}{chunks}0.json", timeout=5)
+        assert [entry[0] for entry in chunk.json()] == [1, 2]
         first = sample.manifest["tokens"][0]["image_cid"]
         image = requests.get(f"{running.gateway}/ipfs/{first}", timeout=5)
         assert image.content == sample.images[first]

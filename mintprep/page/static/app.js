@@ -1,5 +1,5 @@
-// mintprep mint page: gallery from the embedded manifest, live contract reads, mint through an EIP-1193 wallet.
-// Collection text only ever reaches the DOM through textContent (see text()); never through innerHTML.
+// mintprep mint page: gallery from chunk files beside the page, live contract reads, mint through an EIP-1193 wallet.
+// Collection text only ever reaches the DOM through textContent (see el()); never through innerHTML.
 'use strict';
 (() => {
   const cfg = JSON.parse(document.getElementById('mintprep-config').textContent);
@@ -316,28 +316,78 @@
     setStatus(err && err.message ? err.message : String(err), 'error');
   }
 
-  // ---------- gallery ----------
-  let shown = 0;
-  function showMoreTokens() {
-    const batch = cfg.tokens.slice(shown, shown + GALLERY_BATCH);
-    $('gallery').append(...batch.map(([id, name, cid, attributes]) => {
-      const card = el('li', 'card');
-      card.dataset.tokenId = String(id);
-      const img = el('img');
-      img.src = `${cfg.gateway}/ipfs/${cid}`;
-      img.alt = name; img.loading = 'lazy'; img.decoding = 'async'; img.width = 512; img.height = 512;
-      const traits = el('ul', 'traits');
-      traits.append(...attributes.map(([trait, value]) => {
-        const chip = el('li');
-        chip.append(el('span', 'trait', trait), el('span', 'value', value));
-        return chip;
-      }));
-      card.append(img, el('h3', null, name), el('p', 'token-id', `#${id}`), traits);
-      return card;
-    }));
-    shown += batch.length;
-    $('more').hidden = shown >= cfg.tokens.length;
+  // ---------- gallery: chunk files fetched from the page's own folder as the visitor scrolls ----------
+  const gallery = { entries: [], fetched: 0, shown: 0, loading: null, failed: false };
+
+  async function fetchNextChunk() {
+    const url = `${cfg.gallery.path}${gallery.fetched}.json`;
+    // Chunk URLs may be cached for a year, and a failed answer with them: a retry goes past the cache.
+    const response = await fetch(url, { credentials: 'omit', cache: gallery.failed ? 'reload' : 'default' })
+      .catch((err) => { gallery.failed = true; throw err; });
+    gallery.failed = !response.ok;
+    if (!response.ok) throw new Error(`${url} answered HTTP ${response.status}`);
+    const chunk = await response.json();
+    if (!Array.isArray(chunk)) throw new Error(`${url} is not a gallery chunk`);
+    gallery.entries.push(...chunk);
+    gallery.fetched += 1;
   }
+
+  function card([id, name, cid, attributes]) {
+    const item = el('li', 'card');
+    item.dataset.tokenId = String(id);
+    const img = el('img');
+    img.src = `${cfg.gateway}/ipfs/${cid}`;
+    img.alt = name; img.loading = 'lazy'; img.decoding = 'async'; img.width = 512; img.height = 512;
+    const traits = el('ul', 'traits');
+    traits.append(...attributes.map(([trait, value]) => {
+      const chip = el('li');
+      chip.append(el('span', 'trait', trait), el('span', 'value', value));
+      return chip;
+    }));
+    item.append(img, el('h3', null, name), el('p', 'token-id', `#${id}`), traits);
+    return item;
+  }
+
+  // Shows what is already fetched even when the next chunk fails, then reports the failure.
+  async function showNextBatch() {
+    let failure = null;
+    try {
+      while (gallery.entries.length - gallery.shown < GALLERY_BATCH && gallery.fetched < cfg.gallery.chunks) {
+        await fetchNextChunk();
+      }
+    } catch (err) {
+      failure = err;
+    }
+    const batch = gallery.entries.slice(gallery.shown, gallery.shown + GALLERY_BATCH);
+    $('gallery').append(...batch.map(card));
+    gallery.shown += batch.length;
+    if (failure) throw failure;
+    $('gallery-status').textContent = '';
+  }
+
+  // One batch at a time: scrolling fires often, and a second call must not fetch the same chunk twice.
+  // (.finally runs after the assignment even when no fetch was needed, so `loading` always clears.)
+  function showMoreTokens() {
+    gallery.loading ||= showNextBatch()
+      .catch((err) => {
+        $('gallery-status').textContent = location.protocol === 'file:'
+          ? 'Open this page from a web server (to preview it: mintprep serve): a page opened as a file cannot read its gallery.'
+          : `Could not load more of the gallery (${err.message || err}). Show more tries again.`;
+      })
+      .finally(() => {
+        gallery.loading = null;
+        const more = gallery.shown < cfg.gallery.tokens;
+        $('more').hidden = !more;
+        // Re-observing reports the button again if it is still on screen after this batch.
+        if (more && endObserver) { endObserver.unobserve($('more')); endObserver.observe($('more')); }
+      });
+    return gallery.loading;
+  }
+
+  // The "Show more" button stays for keyboards and browsers without IntersectionObserver.
+  const endObserver = 'IntersectionObserver' in window ? new IntersectionObserver((seen) => {
+    if (seen.some((entry) => entry.isIntersecting) && !$('gallery-status').textContent) showMoreTokens();
+  }, { rootMargin: '0px 0px 600px 0px' }) : null;
 
   // ---------- start ----------
   $('name').textContent = cfg.collection.name;
