@@ -130,7 +130,7 @@ class Generator:
                         decoded = self._decode_and_check(latents, request, guards)
                     except Rejected as rejected:
                         redecode_of = None if attempt == sampled_attempt else sampled_attempt
-                        records.append(_record(attempt, seed, ladder[rung], rejected, redecode_of))
+                        records.append(_record(attempt, seed, ladder[rung], rejected, redecode_of, latent_metrics))
                         attempt += 1
                         higher = next_rung_raising(ladder, rung, "vae") if rejected.guard in DECODE_NUMERIC else None
                         if higher is None:
@@ -170,7 +170,7 @@ class Generator:
     def _decode_and_check(self, latents: torch.Tensor, request: GenerationRequest, guards: GuardSettings) -> _Decoded:
         image = self._decode(latents)
         metrics = tensor_guards.check_decoded(image, guards)
-        self._check_safety(image, request)
+        self._check_safety(image, request, metrics)
         rgb = to_uint8(image)
         verdict = check_pixels(rgb, guards)
         metrics.update(verdict.metrics)
@@ -197,14 +197,16 @@ class Generator:
                                 f"(grad enabled: {torch.is_grad_enabled()})")
         return vae.decode(values, return_dict=False)[0].float()
 
-    def _check_safety(self, image: torch.Tensor, request: GenerationRequest) -> None:
+    def _check_safety(self, image: torch.Tensor, request: GenerationRequest, metrics: dict[str, float]) -> None:
         checker = getattr(self.pipe, "safety_checker", None)
         if checker is None or not request.settings.safety_checker:
             return
-        _, flagged = self.pipe.run_safety_checker(image.clone(), self.pipe._execution_device, _dtype_of(checker))
-        if flagged is not None and any(flagged):
+        with _quiet_diffusers():  # it warns that it returns a black image; mintprep rejects the attempt instead
+            _, flagged = self.pipe.run_safety_checker(image.clone(), self.pipe._execution_device, _dtype_of(checker))
+        metrics["nsfw"] = float(flagged is not None and any(flagged))
+        if metrics["nsfw"]:
             raise Rejected("nsfw", "the model's safety checker flagged the image (it would have been blacked out)",
-                           {"nsfw": 1.0})
+                           metrics)
 
     def _accepted(self, request: GenerationRequest, records: list[AttemptRecord], attempt: int, seed: int,
                   rung: Rung, decoded: _Decoded, metrics: dict[str, float]) -> GenerationResult:
@@ -308,9 +310,12 @@ def _quiet_diffusers():
         logger.setLevel(level)
 
 
-def _record(attempt: int, seed: int, rung: Rung, rejected: Rejected, redecode_of: int | None = None) -> AttemptRecord:
+def _record(attempt: int, seed: int, rung: Rung, rejected: Rejected, redecode_of: int | None = None,
+            measured_before: dict[str, float] | None = None) -> AttemptRecord:
+    """`measured_before`: what earlier stages of the attempt measured (the latents, for a decode rejection)."""
     return AttemptRecord(attempt=attempt, seed=seed, precision=dict(rung), guard=rejected.guard, step=rejected.step,
-                         reason=rejected.reason, metrics=rejected.metrics, redecode_of=redecode_of)
+                         reason=rejected.reason, metrics={**(measured_before or {}), **rejected.metrics},
+                         redecode_of=redecode_of)
 
 
 def _dtype_of(module: torch.nn.Module) -> torch.dtype:

@@ -11,6 +11,8 @@ from typing import Any
 
 import diffusers
 import huggingface_hub
+from diffusers.loaders.single_file_utils import SingleFileComponentError
+from diffusers.utils import is_accelerate_available
 from huggingface_hub import constants as hub_constants
 
 from mintprep.errors import ConfigError, UserError
@@ -97,9 +99,22 @@ def _single_file(path: Path, settings: GeneratorSettings) -> LoadedModel:
     pipeline_class = getattr(diffusers, class_name, None)
     if pipeline_class is None or not hasattr(pipeline_class, "from_single_file"):
         raise UserError(f"generator.config: {class_name} (from {index}) cannot load single-file checkpoints")
+    if not is_accelerate_available():
+        # Without accelerate, diffusers builds each component with random weights and loads the checkpoint over
+        # them with strict=False: a tensor the file lacks silently stays random. With it, such a tensor stays
+        # empty (on the meta device) and the load fails.
+        raise UserError(f"generator.model: loading the single-file checkpoint {path.name} needs the accelerate "
+                        "package (pip install accelerate), so that weights missing from the file are an error "
+                        "rather than random values")
     try:
         pipe = pipeline_class.from_single_file(str(path), config=config_source, local_files_only=True)
+    except SingleFileComponentError as exc:
+        raise UserError(f"generator.model: {path} does not match the configs in {config_source}: "
+                        f"{_first_line(exc)}") from None
     except (OSError, ValueError, KeyError, RuntimeError) as exc:
+        if "meta tensor" in str(exc):
+            raise UserError(f"generator.model: {path} lacks weights that the configs in {config_source} call "
+                            "for: is it a checkpoint of that base model?") from None
         raise UserError(f"generator.model: cannot load {path} with the configs in {config_source}: "
                         f"{_first_line(exc)}") from None
     return LoadedModel(pipe, {"kind": "single_file", "path": str(path.resolve()), "sha256": _file_sha256(path),

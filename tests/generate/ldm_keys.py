@@ -4,9 +4,10 @@ A single-file checkpoint is what users download from model sites: one state dict
 `model.diffusion_model.`, the VAE under `first_stage_model.` and the CLIP text encoder under
 `cond_stage_model.transformer.`, in the original repository's names. diffusers ships only the direction
 LDM -> diffusers (`diffusers.loaders.single_file_utils`), so the test that loads such a file through
-`from_single_file` writes it with this inverse. It is the inverse of that code for any block count and
-`layers_per_block`; `to_ldm` refuses a key it does not know, so a model it does not cover fails loudly instead of
-writing a checkpoint with missing weights.
+`from_single_file` writes it with this inverse of diffusers' `convert_ldm_unet_checkpoint`,
+`convert_ldm_vae_checkpoint` and `convert_ldm_clip_checkpoint` (the single-file test checks the round trip: the
+loaded weights hash the same as the saved folder's). A key it has no rule for is an error, so a model it does not
+cover fails loudly instead of becoming a checkpoint with missing weights.
 """
 
 from __future__ import annotations
@@ -30,47 +31,47 @@ Rule = tuple[re.Pattern[str], Callable[[re.Match[str]], str]]
 
 
 def _renamed(layer_and_param: str, names: dict[str, str]) -> str:
-    """`norm1.weight` -> `in_layers.0.weight` with `names`; longest name first so `to_out.0` beats `to_o...`."""
-    for name in sorted(names, key=len, reverse=True):
+    """`norm1.weight` -> `in_layers.0.weight` with `names`; other layers keep their names."""
+    for name, ldm_name in names.items():
         if layer_and_param.startswith(name + "."):
-            return names[name] + layer_and_param[len(name):]
+            return ldm_name + layer_and_param[len(name):]
     return layer_and_param
 
 
 def _unet_rules(config: Any) -> list[Rule]:
-    per_down = config.layers_per_block + 1  # LDM counts a block's layers plus its downsampler as input blocks
-    per_up = config.layers_per_block + 1  # an up block has one resnet more than a down block, and no extra slot
+    # LDM numbers every layer of the UNet in one sequence per side. A down block takes layers_per_block slots plus
+    # one for its downsampler; an up block has one resnet more than a down block and keeps its upsampler inside
+    # the last slot: both take layers_per_block + 1.
+    per_block = config.layers_per_block + 1
     has_attention = [t.startswith("CrossAttn") for t in config.up_block_types]
 
-    def down(m: re.Match[str]) -> str:
-        block, layer = int(m["block"]), int(m["layer"])
-        slot = {"resnets": 0, "attentions": 1}[m["kind"]]
-        rest = _renamed(m["rest"], UNET_RESNET) if m["kind"] == "resnets" else m["rest"]
-        return f"input_blocks.{block * per_down + layer + 1}.{slot}.{rest}"
-
-    def up(m: re.Match[str]) -> str:
-        block, layer = int(m["block"]), int(m["layer"])
-        slot = {"resnets": 0, "attentions": 1}[m["kind"]]
-        rest = _renamed(m["rest"], UNET_RESNET) if m["kind"] == "resnets" else m["rest"]
-        return f"output_blocks.{block * per_up + layer}.{slot}.{rest}"
+    def layer(side: str, first: int) -> Callable[[re.Match[str]], str]:
+        def rename(m: re.Match[str]) -> str:
+            index = int(m["block"]) * per_block + int(m["layer"]) + first
+            if m["kind"] == "resnets":
+                return f"{side}.{index}.0.{_renamed(m['rest'], UNET_RESNET)}"
+            return f"{side}.{index}.1.{m['rest']}"
+        return rename
 
     def upsampler(m: re.Match[str]) -> str:
         block = int(m["block"])
+        last_slot = (block + 1) * per_block - 1
         # The upsampler follows the last layer's resnet, and its attention when the block has one.
-        return f"output_blocks.{block * per_up + per_up - 1}.{2 if has_attention[block] else 1}.conv.{m['rest']}"
+        return f"output_blocks.{last_slot}.{2 if has_attention[block] else 1}.conv.{m['rest']}"
 
     def mid(m: re.Match[str]) -> str:
-        layer = int(m["layer"])
+        index = int(m["layer"])
         if m["kind"] == "resnets":
-            return f"middle_block.{2 * layer}.{_renamed(m['rest'], UNET_RESNET)}"
-        return f"middle_block.{2 * layer + 1}.{m['rest']}"
+            return f"middle_block.{2 * index}.{_renamed(m['rest'], UNET_RESNET)}"
+        return f"middle_block.{2 * index + 1}.{m['rest']}"
 
+    layers = r"\.(?P<block>\d+)\.(?P<kind>resnets|attentions)\.(?P<layer>\d+)\.(?P<rest>.+)"
     return [
-        (re.compile(r"down_blocks\.(?P<block>\d+)\.(?P<kind>resnets|attentions)\.(?P<layer>\d+)\.(?P<rest>.+)"), down),
+        (re.compile("down_blocks" + layers), layer("input_blocks", 1)),  # input_blocks.0 is conv_in
         (re.compile(r"down_blocks\.(?P<block>\d+)\.downsamplers\.0\.conv\.(?P<rest>.+)"),
-         lambda m: f"input_blocks.{(int(m['block']) + 1) * per_down}.0.op.{m['rest']}"),
+         lambda m: f"input_blocks.{(int(m['block']) + 1) * per_block}.0.op.{m['rest']}"),
         (re.compile(r"mid_block\.(?P<kind>resnets|attentions)\.(?P<layer>\d+)\.(?P<rest>.+)"), mid),
-        (re.compile(r"up_blocks\.(?P<block>\d+)\.(?P<kind>resnets|attentions)\.(?P<layer>\d+)\.(?P<rest>.+)"), up),
+        (re.compile("up_blocks" + layers), layer("output_blocks", 0)),
         (re.compile(r"up_blocks\.(?P<block>\d+)\.upsamplers\.0\.conv\.(?P<rest>.+)"), upsampler),
     ]
 

@@ -112,7 +112,7 @@ def test_cli_names_an_unreadable_file_and_exits_2(tmp_path: Path) -> None:
     not_an_image.write_text("hello")
     result = runner.invoke(app, ["validate", str(not_an_image), str(tmp_path / "missing.png")])
     assert result.exit_code == 2
-    assert "notes.png" in result.output and "not a readable image" in result.output
+    assert "notes.png" in result.output and "not an image format Pillow can read" in result.output
 
 
 def test_cli_uses_a_collections_guards(tmp_path: Path) -> None:
