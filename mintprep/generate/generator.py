@@ -73,6 +73,8 @@ class Generator:
             # Dropout in train mode is one of the known causes of black output; gradients only cost memory.
             module.eval()
             module.requires_grad_(False)
+        # Walking named_modules() for every piece cost ~2% of a tiny-model piece; the module tree is fixed at load.
+        self._submodules = {name: list(module.named_modules()) for name, module in self.modules.items()}
         self.denoiser = next((self.modules[name] for name in DENOISERS if name in self.modules), None)
         if self.denoiser is None or "vae" not in self.modules:
             raise MintprepError(f"{type(self.pipe).__name__} has no unet/transformer and vae: not a latent "
@@ -245,13 +247,14 @@ class Generator:
                 self.pipe.to(self.device)
 
     def _assert_inference_ready(self) -> None:
-        for name, module in self.modules.items():
-            training = [sub for sub, child in module.named_modules() if child.training]
-            if training:
-                raise MintprepError(f"{name} has modules in train mode ({training[0] or name}): dropout would "
-                                    "change the image; call .eval()")
-            if any(parameter.requires_grad for parameter in module.parameters()):
-                raise MintprepError(f"{name} has parameters that require gradients; call .requires_grad_(False)")
+        for name, submodules in self._submodules.items():
+            for path, child in submodules:
+                if child.training:
+                    raise MintprepError(f"{name} has modules in train mode ({path or name}): dropout would "
+                                        "change the image; call .eval()")
+                # Read through _parameters: offloading may swap a module's Parameter objects.
+                if any(p is not None and p.requires_grad for p in child._parameters.values()):
+                    raise MintprepError(f"{name} has parameters that require gradients; call .requires_grad_(False)")
 
     def _check_compatible(self, settings: GeneratorSettings) -> None:
         loaded = self.settings.model_dump(include=set(LOAD_FIELDS))
