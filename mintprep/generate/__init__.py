@@ -21,11 +21,13 @@ if TYPE_CHECKING:
 def load_generator(settings: GeneratorSettings) -> Generator:
     """Load the model `settings` names (offline) and prepare it for guarded generation."""
     # torch and diffusers take seconds to import: only commands that generate pay for them.
-    from mintprep.generate.environment import resolve_device
-    from mintprep.generate.generator import Generator
-    from mintprep.generate.loading import load_model
+    from mintprep.generate.environment import quiet_transformers, resolve_device
 
-    return Generator(settings, load_model(settings), resolve_device(settings.device))
+    with quiet_transformers():
+        from mintprep.generate.generator import Generator
+        from mintprep.generate.loading import load_model
+
+        return Generator(settings, load_model(settings), resolve_device(settings.device))
 
 
 def __getattr__(name: str) -> Any:

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import platform
 import zlib
+from collections.abc import Iterator
 from functools import lru_cache
 from typing import Any
 
@@ -14,6 +16,7 @@ import PIL
 import safetensors
 import torch
 import transformers
+from transformers.utils import logging as transformers_logging
 
 
 @lru_cache(maxsize=1)
@@ -58,3 +61,15 @@ def device_facts(device: torch.device) -> dict[str, Any]:
             "cublas_workspace_config": os.environ.get("CUBLAS_WORKSPACE_CONFIG"),
         })
     return facts
+
+
+@contextlib.contextmanager
+def quiet_transformers() -> Iterator[None]:
+    """Importing diffusers' pipelines makes transformers announce that its image processors fall back to PIL
+    without torchvision: true, irrelevant to text-to-image, and it buried mintprep's own output."""
+    previous = transformers_logging.get_verbosity()
+    transformers_logging.set_verbosity_error()
+    try:
+        yield
+    finally:
+        transformers_logging.set_verbosity(previous)
