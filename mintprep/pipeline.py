@@ -182,8 +182,10 @@ def pin_stage(col: Collection, ledger: Ledger, accepted: dict[int, tuple[PiecePl
     pinned = []
     with progress.task("pin", len(accepted)) as advance:
         for token_id, (plan, row) in sorted(accepted.items()):
-            outcome = pin_bytes(ledger, backend, profile, ledger.objects.get(row.png_sha256), kind="image",
-                                name=f"{col.spec.symbol}-{token_id}.png")
+            # Keyed by the sha256 the ledger already holds: an unchanged piece's PNG is not even read.
+            outcome = pin_content(ledger, backend, profile, content_sha256=row.png_sha256,
+                                  make_dag=lambda sha=row.png_sha256: import_bytes(ledger.objects.get(sha), profile),
+                                  kind="image", name=f"{col.spec.symbol}-{token_id}.png")
             if outcome.newly_pinned:
                 report.pinned += 1
             else:
