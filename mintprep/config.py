@@ -44,7 +44,10 @@ class PromptSpec(StrictModel):
     def _placeholders_are_traits(self) -> "PromptSpec":
         import string
 
-        names = {field for _, field, _, _ in string.Formatter().parse(self.template) if field}
+        fields = [field for _, field, _, _ in string.Formatter().parse(self.template) if field is not None]
+        if "" in fields:  # `{}` passes no trait name; str.format(**traits) would fail at run time
+            raise ValueError("template has a positional placeholder {}; name a trait inside the braces")
+        names = set(fields)
         missing = sorted(names - set(self.traits))
         if missing:
             raise ValueError(f"template uses {', '.join(missing)} but prompt.traits does not define them")

@@ -38,8 +38,11 @@ def retry_after_seconds(response: requests.Response) -> float | None:
         return None
     if value.strip().isdigit():
         return float(value.strip())
-    when = email.utils.parsedate_to_datetime(value)
-    return max(0.0, when.timestamp() - time.time()) if when else None
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):  # neither seconds nor an HTTP-date: fall back to our own backoff
+        return None
+    return max(0.0, when.timestamp() - time.time())
 
 
 def send(

@@ -274,6 +274,11 @@ class Ledger:
                            [(p.token_id, p.request_key, p.png_sha256, p.image_cid, p.metadata_cid, p.status, now)
                             for p in pieces])
 
+    def drop_pieces_after(self, last_token_id: int) -> None:
+        """Forget tokens a shrunk collection no longer has (their pins stay recorded in `pins`)."""
+        with self.transaction() as db:
+            db.execute("DELETE FROM pieces WHERE token_id > ?", (last_token_id,))
+
     def pieces(self) -> dict[int, PieceRecord]:
         rows = self._conn.execute("SELECT token_id, request_key, png_sha256, image_cid, metadata_cid, status "
                                   "FROM pieces ORDER BY token_id").fetchall()

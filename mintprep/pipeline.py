@@ -65,6 +65,7 @@ class RunReport:
 
 def run_collection(col: Collection, *, progress: ProgressSink | None = None) -> RunReport:
     progress = progress or NoProgress()
+    col.spec.ipfs.token()  # a missing token is bad input: refuse it before hours of sampling, not after
     plans = plan_collection(col.spec)
     report = RunReport(pieces=len(plans))
     with Ledger.open(col.state_dir) as ledger:
@@ -216,6 +217,7 @@ def manifest_stage(col: Collection, ledger: Ledger, pinned: list[PinnedPiece], r
                            manifest_sha256=manifest_sha256, provenance_hash=manifest["provenance_hash"])
     ledger.set_pieces([PieceRecord(p.plan.token_id, p.request_key, p.png_sha256, p.image_cid,
                                    metadata_cids[p.plan.token_id], "pinned") for p in pinned])
+    ledger.drop_pieces_after(spec.size)
     report.metadata_root, report.manifest_cid = directory.cid, manifest_pin.cid
     report.provenance_hash = manifest["provenance_hash"]
     return manifest

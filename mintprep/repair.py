@@ -282,6 +282,8 @@ def _step_metadata(col: Collection, ledger: Ledger, plan: RepairPlan, outcome: R
     provenance = {t["token_id"]: (t["image_cid"], t.get("provenance") or {}) for t in record.manifest["tokens"]}
     pinned = []
     for token_id, piece in sorted(ledger.pieces().items()):
+        if token_id > col.spec.size:
+            continue  # the collection shrank: the manifest stage forgets this token
         new = plan.replacements.get(str(token_id))
         if new is not None:
             pinned.append(PinnedPiece(plan_piece(col.spec, token_id), new["png_sha256"], new["image_cid"],

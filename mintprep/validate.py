@@ -122,7 +122,11 @@ def load_rgb(data: bytes, source: str = "image") -> np.ndarray:
     try:
         with Image.open(io.BytesIO(data)) as image:
             # Alpha is flattened onto black: a transparent image shows as whatever is behind it, so judge the worst.
-            return np.asarray(image.convert("RGB"), dtype=np.uint8)
+            # (convert("RGB") alone would drop the alpha and judge the colours hidden under it.)
+            if "A" not in image.getbands() and "transparency" not in image.info:
+                return np.asarray(image.convert("RGB"), dtype=np.uint8)
+            rgba = np.asarray(image.convert("RGBA"), dtype=np.float64)
+            return np.rint(rgba[..., :3] * (rgba[..., 3:] / 255.0)).astype(np.uint8)
     except UnidentifiedImageError:
         raise UserError(f"{source}: not an image format Pillow can read ({len(data)} bytes)") from None
     except (OSError, ValueError) as exc:

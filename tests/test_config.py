@@ -38,6 +38,7 @@ def test_example_collection_loads():
         ({"chain__mint_price": 0.00063}, "chain.mint_price: must be a decimal string"),
         ({"ipfs__backend": "dropbox"}, "ipfs.backend: must be one of"),
         ({"prompt__template": "a {colour} rose"}, "colour"),
+        ({"prompt__template": "a {} rose"}, "prompt: template has a positional placeholder {}"),
     ],
 )
 def test_bad_field_exits_2_naming_the_path(tmp_path: Path, changes: dict, expected: str):
@@ -45,6 +46,17 @@ def test_bad_field_exits_2_naming_the_path(tmp_path: Path, changes: dict, expect
     result = run_cli("run", str(path))
     assert result.exit_code == 2, result.output
     assert expected in result.output
+    assert not (tmp_path / ".mintprep").exists(), "bad input must be refused before any work"
+
+
+def test_an_unset_pinning_token_is_refused_before_any_piece_is_generated(tmp_path: Path, monkeypatch):
+    """The token variable is read from the environment, not the YAML: a run must check it before hours of sampling."""
+    monkeypatch.delenv("MINTPREP_TEST_UNSET_TOKEN", raising=False)
+    path = write_collection(tmp_path, size=1, generator__steps=2, ipfs={
+        "backend": "psa", "api_url": "http://127.0.0.1:9", "token_env": "MINTPREP_TEST_UNSET_TOKEN"})
+    result = run_cli("run", str(path))
+    assert result.exit_code == 2, result.output
+    assert "ipfs.token_env: environment variable MINTPREP_TEST_UNSET_TOKEN is not set" in result.output
     assert not (tmp_path / ".mintprep").exists(), "bad input must be refused before any work"
 
 

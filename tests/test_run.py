@@ -67,6 +67,21 @@ def test_changing_one_trait_regenerates_exactly_that_piece(tmp_path: Path):
     assert {t for t in before if before[t] != after[t]} == {3}
 
 
+def test_shrinking_the_collection_leaves_no_token_beyond_size_in_the_ledger(tmp_path: Path):
+    """size 3 -> 2: token 3 is no longer part of the collection; status and audit must agree with the manifest."""
+    from mintprep.audit import audit_collection
+
+    path = write_collection(tmp_path / "s", size=3, generator__steps=3)
+    assert mintprep("run", str(path)).returncode == 0
+    write_collection(tmp_path / "s", size=2, generator__steps=3)
+    assert mintprep("run", str(path)).returncode == 0
+    col = load_collection(path)
+    with Ledger.open(col.state_dir, readonly=True) as ledger:
+        assert sorted(ledger.pieces()) == [1, 2]
+    assert [t["token_id"] for t in collection_status(col)["tokens"]] == [1, 2]
+    assert audit_collection(col).problems == []
+
+
 def test_sigkill_mid_run_then_rerun_converges(tmp_path: Path):
     path = write_collection(tmp_path / "k", size=10, generator__steps=8)
     proc = subprocess.Popen([sys.executable, "-m", "mintprep", "run", str(path)], stdout=subprocess.DEVNULL,

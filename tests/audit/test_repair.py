@@ -73,3 +73,21 @@ def test_a_lost_block_is_pinned_again_under_the_same_cid_without_regenerating(co
     after = final_state(collection)
     assert (after["metadata_root"], after["images"]) == (before["metadata_root"], before["images"])
     assert lost in after["backend_pins"]
+
+
+def test_repair_after_the_collection_shrank_writes_no_token_beyond_size(collection: Path):
+    """size 5 -> 4 with no `run` in between: the rewritten manifest and metadata stop at token 4."""
+    import yaml
+
+    planted = plant_images(collection, {2: broken_pngs(load_collection(collection))["black"]})
+    data = yaml.safe_load(collection.read_text())
+    data["size"] = 4
+    collection.write_text(yaml.safe_dump(data, sort_keys=False))
+
+    outcome = repair_collection(load_collection(collection))
+
+    assert outcome.status == "repaired" and outcome.after is not None and outcome.after.ok, outcome.to_json()
+    with Ledger.open(load_collection(collection).state_dir, readonly=True) as ledger:
+        assert [t["token_id"] for t in ledger.current_manifest().manifest["tokens"]] == [1, 2, 3, 4]
+        assert sorted(ledger.pieces()) == [1, 2, 3, 4]
+        assert ledger.current_manifest().manifest["tokens"][1]["image_cid"] != planted[2]

@@ -3,6 +3,7 @@ through `mintprep validate`."""
 
 from __future__ import annotations
 
+import io
 import json
 from pathlib import Path
 
@@ -92,6 +93,15 @@ def test_upscale_is_undone_before_judging() -> None:
     big = encode_png(upscale_nearest(noise, 8))
     assert validate_png(big, GUARDS).ok, "x8 blocks of noise look smooth at full size"
     assert validate_png(big, GUARDS, upscale=8).guard == "noise"
+
+
+def test_a_fully_transparent_image_is_judged_as_it_shows_not_by_its_hidden_colours() -> None:
+    """A viewer sees nothing of an alpha-0 PNG, whatever RGB values sit under the alpha channel."""
+    rgba = np.dstack([photo("astronaut"), np.zeros(photo("astronaut").shape[:2], dtype=np.uint8)])
+    buffer = io.BytesIO()
+    Image.fromarray(rgba, "RGBA").save(buffer, format="PNG")
+    verdict = validate_png(buffer.getvalue(), GUARDS)
+    assert not verdict.ok and verdict.guard == "black"
 
 
 def test_cli_accepts_photos_and_rejects_noise(tmp_path: Path) -> None:

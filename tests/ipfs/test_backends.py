@@ -76,6 +76,15 @@ def test_kubo_429_with_retry_after_and_503_are_retried(tmp_path) -> None:
     assert [r.split("?")[0] for r in fake.script.requests[:3]] == ["POST /api/v0/dag/import"] * 3
 
 
+def test_an_unparsable_retry_after_falls_back_to_backoff(tmp_path) -> None:
+    """RFC 9110 allows only seconds or an HTTP-date; a proxy that sends anything else is still an outage to retry."""
+    fake = FakeKubo(BlockStore(tmp_path / "node"), Script(failures=[(503, {"Retry-After": "soon"})]))
+    sleeps = Sleeps()
+    with running(fake) as url:
+        KuboBackend(url, sleep=sleeps).pin_dag(_piece(), name="token-1")
+    assert sleeps == [0.5]
+
+
 def test_kubo_persistent_outage_is_reported_not_swallowed(tmp_path) -> None:
     fake = FakeKubo(BlockStore(tmp_path / "node"), Script(failures=[(502, {})] * 10))
     with running(fake) as url, pytest.raises(RemoteError, match="after 3 attempts: HTTP 502"):
