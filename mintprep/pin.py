@@ -27,11 +27,11 @@ def pin_content(ledger: Ledger, backend: PinBackend, profile: Profile, *, conten
 
     `make_dag` runs only when a pin is needed, so a rerun with nothing changed imports nothing.
     """
-    known = ledger.pinned_cid(content_sha256, profile.name, backend.name)
+    known = ledger.pinned_cid(content_sha256, profile.name, backend.ledger_key)
     if known is not None:
         return PinOutcome(known, newly_pinned=False)
     receipt = backend.pin_dag(make_dag(), name=name)
-    ledger.record_pin(cid=receipt.cid, backend=backend.name, content_sha256=content_sha256, profile=profile.name,
+    ledger.record_pin(cid=receipt.cid, backend=backend.ledger_key, content_sha256=content_sha256, profile=profile.name,
                       kind=kind, name=name, remote_id=receipt.remote_id)
     return PinOutcome(receipt.cid, newly_pinned=True)
 

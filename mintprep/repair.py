@@ -259,7 +259,7 @@ def _step_images(col: Collection, ledger: Ledger, plan: RepairPlan, outcome: Rep
     replacements = {p.plan.token_id: p for p in pinned}
     backend, profile = make_backend(spec.ipfs, col.state_dir), get_profile(spec.ipfs.profile)
     for token in (t for t in plan.tokens if t.action == "repin"):
-        ledger.record_unpin(token.old_image_cid, backend.name)  # so pin_bytes uploads and verifies it afresh
+        ledger.record_unpin(token.old_image_cid, backend.ledger_key)  # so pin_bytes uploads and verifies it afresh
         pin_bytes(ledger, backend, profile, ledger.objects.get(str(token.old_png_sha256)), kind="image",
                   name=f"{spec.symbol}-{token.token_id}.png")
     plan.replacements = {str(t): {"image_cid": p.image_cid, "png_sha256": p.png_sha256,
@@ -276,7 +276,7 @@ def _step_metadata(col: Collection, ledger: Ledger, plan: RepairPlan, outcome: R
     """Rewrite the metadata directory and manifest over every pinned piece, the replacements in place."""
     backend = make_backend(col.spec.ipfs, col.state_dir)
     for cid in plan.refresh_pins:
-        ledger.record_unpin(cid, backend.name)  # the backend lost it: let the manifest stage pin it again
+        ledger.record_unpin(cid, backend.ledger_key)  # the backend lost it: let the manifest stage pin it again
     record = ledger.current_manifest()
     assert record is not None
     provenance = {t["token_id"]: (t["image_cid"], t.get("provenance") or {}) for t in record.manifest["tokens"]}
@@ -346,7 +346,7 @@ def _step_unpin(col: Collection, ledger: Ledger, plan: RepairPlan, outcome: Repa
     backend = make_backend(col.spec.ipfs, col.state_dir)
     for cid in sorted(set(old) - referenced):
         backend.unpin(cid)
-        ledger.record_unpin(cid, backend.name)
+        ledger.record_unpin(cid, backend.ledger_key)
         if cid not in plan.unpinned:
             plan.unpinned.append(cid)
     return True

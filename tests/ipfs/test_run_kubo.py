@@ -37,3 +37,15 @@ def test_run_pins_the_whole_example_collection_on_kubo(tmp_path: Path):
         assert cid in node.pins, f"{cid} was not pinned on the kubo node"
         assert verify_dag(cid, node.store.get).ok, f"{cid} is incomplete on the kubo node"
     assert not any("dag/import" in r and "GET" in r for r in node.script.requests)
+
+
+def test_moving_to_another_kubo_node_pins_everything_there(tmp_path: Path):
+    """The ledger keys pins by endpoint: "already pinned on node A" must not read as pinned on node B."""
+    first, second = FakeKubo(BlockStore(tmp_path / "a")), FakeKubo(BlockStore(tmp_path / "b"))
+    with running(first) as url_a, running(second) as url_b:
+        path = write_collection(tmp_path / "c", size=3, generator__steps=2, ipfs={"backend": "kubo", "api_url": url_a})
+        assert run_collection(load_collection(path)).pinned == 3
+        path.write_text(path.read_text().replace(url_a, url_b))
+        moved = run_collection(load_collection(path))
+    assert moved.pinned == 3 and moved.pin_skipped == 0
+    assert verify_dag(moved.metadata_root, second.store.get).ok and moved.metadata_root in second.pins

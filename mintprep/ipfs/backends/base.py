@@ -13,6 +13,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import urlsplit
 
 import requests
 
@@ -65,6 +66,11 @@ def spooled_car(dag: DagImport, filename: str) -> Iterator[Callable[[], dict[str
 class PinBackend(ABC):
     name: str
 
+    @property
+    def ledger_key(self) -> str:
+        """How the ledger names this backend's pins: the embedded store is one place."""
+        return self.name
+
     def pin_dag(self, dag: DagImport, *, name: str) -> PinReceipt:
         """Upload and pin `dag`, then prove it is retrievable intact; raise if it is not."""
         remote_id = self._upload(dag, name)
@@ -101,6 +107,14 @@ class PinBackend(ABC):
 
 class HttpBackend(PinBackend):
     """A backend reached over HTTP through mintprep.http: retries, Retry-After, no secrets in errors."""
+
+    api_url: str
+
+    @property
+    def ledger_key(self) -> str:
+        # Two kubo nodes (or two PSA services) are two places: moving to a new one must pin everything there.
+        parts = urlsplit(self.api_url)
+        return f"{self.name} {parts._replace(netloc=parts.netloc.rpartition('@')[2]).geturl()}"
 
     def __init__(
         self,
