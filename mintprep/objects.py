@@ -10,7 +10,12 @@ import os
 import tempfile
 from pathlib import Path
 
+from mintprep.errors import MintprepError
 from mintprep.hashing import sha256_hex
+
+
+class ObjectCorrupt(MintprepError):
+    """A stored blob no longer hashes to its name (disk rot, a hand edit); putting the bytes again heals it."""
 
 
 def write_atomic(path: Path, data: bytes) -> None:
@@ -48,14 +53,14 @@ class ObjectStore:
     def put(self, data: bytes) -> str:
         digest = sha256_hex(data)
         target = self.path(digest)
-        if not target.exists():
+        if not (target.exists() and sha256_hex(target.read_bytes()) == digest):
             write_atomic(target, data)
         return digest
 
     def get(self, sha256: str) -> bytes:
         data = self.path(sha256).read_bytes()
         if sha256_hex(data) != sha256:
-            raise ValueError(f"object {sha256} is corrupt on disk: its bytes hash to {sha256_hex(data)}")
+            raise ObjectCorrupt(f"{self.path(sha256)} is corrupt: its bytes hash to {sha256_hex(data)}")
         return data
 
     def has(self, sha256: str) -> bool:

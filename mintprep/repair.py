@@ -24,6 +24,7 @@ from mintprep.ipfs.backends import make_backend
 from mintprep.ipfs.unixfs import get_profile, import_bytes
 from mintprep.ledger import JournalEntry, Ledger, PieceRecord
 from mintprep.manifest import PinnedPiece
+from mintprep.objects import ObjectCorrupt
 from mintprep.pin import pin_bytes
 from mintprep.pipeline import RunReport, generate_stage, manifest_stage, pin_stage, validate_stage
 from mintprep.progress import NoProgress, ProgressSink
@@ -151,7 +152,10 @@ def _local_copy_is_sound(col: Collection, ledger: Ledger, piece: PieceRecord, ki
     """A lost or damaged pin whose local object has the pinned CID and passes today's guards: re-pin, keep the art."""
     if "image-broken" in kinds or not piece.png_sha256 or not ledger.objects.has(piece.png_sha256):
         return False
-    data = ledger.objects.get(piece.png_sha256)
+    try:
+        data = ledger.objects.get(piece.png_sha256)
+    except ObjectCorrupt:
+        return False  # the local copy rotted too: regenerate
     if str(import_bytes(data, get_profile(col.spec.ipfs.profile)).root) != piece.image_cid:
         return False
     try:

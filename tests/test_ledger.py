@@ -12,7 +12,7 @@ import pytest
 
 from mintprep.errors import LedgerBusy, UserError
 from mintprep.ledger import GenerationRow, Ledger
-from mintprep.objects import ObjectStore
+from mintprep.objects import ObjectCorrupt, ObjectStore
 
 
 def test_second_writer_gets_a_clear_message(tmp_path: Path):
@@ -65,5 +65,6 @@ def test_object_store_is_content_addressed_and_detects_corruption(tmp_path: Path
     assert store.put(b"hello") == digest and store.get(digest) == b"hello"
     assert not list(tmp_path.rglob("*.tmp")), "no temp file may be left behind"
     store.path(digest).write_bytes(b"jello")
-    with pytest.raises(ValueError, match="corrupt"):
+    with pytest.raises(ObjectCorrupt, match="corrupt"):
         store.get(digest)
+    assert store.put(b"hello") == digest and store.get(digest) == b"hello", "putting the bytes again heals it"
