@@ -327,6 +327,11 @@ class Ledger:
             db.execute("INSERT INTO chain_txs (kind, chain_id, address, tx_hash, detail, created) VALUES (?,?,?,?,?,?)",
                        (kind, chain_id, address, tx_hash, json.dumps(detail, sort_keys=True), time.time()))
 
+    def latest_chain_tx(self, kind: str, chain_id: int) -> dict[str, Any] | None:
+        row = self._one("SELECT address, tx_hash, detail FROM chain_txs WHERE kind=? AND chain_id=? "
+                        "ORDER BY id DESC LIMIT 1", kind, chain_id)
+        return {"address": row[0], "tx_hash": row[1], **json.loads(row[2])} if row else None
+
     def record_publish(self, target: str, location: str, site_cid: str | None, metadata_root: str,
                        contract: str | None) -> None:
         with self.transaction() as db:

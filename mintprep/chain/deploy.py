@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Any
 
+import rlp
 from eth_account.signers.local import LocalAccount
 from web3 import Web3
 
@@ -118,12 +119,41 @@ def deploy_collection(
             "pass --again to deploy another one"
         )
     w3 = connect(url)
-    require_chain(w3, net)
+    chain_id = require_chain(w3, net)
+    if not again:
+        recovered = _recover_interrupted_deploy(w3, ledger, net, chain_id)
+        if recovered:
+            return recovered
     manifest = ledger.current_manifest()
     base_uri = base_uri_for(manifest.metadata_root) if manifest else ""
+    nonce = w3.eth.get_transaction_count(signer.address, "pending")
+    # Written before sending: a crash while waiting for the receipt must not lead to a second contract.
+    ledger.record_chain_tx("deploy-sent", chain_id, create_address(signer.address, nonce), "",
+                           {"deployer": signer.address, "nonce": nonce, "network": net.name})
     deployed = deploy_drop(w3, signer, drop_config(col, signer.address, base_uri))
     ledger.record_deployment(net.name, deployed.chain_id, deployed.address, deployed.tx_hash, deployed.deployer)
     return deployed
+
+
+def create_address(sender: str, nonce: int) -> str:
+    """The address a contract created by `sender` at `nonce` gets (keccak of rlp([sender, nonce]))."""
+    return Web3.to_checksum_address(Web3.keccak(rlp.encode([bytes.fromhex(sender[2:]), nonce]))[12:])
+
+
+def _recover_interrupted_deploy(w3: Web3, ledger: Ledger, net: Network, chain_id: int) -> Deployed | None:
+    """A deploy sent by a run that died before its receipt: adopt the contract, or refuse while it may be pending."""
+    sent = ledger.latest_chain_tx("deploy-sent", chain_id)
+    if sent is None or ledger.latest_deployment(chain_id) is not None:
+        return None
+    if w3.eth.get_code(sent["address"]):
+        ledger.record_deployment(net.name, chain_id, sent["address"], "", sent["deployer"])
+        return Deployed(sent["address"], "", chain_id, sent["deployer"], 0, 0)
+    if w3.eth.get_transaction_count(sent["deployer"], "latest") <= sent["nonce"]:
+        raise UserError(
+            f"a deploy sent earlier from {sent['deployer']} (nonce {sent['nonce']}) has not been mined yet; "
+            f"wait for it (it creates {sent['address']}) or pass --again to deploy regardless"
+        )
+    return None  # that nonce went to another transaction: the earlier deploy never happened
 
 
 def find_contract(col: Collection, ledger: Ledger | None, network: Network) -> str | None:
