@@ -10,6 +10,7 @@ import email.utils
 import time
 from dataclasses import dataclass
 from typing import Any, Callable
+from urllib.parse import urlsplit
 
 import requests
 
@@ -45,6 +46,23 @@ def retry_after_seconds(response: requests.Response) -> float | None:
     return max(0.0, when.timestamp() - time.time())
 
 
+def redact(url: str) -> str:
+    """The URL without `user:password@`, for messages (kubo behind basic auth puts credentials there)."""
+    parts = urlsplit(url)
+    return parts._replace(netloc=parts.netloc.rpartition("@")[2]).geturl()
+
+
+def json_object(response: requests.Response, what: str) -> dict[str, Any]:
+    """The response's JSON object, or a RemoteError naming `what` (a proxy's HTML error page is not an answer)."""
+    try:
+        body = response.json()
+    except ValueError:
+        raise RemoteError(f"{what}: expected JSON, got {response.text[:200]!r}") from None
+    if not isinstance(body, dict):
+        raise RemoteError(f"{what}: expected a JSON object, got {body!r:.200}")
+    return body
+
+
 def send(
     method: str,
     url: str,
@@ -75,7 +93,7 @@ def send(
                 return response
             last = f"HTTP {response.status_code}: {response.text[:300]}"
             if response.status_code not in RETRY_STATUS:
-                raise RemoteError(f"{method} {url} failed: {last}")
+                raise RemoteError(f"{method} {redact(url)} failed: {last}")
         if attempt + 1 < policy.attempts:
             sleep(policy.delay(attempt, response))
-    raise RemoteError(f"{method} {url} failed after {policy.attempts} attempts: {last}")
+    raise RemoteError(f"{method} {redact(url)} failed after {policy.attempts} attempts: {last}")

@@ -16,7 +16,7 @@ from urllib.parse import quote
 
 from mintprep.chain.networks import network
 from mintprep.errors import RemoteError, UserError
-from mintprep.http import RetryPolicy, send
+from mintprep.http import RetryPolicy, json_object, send
 from mintprep.ipfs.backends import make_backend
 from mintprep.ipfs.unixfs import DagImport, get_profile, import_bytes, import_directory
 from mintprep.page.build import PageBuild, build_page
@@ -159,8 +159,8 @@ def deploy_to_netlify(files: Mapping[str, bytes], settings: PublishSettings, *, 
     api = settings.netlify_api_url.rstrip("/")
     auth = {"Authorization": f"Bearer {token}"}
     digests = {f"/{rel}": hashlib.sha1(data).hexdigest() for rel, data in sorted(files.items())}
-    answer = send("POST", f"{api}/api/v1/sites/{quote(str(settings.netlify_site_id), safe='')}/deploys",
-                  json={"files": digests}, headers=auth, policy=policy, sleep=sleep).json()
+    answer = json_object(send("POST", f"{api}/api/v1/sites/{quote(str(settings.netlify_site_id), safe='')}/deploys",
+                              json={"files": digests}, headers=auth, policy=policy, sleep=sleep), "Netlify deploy")
     deploy_id, required = answer.get("id"), answer.get("required")
     if not isinstance(deploy_id, str) or not isinstance(required, list):
         raise RemoteError(f"Netlify answered a deploy without id/required: {sorted(answer)}")

@@ -178,3 +178,17 @@ def test_pinata_differing_cid_refused_and_corrupt_gateway_caught(tmp_path, monke
         assert not report.ok and report.corrupt == (leaf,)
         path.unlink()
         assert backend.verify(dag.root).missing == (leaf,)
+
+
+def test_credentials_in_the_api_url_never_reach_an_error(tmp_path) -> None:
+    """kubo behind basic auth: `http://user:secret@host` must not be echoed by a failure message."""
+    from mintprep.errors import RemoteError
+    from mintprep.http import RetryPolicy, send
+
+    fake = FakeKubo(BlockStore(tmp_path / "node"), Script(failures=[(502, {})] * 3))
+    with running(fake) as url:
+        with_credentials = url.replace("http://", "http://admin:hunter2@")
+        with pytest.raises(RemoteError) as failure:
+            send("POST", f"{with_credentials}/api/v0/pin/ls", policy=RetryPolicy(attempts=3), sleep=lambda s: None)
+    assert "hunter2" not in str(failure.value) and "admin" not in str(failure.value)
+    assert url.removeprefix("http://") in str(failure.value)

@@ -13,12 +13,11 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import urlsplit
 
 import requests
 
 from mintprep.errors import RemoteError
-from mintprep.http import RetryPolicy, send
+from mintprep.http import RetryPolicy, redact, send
 from mintprep.ipfs.car import write_car
 from mintprep.ipfs.cid import CID, as_cid
 from mintprep.ipfs.gateway import TrustlessGateway
@@ -113,8 +112,7 @@ class HttpBackend(PinBackend):
     @property
     def ledger_key(self) -> str:
         # Two kubo nodes (or two PSA services) are two places: moving to a new one must pin everything there.
-        parts = urlsplit(self.api_url)
-        return f"{self.name} {parts._replace(netloc=parts.netloc.rpartition('@')[2]).geturl()}"
+        return f"{self.name} {redact(self.api_url)}"
 
     def __init__(
         self,
@@ -132,15 +130,6 @@ class HttpBackend(PinBackend):
     def _send(self, method: str, url: str, **kwargs: object) -> requests.Response:
         return send(method, url, session=self._session, policy=self._policy, sleep=self._sleep, **kwargs)
 
-    @staticmethod
-    def _json(response: requests.Response, what: str) -> dict:
-        try:
-            body = response.json()
-        except ValueError:
-            raise RemoteError(f"{what}: expected JSON, got {response.text[:200]!r}") from None
-        if not isinstance(body, dict):
-            raise RemoteError(f"{what}: expected a JSON object, got {body!r:.200}")
-        return body
 
 
 class GatewayVerifiedBackend(HttpBackend):

@@ -13,6 +13,7 @@ from typing import Any
 import requests
 
 from mintprep.errors import RemoteError
+from mintprep.http import json_object
 from mintprep.ipfs.backends.base import HttpBackend, check_root, spooled_car
 from mintprep.ipfs.cid import CID, as_cid
 from mintprep.ipfs.unixfs import DagImport
@@ -60,7 +61,7 @@ class KuboBackend(HttpBackend):
                     raise RemoteError(f"{name}: kubo could not pin {answered}: {root['PinErrorMsg']} (DAG incomplete)")
         check_root(dag.root, answered, self.name, name)
         pinned = self._call("pin/add", params={"arg": str(dag.root), "recursive": "true", "name": name})
-        check_root(dag.root, (self._json(pinned, "kubo pin/add").get("Pins") or [None])[0], self.name, name)
+        check_root(dag.root, (json_object(pinned, "kubo pin/add").get("Pins") or [None])[0], self.name, name)
         return None
 
     def fetch_block(self, cid: CID | str) -> bytes | None:
@@ -86,5 +87,5 @@ class KuboBackend(HttpBackend):
             if missing_ok and "not pinned" in str(exc):
                 return []
             raise
-        return list(self._json(response, "kubo pin/ls").get("Keys") or {})
+        return list(json_object(response, "kubo pin/ls").get("Keys") or {})
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from mintprep.http import json_object
 from mintprep.ipfs.backends.base import GatewayVerifiedBackend, check_root, spooled_car
 from mintprep.ipfs.cid import CID, as_cid
 from mintprep.ipfs.unixfs import DagImport
@@ -41,7 +42,7 @@ class PinataBackend(GatewayVerifiedBackend):
                 files=multipart,
                 data={"network": "public", "name": name, "car": "true"},
             )
-        data = self._json(response, "Pinata upload").get("data") or {}
+        data = json_object(response, "Pinata upload").get("data") or {}
         check_root(dag.root, data.get("cid"), self.name, name)
         return data.get("id")
 
@@ -49,7 +50,7 @@ class PinataBackend(GatewayVerifiedBackend):
         files: list[dict[str, Any]] = []
         while True:
             response = self._send("GET", f"{self.api_url}/v3/files/public", params={"limit": "1000", **params})
-            page = self._json(response, "Pinata list files").get("data") or {}
+            page = json_object(response, "Pinata list files").get("data") or {}
             files += page.get("files") or []
             token = page.get("next_page_token")
             if not token or not page.get("files"):

@@ -11,6 +11,7 @@ import time
 from typing import Any
 
 from mintprep.errors import RemoteError
+from mintprep.http import json_object
 from mintprep.ipfs.backends.base import GatewayVerifiedBackend, check_root
 from mintprep.ipfs.cid import CID, as_cid
 from mintprep.ipfs.unixfs import DagImport
@@ -30,7 +31,7 @@ class PsaBackend(GatewayVerifiedBackend):
         """GET /pins, following `before=` pagination until `count` results are collected."""
         results: list[dict[str, Any]] = []
         while True:
-            page = self._json(self._send("GET", f"{self.api_url}/pins", params={"limit": "1000", **params}), "PSA GET /pins")
+            page = json_object(self._send("GET", f"{self.api_url}/pins", params={"limit": "1000", **params}), "PSA GET /pins")
             batch = page.get("results") or []
             results += batch
             if not batch or len(results) >= int(page.get("count", 0)):
@@ -43,7 +44,7 @@ class PsaBackend(GatewayVerifiedBackend):
             status = existing[0]
         else:
             response = self._send("POST", f"{self.api_url}/pins", json={"cid": str(dag.root), "name": name})
-            status = self._json(response, "PSA POST /pins")
+            status = json_object(response, "PSA POST /pins")
         check_root(dag.root, status.get("pin", {}).get("cid"), self.name, name)
         return self._wait_pinned(status, name)
 
@@ -58,7 +59,7 @@ class PsaBackend(GatewayVerifiedBackend):
                 raise RemoteError(f"{name}: still {status.get('status')!r} after {self.pin_timeout:.0f}s (request {request_id})")
             self._sleep(delay)
             delay = min(delay * 2, 30.0)
-            status = self._json(self._send("GET", f"{self.api_url}/pins/{request_id}"), "PSA GET /pins/{id}")
+            status = json_object(self._send("GET", f"{self.api_url}/pins/{request_id}"), "PSA GET /pins/{id}")
         return request_id
 
     def unpin(self, cid: CID | str) -> None:
