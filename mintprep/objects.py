@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import tempfile
 from pathlib import Path
+from typing import BinaryIO, Callable, TypeVar
 
 from mintprep.errors import MintprepError
 from mintprep.hashing import sha256_hex
@@ -18,13 +19,21 @@ class ObjectCorrupt(MintprepError):
     """A stored blob no longer hashes to its name (disk rot, a hand edit); putting the bytes again heals it."""
 
 
+T = TypeVar("T")
+
+
 def write_atomic(path: Path, data: bytes) -> None:
     """Write `data` to `path` so that readers see the old file or the new one, never a mix."""
+    write_atomic_with(path, lambda handle: handle.write(data))
+
+
+def write_atomic_with(path: Path, write: Callable[[BinaryIO], T]) -> T:
+    """`write_atomic` for content streamed by `write(handle)`: on any error `path` is untouched, no temp remains."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
+            result = write(handle)
             handle.flush()
             os.fsync(handle.fileno())
         os.replace(tmp, path)
@@ -32,6 +41,7 @@ def write_atomic(path: Path, data: bytes) -> None:
         Path(tmp).unlink(missing_ok=True)
         raise
     fsync_dir(path.parent)
+    return result
 
 
 def fsync_dir(path: Path) -> None:

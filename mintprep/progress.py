@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from typing import Iterator, Protocol
 
 from rich.console import Console
@@ -15,7 +15,7 @@ class Advance(Protocol):
 
 
 class ProgressSink(Protocol):
-    def task(self, description: str, total: int) -> "contextmanager[Advance]": ...
+    def task(self, description: str, total: int) -> AbstractContextManager[Advance]: ...
 
 
 class NoProgress:

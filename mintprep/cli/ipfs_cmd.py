@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
-import os
-import tempfile
 from pathlib import Path
 from collections.abc import Callable
 from typing import BinaryIO, Optional
@@ -19,6 +16,7 @@ from mintprep.ipfs.importpath import import_path
 from mintprep.ipfs.store import BlockStore
 from mintprep.ipfs.unixfs import PROFILES, add_options
 from mintprep.ipfs.verify import BlockNotFound
+from mintprep.objects import write_atomic_with
 
 PROFILE_HELP = f"Start from a profile ({', '.join(PROFILES)}); without one, kubo's defaults (CIDv0) as `ipfs add`."
 CidVersion = typer.Option(None, "--cid-version", help="0 or 1; 1 implies --raw-leaves unless given, as in kubo.")
@@ -86,16 +84,8 @@ def export_car_command(
 
 
 def _write_atomically(out: Path, write: Callable[[BinaryIO], int], source: str) -> int:
-    """Write through a temp file beside `out`: on any error `out` is untouched and no temp remains."""
-    out.parent.mkdir(parents=True, exist_ok=True)
-    handle, temp = tempfile.mkstemp(dir=out.parent, prefix=f".{out.name}.", suffix=".tmp")
+    """The CAR through a temp file beside `out`; a block missing from the store is bad input, not a traceback."""
     try:
-        with os.fdopen(handle, "wb") as stream:
-            written = write(stream)
-        os.replace(temp, out)
-        return written
+        return write_atomic_with(out, write)
     except BlockNotFound as exc:
         raise UserError(f"{source}: block {exc.args[0]} is not in the local store") from None
-    finally:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(temp)
