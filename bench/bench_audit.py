@@ -30,13 +30,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from mintprep.audit import audit_collection  # noqa: E402
 from mintprep.config import load_collection  # noqa: E402
-from mintprep.ipfs.backends import make_backend  # noqa: E402
 from mintprep.hashing import sha256_hex  # noqa: E402
-from mintprep.ipfs.unixfs import get_profile, import_bytes  # noqa: E402
-from mintprep.ledger import Ledger  # noqa: E402
+from mintprep.ipfs.unixfs import import_bytes  # noqa: E402
+from mintprep.ledger import PieceRecord  # noqa: E402
 from mintprep.manifest import PinnedPiece  # noqa: E402
-from mintprep.pipeline import RunReport, manifest_stage, page_stage, run_collection  # noqa: E402
+from mintprep.pipeline import page_stage, publish_metadata, run_collection  # noqa: E402
 from mintprep.traits import plan_piece  # noqa: E402
+from mintprep.workspace import Workspace  # noqa: E402
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "collection" / "collection.yaml"
 
@@ -66,29 +66,32 @@ def write_yaml(folder: Path, **changes: object) -> Path:
 def synthetic_collection(folder: Path, count: int) -> tuple[Path, dict[str, float]]:
     """The collection an audit sees: images pinned on the local backend, metadata + manifest + page over them.
 
-    Images go to the store in one `put_many` and are then pinned one by one. The audit reads neither the
-    objects store nor the ledger's pin rows, so they are not written for the images.
+    Images go to the store in one `put_many` and are then pinned one by one; their local copies go to the
+    object store (the audit checks they are whole). The ledger's pin rows are not written for the images.
     """
     generator = dict(yaml.safe_load(EXAMPLE.read_text())["generator"], upscale=1)
     col = load_collection(write_yaml(folder, size=count, generator=generator))
     timings: dict[str, float] = {}
-    with Ledger.open(col.state_dir) as ledger:
-        backend, profile = make_backend(col.spec.ipfs, col.state_dir), get_profile(col.spec.ipfs.profile)
+    with Workspace.open(col) as ws:
+        backend, profile = ws.backend, ws.profile
         start = time.perf_counter()
         pinned, dags = [], []
         for token_id in range(1, count + 1):
             data = healthy_png(token_id)
             dag = import_bytes(data, profile)
             dags.append(dag)
-            pinned.append(PinnedPiece(plan_piece(col.spec, token_id), sha256_hex(data), str(dag.root), {"bench": True},
-                                      f"bench-{token_id}"))
+            ws.ledger.objects.put(data)
+            pinned.append(PinnedPiece.of(plan_piece(col.spec, token_id), sha256_hex(data), str(dag.root),
+                                         {"bench": True}, f"bench-{token_id}"))
         backend.store.put_many(block for dag in dags for block in dag.blocks)
         for i, dag in enumerate(dags, 1):
             backend.store.add_pin(dag.root, f"bench-{i}.png")
         timings["setup_images_s"] = time.perf_counter() - start
         start = time.perf_counter()
-        manifest_stage(col, ledger, pinned, RunReport(pieces=count))
-        page_stage(col, ledger, RunReport(pieces=count))
+        published = publish_metadata(ws, pinned).manifest
+        ws.ledger.set_pieces([PieceRecord(t.token_id, f"bench-{t.token_id}", t.png_sha256, t.image_cid,
+                                          t.metadata_cid, "pinned") for t in published.tokens])
+        page_stage(ws)
         timings["setup_manifest_and_page_s"] = time.perf_counter() - start
     return col.path, timings
 

@@ -15,18 +15,21 @@ from typing import Any, Literal
 from mintprep.config import Collection
 from mintprep.errors import UserError
 from mintprep.hashing import sha256_hex
-from mintprep.ipfs.backends import make_backend
 from mintprep.ipfs.cid import CID
 from mintprep.ipfs.reader import CorruptBlock, NotUnixFS, list_directory, read_file
+from mintprep.ipfs.uri import ipfs_path, resolve
 from mintprep.ipfs.verify import BlockFetcher, BlockNotFound, verify_dag
-from mintprep.ledger import Ledger, ManifestRecord, PieceRecord
-from mintprep.manifest import COLLECTION_METADATA_NAME, provenance_hash
+from mintprep.ledger import ManifestRecord, PieceRecord
+from mintprep.manifest import COLLECTION_METADATA_NAME, Manifest, provenance_hash
+from mintprep.published import published_ids
 from mintprep.validate import validate_png
+from mintprep.workspace import Workspace
 
 ProblemKind = Literal[
     "image-unretrievable", "image-corrupt", "image-broken",
     "metadata-unretrievable", "metadata-invalid", "metadata-wrong-image", "metadata-root-mismatch",
-    "manifest-inconsistent", "page-stale", "chain-base-uri-stale", "chain-mismatch",
+    "manifest-inconsistent", "page-stale", "chain-base-uri-stale", "chain-mismatch", "object-corrupt",
+    "repair-interrupted",
 ]
 IMAGE_KINDS: frozenset[str] = frozenset({"image-unretrievable", "image-corrupt", "image-broken"})
 
@@ -45,6 +48,7 @@ class Problem:
 class AuditReport:
     problems: list[Problem] = field(default_factory=list)
     minted: list[int] = field(default_factory=list)  # token ids already minted on chain (ids run 1..totalMinted)
+    base_uri_on_chain: str | None = None  # None: no contract, or not read
     checked: dict[str, Any] = field(default_factory=dict)  # what was looked at: counts and sources
     # Bytes of images that decoded but failed the guards, for the HTML report's thumbnails (not in the JSON).
     images: dict[int, bytes] = field(default_factory=dict, repr=False)
@@ -75,6 +79,7 @@ class AuditReport:
             "exit_code": self.exit_code,
             "problems": [dict(p.to_json(), minted=p.token_id in minted) for p in self.problems],
             "minted": self.minted,
+            "base_uri_on_chain": self.base_uri_on_chain,
             "checked": self.checked,
         }
 
@@ -90,27 +95,40 @@ class BlockSource:
 
 def audit_collection(col: Collection, *, gateways: Sequence[str] = (), check_chain: bool = True) -> AuditReport:
     """Check every pinned image and metadata file, the manifest, the page and (when deployed) the chain."""
+    with Workspace.open(col, readonly=True) as ws:
+        return audit_workspace(ws, gateways=gateways, check_chain=check_chain)
+
+
+def audit_workspace(ws: Workspace, *, gateways: Sequence[str] = (), check_chain: bool = True) -> AuditReport:
+    """`audit_collection` inside a command's workspace (repair audits before and after in its own)."""
     report = AuditReport()
-    with Ledger.open(col.state_dir, readonly=True) as ledger:
-        record = ledger.current_manifest()
-        if record is None:
-            raise UserError(f"{col.path}: nothing pinned yet (no manifest in the ledger); run `mintprep run` first")
-        sources = block_sources(col, gateways)
-        report.checked["sources"] = [s.name for s in sources]
-        pieces = ledger.pieces()
-        audit_manifest(record, pieces, sources[0], report)
-        audit_images(col, record.manifest, pieces, sources, report)
-        audit_metadata(record, pieces, sources, report)
-        audit_page(col, ledger, record, report)
-        if check_chain:
-            audit_chain(col, ledger, report)
+    col, ledger = ws.col, ws.ledger
+    record = ledger.current_manifest()
+    if record is None:
+        raise UserError(f"{col.path}: nothing pinned yet (no manifest in the ledger); run `mintprep run`, "
+                        "or `mintprep import` for a collection made elsewhere")
+    if check_chain:
+        audit_chain(ws, report)  # first: which tokens are minted decides what must be published
+    journal = ledger.open_journal("repair")
+    if journal is not None:
+        report.add(None, "repair-interrupted", step=journal.step,
+                   reason="a repair stopped midway; `mintprep audit --repair` finishes it")
+    sources = block_sources(ws, gateways)
+    report.checked["sources"] = [s.name for s in sources]
+    pieces = ledger.pieces()
+    audit_manifest(record, pieces, sources[0], report)
+    audit_published(ws, record.manifest, report)
+    audit_objects(ws, record.manifest, report)
+    audit_images(col, record.manifest, pieces, sources, report)
+    audit_metadata(record, pieces, sources, report)
+    audit_page(col, ledger, record, report)
     return report
 
 
-def block_sources(col: Collection, gateways: Sequence[str]) -> list[BlockSource]:
+def block_sources(ws: Workspace, gateways: Sequence[str]) -> list[BlockSource]:
     from mintprep.ipfs.gateway import TrustlessGateway
 
-    backend = make_backend(col.spec.ipfs, col.state_dir)
+    backend = ws.backend
     sources = [BlockSource(backend.name, backend.fetch_block, frozenset(backend.list_pins()))]
     sources += [BlockSource(url, TrustlessGateway(url).fetch_block, None) for url in gateways]
     return sources
@@ -122,13 +140,13 @@ def audit_manifest(record: ManifestRecord, pieces: dict[int, PieceRecord], sourc
                    report: AuditReport) -> None:
     """The ledger, the manifest object and the pinned manifest tell one story; the provenance hash adds up."""
     manifest = record.manifest
-    tokens = sorted(manifest.get("tokens", []), key=lambda t: t["token_id"])
-    recomputed = provenance_hash([t["png_sha256"] for t in tokens])
-    if recomputed != manifest.get("provenance_hash") or recomputed != record.provenance_hash:
+    tokens = manifest.tokens
+    recomputed = provenance_hash([t.png_sha256 for t in tokens])
+    if recomputed != manifest.provenance_hash or recomputed != record.provenance_hash:
         report.add(None, "manifest-inconsistent", field="provenance_hash", recomputed=recomputed,
-                   manifest=manifest.get("provenance_hash"), ledger=record.provenance_hash)
-    if manifest.get("metadata_root") != record.metadata_root:
-        report.add(None, "metadata-root-mismatch", ledger=record.metadata_root, manifest=manifest.get("metadata_root"))
+                   manifest=manifest.provenance_hash, ledger=record.provenance_hash)
+    if manifest.metadata_root != record.metadata_root:
+        report.add(None, "metadata-root-mismatch", ledger=record.metadata_root, manifest=manifest.metadata_root)
     try:
         pinned = read_file(record.manifest_cid, source.fetch_block)
         if sha256_hex(pinned) != record.manifest_sha256:
@@ -137,13 +155,13 @@ def audit_manifest(record: ManifestRecord, pieces: dict[int, PieceRecord], sourc
     except (BlockNotFound, CorruptBlock, NotUnixFS) as exc:
         report.add(None, "manifest-inconsistent", field="pinned manifest", cid=record.manifest_cid,
                    source=source.name, reason=f"not retrievable intact: {exc}")
-    listed = {t["token_id"] for t in tokens}
+    listed = {t.token_id for t in tokens}
     for token in tokens:
-        piece = pieces.get(token["token_id"])
+        piece = pieces.get(token.token_id)
         ledger_view = (piece.image_cid, piece.png_sha256) if piece else None
-        if ledger_view != (token["image_cid"], token["png_sha256"]):
-            report.add(token["token_id"], "manifest-inconsistent", field="tokens",
-                       manifest={"image_cid": token["image_cid"], "png_sha256": token["png_sha256"]},
+        if ledger_view != (token.image_cid, token.png_sha256):
+            report.add(token.token_id, "manifest-inconsistent", field="tokens",
+                       manifest={"image_cid": token.image_cid, "png_sha256": token.png_sha256},
                        ledger=None if piece is None else {"image_cid": piece.image_cid, "png_sha256": piece.png_sha256})
     for token_id, piece in pieces.items():
         if piece.status == "pinned" and token_id not in listed:
@@ -152,15 +170,33 @@ def audit_manifest(record: ManifestRecord, pieces: dict[int, PieceRecord], sourc
     report.checked["tokens"] = len(tokens)
 
 
+def audit_published(ws: Workspace, manifest: Manifest, report: AuditReport) -> None:
+    """Every token ever published or minted is still in the manifest (and so in the metadata directory)."""
+    listed = {t.token_id for t in manifest.tokens}
+    for token_id in sorted(published_ids(ws.ledger, ws.spec.size, report.minted) - listed):
+        report.add(token_id, "metadata-unretrievable", cid=manifest.metadata_root,
+                   reason=f"token {token_id} was " + ("minted" if token_id in report.minted else "published")
+                   + f" but the manifest and metadata directory lack it: tokenURI({token_id}) resolves to nothing")
+
+
+def audit_objects(ws: Workspace, manifest: Manifest, report: AuditReport) -> None:
+    """The local copies repair and `run` rely on are whole (a garbled file in objects/ is named, not trusted)."""
+    for token in manifest.tokens:
+        if not ws.ledger.objects.intact(token.png_sha256):
+            report.add(token.token_id, "object-corrupt", sha256=token.png_sha256, cid=token.image_cid,
+                       path=str(ws.ledger.objects.path(token.png_sha256)),
+                       reason="the local copy is absent or no longer hashes to its name")
+
+
 # -- images --------------------------------------------------------------------------------------
 
-def audit_images(col: Collection, manifest: dict[str, Any], pieces: dict[int, PieceRecord],
+def audit_images(col: Collection, manifest: Manifest, pieces: dict[int, PieceRecord],
                  sources: list[BlockSource], report: AuditReport) -> None:
     guards, upscale = col.spec.guards, col.spec.generator.upscale
-    for token in sorted(manifest.get("tokens", []), key=lambda t: t["token_id"]):
-        token_id = token["token_id"]
+    for token in manifest.tokens:
+        token_id = token.token_id
         piece = pieces.get(token_id)
-        cid = piece.image_cid if piece and piece.image_cid else token["image_cid"]
+        cid = piece.image_cid if piece and piece.image_cid else token.image_cid
         data = fetch_content(cid, sources, report, token_id, kind_prefix="image")
         if data is None:
             continue
@@ -173,7 +209,7 @@ def audit_images(col: Collection, manifest: dict[str, Any], pieces: dict[int, Pi
             report.add(token_id, "image-broken", cid=cid, guard=verdict.guard, reasons=list(verdict.reasons),
                        metrics=dict(verdict.metrics))
             report.images[token_id] = data
-    report.checked["images"] = len(manifest.get("tokens", []))
+    report.checked["images"] = len(manifest.tokens)
 
 
 def fetch_content(cid: str, sources: list[BlockSource], report: AuditReport, token_id: int | None,
@@ -230,7 +266,7 @@ def audit_metadata(record: ManifestRecord, pieces: dict[int, PieceRecord], sourc
         walk = verify_dag(root, other.fetch_block)
         if not walk.ok:
             report.add(None, "metadata-unretrievable", cid=root, source=other.name, reason=walk.describe())
-    tokens = {t["token_id"]: t for t in record.manifest.get("tokens", [])}
+    tokens = record.manifest.by_token()
     expected_names = {f"{token_id}.json" for token_id in tokens} | {COLLECTION_METADATA_NAME}
     unexpected = sorted(set(listing) - expected_names)
     if unexpected:
@@ -242,8 +278,8 @@ def audit_metadata(record: ManifestRecord, pieces: dict[int, PieceRecord], sourc
             report.add(token_id, "metadata-unretrievable", cid=root, reason=f"{name} absent from the metadata directory")
             continue
         cid = str(listing[name])
-        if cid != token.get("metadata_cid"):
-            report.add(token_id, "metadata-root-mismatch", directory=cid, manifest=token.get("metadata_cid"),
+        if cid != token.metadata_cid:
+            report.add(token_id, "metadata-root-mismatch", directory=cid, manifest=token.metadata_cid,
                        reason=f"{name} in the directory is not the file the manifest lists")
         data = _read_metadata(cid, source, report, token_id)
         if data is None:
@@ -253,10 +289,20 @@ def audit_metadata(record: ManifestRecord, pieces: dict[int, PieceRecord], sourc
             report.add(token_id, "metadata-invalid", cid=cid, errors=errors)
             continue
         piece = pieces.get(token_id)
-        expected_image = f"ipfs://{piece.image_cid if piece else token['image_cid']}"
-        if document["image"] != expected_image:
-            report.add(token_id, "metadata-wrong-image", cid=cid, points_at=document["image"], expected=expected_image)
+        expected_image = piece.image_cid if piece and piece.image_cid else token.image_cid
+        if _image_cid(document["image"], source) != expected_image:
+            report.add(token_id, "metadata-wrong-image", cid=cid, points_at=document["image"],
+                       expected=f"ipfs://{expected_image}")
     report.checked["metadata"] = len(tokens)
+
+
+def _image_cid(uri: str, source: BlockSource) -> str | None:
+    """The file CID an `image` URI names (a path under a directory is walked); None when it cannot be."""
+    try:
+        found = resolve(uri, source.fetch_block)
+    except (BlockNotFound, CorruptBlock, NotUnixFS):
+        return None
+    return str(found) if found else None
 
 
 def _read_metadata(cid: str, source: BlockSource, report: AuditReport, token_id: int) -> bytes | None:
@@ -278,8 +324,9 @@ def metadata_errors(data: bytes) -> tuple[list[str], dict[str, Any]]:
     errors = []
     if not isinstance(document.get("name"), str) or not document["name"]:
         errors.append("name: a non-empty string is required")
-    if not isinstance(document.get("image"), str) or not document["image"].startswith("ipfs://"):
-        errors.append(f"image: an ipfs:// URI is required, got {document.get('image')!r}")
+    if not isinstance(document.get("image"), str) or ipfs_path(document["image"]) is None:
+        errors.append(f"image: an ipfs:// URI (or a gateway URL with /ipfs/<CID>) is required, "
+                      f"got {document.get('image')!r}")
     if not isinstance(document.get("description", ""), str):
         errors.append("description: must be a string")
     attributes = document.get("attributes", [])
@@ -301,7 +348,7 @@ def audit_page(col: Collection, ledger: Ledger, record: ManifestRecord, report: 
     index = col.page_dir / "index.html"
     if index.is_file():
         report.checked["page"] = str(index)
-        for stale in page_differences(read_page_config(index), record.manifest, expected_contract):
+        for stale in page_differences(read_page_config(index), record.manifest.to_json(), expected_contract):
             report.add(None, "page-stale", page=str(index), **stale)
     published = ledger.latest_publish()
     if published is not None and published.metadata_root != record.metadata_root:
@@ -311,7 +358,8 @@ def audit_page(col: Collection, ledger: Ledger, record: ManifestRecord, report: 
 
 
 def page_differences(config: dict[str, Any], manifest: dict[str, Any], contract: str | None) -> list[dict[str, Any]]:
-    """Where a page's embedded config disagrees with the current manifest and contract (pure)."""
+    """Where a page's embedded config disagrees with the current manifest (in its JSON form, as pages are built
+    from) and contract (pure)."""
     stale = []
     if config.get("metadata_root") != manifest.get("metadata_root"):
         stale.append({"field": "metadata_root", "embedded": config.get("metadata_root"),
@@ -330,17 +378,18 @@ def page_differences(config: dict[str, Any], manifest: dict[str, Any], contract:
 
 # -- chain ---------------------------------------------------------------------------------------
 
-def audit_chain(col: Collection, ledger: Ledger, report: AuditReport) -> None:
+def audit_chain(ws: Workspace, report: AuditReport) -> None:
     """Base URI, price, cap and supply as `mintprep check` compares them; which tokens are already minted."""
-    network, _ = col.spec.chain.endpoint()
-    if not col.spec.chain.contract and ledger.latest_deployment(network.chain_id) is None:
+    if ws.contract is None:
         report.checked["chain"] = "no contract configured or deployed"
         return
     from mintprep.chain.check import check_collection  # web3 takes seconds to import: only when there is a chain
 
-    check = check_collection(col, ledger)
+    check = check_collection(ws.col, ws.ledger)
     report.checked["chain"] = check.address
     for row in check.rows:
+        if row.field == "base_uri":
+            report.base_uri_on_chain = row.on_chain
         if row.field == "total_minted" and row.on_chain is not None and row.on_chain.isdigit():
             report.minted = list(range(1, int(row.on_chain) + 1))
         elif row.ok is False:

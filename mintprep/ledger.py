@@ -18,9 +18,11 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from mintprep.errors import LedgerBusy, UserError
+from mintprep.manifest import Manifest
 from mintprep.objects import ObjectStore
 
 SCHEMA_VERSION = 1
+IMPORTED_TX = "imported"  # the tx_hash of a deployment row adopted by `mintprep import`, not sent by mintprep
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -61,6 +63,9 @@ CREATE TABLE IF NOT EXISTS publishes (
 -- repair moves a token past attempts that produced a broken image: later runs start there
 CREATE TABLE IF NOT EXISTS attempt_offsets (
     token_id INTEGER PRIMARY KEY, first_attempt INTEGER NOT NULL, reason TEXT NOT NULL, updated REAL NOT NULL);
+-- tokens adopted by `mintprep import`: where from, and the traits their published metadata carries
+CREATE TABLE IF NOT EXISTS imports (
+    token_id INTEGER PRIMARY KEY, source TEXT NOT NULL, traits TEXT NOT NULL, created REAL NOT NULL);
 -- multi-step operations (repair) resume from here
 CREATE TABLE IF NOT EXISTS journal (
     id INTEGER PRIMARY KEY AUTOINCREMENT, kind TEXT NOT NULL, plan TEXT NOT NULL, step INTEGER NOT NULL,
@@ -106,7 +111,7 @@ class ManifestRecord:
     manifest_cid: str
     manifest_sha256: str
     provenance_hash: str
-    manifest: dict[str, Any]
+    manifest: Manifest
 
 
 @dataclass(frozen=True)
@@ -305,11 +310,27 @@ class Ledger:
                        "VALUES (?,?,?,?,?)", (metadata_root, manifest_cid, manifest_sha256, provenance_hash, time.time()))
 
     def current_manifest(self) -> ManifestRecord | None:
-        row = self._one("SELECT metadata_root, manifest_cid, manifest_sha256, provenance_hash FROM manifests "
-                        "ORDER BY id DESC LIMIT 1")
-        if row is None:
-            return None
-        return ManifestRecord(row[0], row[1], row[2], row[3], json.loads(self.objects.get(row[2])))
+        return next(self.manifests(), None)
+
+    def manifests(self) -> Iterator[ManifestRecord]:
+        """Every manifest ever recorded, newest first (read lazily: callers usually stop at the first)."""
+        rows = self._conn.execute("SELECT metadata_root, manifest_cid, manifest_sha256, provenance_hash FROM manifests "
+                                  "ORDER BY id DESC").fetchall()
+        for row in rows:
+            yield ManifestRecord(row[0], row[1], row[2], row[3], Manifest.from_json(json.loads(self.objects.get(row[2]))))
+
+    def metadata_roots(self) -> list[str]:
+        return [row[0] for row in self._conn.execute("SELECT DISTINCT metadata_root FROM manifests").fetchall()]
+
+    # -- imports ----------------------------------------------------------------------------------
+    def record_imports(self, source: str, traits: dict[int, list[tuple[str, str]]]) -> None:
+        with self.transaction() as db:
+            db.executemany("INSERT OR REPLACE INTO imports VALUES (?,?,?,?)",
+                           [(t, source, json.dumps(v), time.time()) for t, v in traits.items()])
+
+    def imported_traits(self) -> dict[int, list[tuple[str, str]]]:
+        rows = self._conn.execute("SELECT token_id, traits FROM imports").fetchall()
+        return {row[0]: [tuple(pair) for pair in json.loads(row[1])] for row in rows}
 
     # -- chain and publishing ---------------------------------------------------------------------
     def record_deployment(self, network: str, chain_id: int, address: str, tx_hash: str, deployer: str) -> None:
@@ -331,6 +352,15 @@ class Ledger:
         row = self._one("SELECT address, tx_hash, detail FROM chain_txs WHERE kind=? AND chain_id=? "
                         "ORDER BY id DESC LIMIT 1", kind, chain_id)
         return {"address": row[0], "tx_hash": row[1], **json.loads(row[2])} if row else None
+
+    def chain_txs(self, kind: str) -> list[dict[str, Any]]:
+        rows = self._conn.execute("SELECT address, tx_hash, detail FROM chain_txs WHERE kind=? ORDER BY id",
+                                  (kind,)).fetchall()
+        return [{"address": r[0], "tx_hash": r[1], **json.loads(r[2])} for r in rows]
+
+    def has_own_deployment(self) -> bool:
+        """Whether mintprep deployed a contract for this collection (an imported one is not its own)."""
+        return self._one("SELECT 1 FROM deployments WHERE tx_hash != ? LIMIT 1", IMPORTED_TX) is not None
 
     def record_publish(self, target: str, location: str, site_cid: str | None, metadata_root: str,
                        contract: str | None) -> None:
@@ -363,9 +393,16 @@ class Ledger:
             db.execute("UPDATE journal SET step=?, plan=? WHERE id=?", (step, json.dumps(plan, sort_keys=True), entry.id))
         return JournalEntry(entry.id, entry.kind, plan, step)
 
-    def finish_journal(self, entry: JournalEntry) -> None:
+    def finish_journal(self, entry: JournalEntry, *, abandoned: str | None = None) -> None:
+        """Close the entry; `abandoned` (the error that stopped it) keeps the plan for the next repair to read."""
+        plan = dict(entry.plan, abandoned=abandoned) if abandoned else entry.plan
         with self.transaction() as db:
-            db.execute("UPDATE journal SET finished=? WHERE id=?", (time.time(), entry.id))
+            db.execute("UPDATE journal SET finished=?, plan=? WHERE id=?",
+                       (time.time(), json.dumps(plan, sort_keys=True), entry.id))
+
+    def last_journal(self, kind: str) -> JournalEntry | None:
+        row = self._one("SELECT id, kind, plan, step FROM journal WHERE kind=? ORDER BY id DESC LIMIT 1", kind)
+        return JournalEntry(row[0], row[1], json.loads(row[2]), row[3]) if row else None
 
 
 def _statements(script: str) -> list[str]:

@@ -1,4 +1,4 @@
-"""ERC-721 metadata, ERC-7572 collection metadata and the collection manifest — pure functions.
+"""ERC-721 metadata, ERC-7572 collection metadata and the collection manifest — pure functions and one model.
 
 Nothing here is volatile (no timestamps, no absolute paths): unchanged art gives unchanged bytes,
 so unchanged CIDs. Token ids start at 1; tokenURI(id) = ipfs://<metadata root>/<id>.json.
@@ -7,7 +7,8 @@ so unchanged CIDs. Token ids start at 1; tokenURI(id) = ipfs://<metadata root>/<
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from mintprep.config import CollectionSpec
@@ -19,13 +20,75 @@ COLLECTION_METADATA_NAME = "collection.json"
 
 @dataclass(frozen=True)
 class PinnedPiece:
-    """A token whose image passed every guard and is pinned (verified) under `image_cid`."""
+    """A token whose image passed every guard and is pinned (verified) under `image_cid`.
 
-    plan: PiecePlan
+    `source_metadata_sha256` names (in the object store) the metadata document an imported token was
+    published with: every field of it that mintprep does not own is carried into the files mintprep writes.
+    """
+
+    token_id: int
+    attributes: list[dict[str, Any]]
     png_sha256: str
     image_cid: str
     provenance: dict[str, Any]
     request_key: str
+    source_metadata_sha256: str | None = None
+
+    @classmethod
+    def of(cls, plan: PiecePlan, png_sha256: str, image_cid: str, provenance: dict[str, Any],
+           request_key: str, source_metadata_sha256: str | None = None) -> "PinnedPiece":
+        return cls(plan.token_id, plan.attributes, png_sha256, image_cid, provenance, request_key,
+                   source_metadata_sha256)
+
+
+@dataclass(frozen=True)
+class ManifestToken:
+    token_id: int
+    name: str
+    image_cid: str
+    metadata_cid: str
+    png_sha256: str
+    attributes: list[dict[str, Any]]
+    provenance: dict[str, Any]
+    source_metadata_sha256: str | None = None
+
+    def as_piece(self, request_key: str) -> PinnedPiece:
+        """The piece this entry published, to publish again unchanged."""
+        return PinnedPiece(self.token_id, self.attributes, self.png_sha256, self.image_cid, self.provenance,
+                           request_key, self.source_metadata_sha256)
+
+
+@dataclass(frozen=True)
+class Manifest:
+    """The collection manifest, pinned beside the metadata: this model alone reads and writes its format."""
+
+    name: str
+    symbol: str
+    description: str
+    size: int
+    metadata_root: str
+    base_uri: str
+    contract_uri: str
+    provenance_hash: str
+    ipfs_profile: str
+    tokens: tuple[ManifestToken, ...] = field(default_factory=tuple)  # in token order
+
+    def by_token(self) -> dict[int, ManifestToken]:
+        return {t.token_id: t for t in self.tokens}
+
+    def to_json(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["tokens"] = [{k: v for k, v in token.items() if v is not None or k != "source_metadata_sha256"}
+                          for token in data["tokens"]]
+        return data
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> "Manifest":
+        tokens = sorted((ManifestToken(**t) for t in data.get("tokens", [])), key=lambda t: t.token_id)
+        return cls(**{**data, "tokens": tuple(tokens)})
+
+    def encode(self) -> bytes:
+        return encode_json(self.to_json())
 
 
 def encode_json(value: Any) -> bytes:
@@ -44,13 +107,27 @@ def token_name(spec: CollectionSpec, token_id: int) -> str:
 def token_metadata(spec: CollectionSpec, piece: PinnedPiece) -> dict[str, Any]:
     """OpenSea metadata standard: name, description, image, attributes (+ optional fields when configured)."""
     metadata: dict[str, Any] = {
-        "name": token_name(spec, piece.plan.token_id),
+        "name": token_name(spec, piece.token_id),
         "description": spec.description,
         "image": f"ipfs://{piece.image_cid}",
-        "attributes": piece.plan.attributes,
+        "attributes": piece.attributes,
     }
-    metadata.update(spec.metadata.token_extras(piece.plan.token_id))
+    metadata.update(spec.metadata.token_extras(piece.token_id))
     return metadata
+
+
+def token_file(spec: CollectionSpec, piece: PinnedPiece, sources: Mapping[str, bytes]) -> bytes:
+    """The bytes of `<id>.json`. An imported token keeps its published file byte for byte while its image is
+    the published one; a new image changes `image` (and the attributes the yaml overrides) and nothing else."""
+    if piece.source_metadata_sha256 is None:
+        return encode_json(token_metadata(spec, piece))
+    original = sources[piece.source_metadata_sha256]
+    document = json.loads(original)
+    if piece.provenance.get("source") == "imported" and piece.attributes == document.get("attributes"):
+        return original
+    document["image"] = f"ipfs://{piece.image_cid}"
+    document["attributes"] = piece.attributes
+    return encode_json(document)
 
 
 def collection_metadata(spec: CollectionSpec, cover_cid: str | None) -> dict[str, Any]:
@@ -63,10 +140,12 @@ def collection_metadata(spec: CollectionSpec, cover_cid: str | None) -> dict[str
     return metadata
 
 
-def metadata_files(spec: CollectionSpec, pieces: list[PinnedPiece]) -> dict[str, bytes]:
-    """The files of the metadata directory whose CID becomes the base URI."""
-    files = {f"{p.plan.token_id}.json": encode_json(token_metadata(spec, p)) for p in pieces}
-    files[COLLECTION_METADATA_NAME] = encode_json(collection_metadata(spec, pieces[0].image_cid if pieces else None))
+def metadata_files(spec: CollectionSpec, pieces: list[PinnedPiece],
+                   sources: Mapping[str, bytes] | None = None) -> dict[str, bytes]:
+    """The files of the metadata directory whose CID becomes the base URI (`sources`: imported documents)."""
+    ordered = sorted(pieces, key=lambda p: p.token_id)
+    files = {f"{p.token_id}.json": token_file(spec, p, sources or {}) for p in ordered}
+    files[COLLECTION_METADATA_NAME] = encode_json(collection_metadata(spec, ordered[0].image_cid if ordered else None))
     return files
 
 
@@ -76,28 +155,14 @@ def provenance_hash(png_sha256s_in_token_order: list[str]) -> str:
 
 
 def build_manifest(spec: CollectionSpec, pieces: list[PinnedPiece], metadata_root: str,
-                   metadata_cids: dict[int, str], profile: str) -> dict[str, Any]:
-    ordered = sorted(pieces, key=lambda p: p.plan.token_id)
-    return {
-        "name": spec.name,
-        "symbol": spec.symbol,
-        "description": spec.description,
-        "size": spec.size,
-        "metadata_root": metadata_root,
-        "base_uri": f"ipfs://{metadata_root}/",
-        "contract_uri": f"ipfs://{metadata_root}/{COLLECTION_METADATA_NAME}",
-        "provenance_hash": provenance_hash([p.png_sha256 for p in ordered]),
-        "ipfs_profile": profile,
-        "tokens": [
-            {
-                "token_id": p.plan.token_id,
-                "name": token_name(spec, p.plan.token_id),
-                "image_cid": p.image_cid,
-                "metadata_cid": metadata_cids[p.plan.token_id],
-                "png_sha256": p.png_sha256,
-                "attributes": p.plan.attributes,
-                "provenance": p.provenance,
-            }
-            for p in ordered
-        ],
-    }
+                   metadata_cids: dict[int, str], profile: str) -> Manifest:
+    ordered = sorted(pieces, key=lambda p: p.token_id)
+    return Manifest(
+        name=spec.name, symbol=spec.symbol, description=spec.description, size=spec.size,
+        metadata_root=metadata_root, base_uri=f"ipfs://{metadata_root}/",
+        contract_uri=f"ipfs://{metadata_root}/{COLLECTION_METADATA_NAME}",
+        provenance_hash=provenance_hash([p.png_sha256 for p in ordered]), ipfs_profile=profile,
+        tokens=tuple(ManifestToken(p.token_id, token_name(spec, p.token_id), p.image_cid, metadata_cids[p.token_id],
+                                   p.png_sha256, p.attributes, p.provenance, p.source_metadata_sha256)
+                     for p in ordered),
+    )

@@ -75,3 +75,11 @@ class ObjectStore:
 
     def has(self, sha256: str) -> bool:
         return self.path(sha256).is_file()
+
+    def intact(self, sha256: str) -> bool:
+        """Present and still hashing to its name (a garbled file is as good as absent)."""
+        try:
+            self.get(sha256)
+        except (FileNotFoundError, ObjectCorrupt):
+            return False
+        return True

@@ -1,7 +1,8 @@
 """`mintprep run`: generate → validate → pin → manifest → (check) → page, each stage keyed by its inputs.
 
-Only this driver writes the ledger and the object store; generation itself is a pure function of a
-request (see mintprep.generate), so it can be fanned out without touching anything here.
+Stages are functions over a Workspace that return what they made; `run_collection` (and repair, which
+reuses them) alone folds results into its report and moves the ledger's piece pointers. Generation itself is
+a pure function of a request (see mintprep.generate), so it can be fanned out without touching anything here.
 """
 
 from __future__ import annotations
@@ -11,19 +12,22 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from mintprep.config import Collection
-from mintprep.executors import make_executor
 from mintprep.generate import GenerationRequest, GenerationResult
 from mintprep.hashing import content_key, sha256_hex
-from mintprep.ipfs.backends import make_backend
-from mintprep.ipfs.unixfs import get_profile, import_bytes, import_directory
-from mintprep.ledger import AttemptRow, GenerationRow, Ledger, PieceRecord
-from mintprep.manifest import PinnedPiece, build_manifest, encode_json, metadata_files
+from mintprep.ipfs.reader import CorruptBlock, NotUnixFS, read_file
+from mintprep.ipfs.unixfs import import_bytes, import_directory
+from mintprep.ipfs.verify import BlockNotFound
+from mintprep.ledger import AttemptRow, GenerationRow, PieceRecord
+from mintprep.manifest import Manifest, PinnedPiece, build_manifest, metadata_files
 from mintprep.pin import pin_bytes, pin_content
-from mintprep.progress import NoProgress, ProgressSink
-from mintprep.traits import PiecePlan, plan_collection
+from mintprep.progress import ProgressSink
+from mintprep.published import complete_publication
+from mintprep.traits import PiecePlan, plan_piece
 from mintprep.validate import validate_png
+from mintprep.workspace import Workspace
 
 DROP_LOG = "drops.jsonl"
+IMPORTED_KEY = "imported:"  # request-key prefix of a piece taken as published by `mintprep import`
 
 
 @dataclass
@@ -33,12 +37,51 @@ class FailedPiece:
     reason: str
 
 
+@dataclass(frozen=True)
+class Candidate:
+    """A token's newest image, stored in the object store, not yet judged by today's guards."""
+
+    plan: PiecePlan
+    png_sha256: str
+    request_key: str
+    provenance: dict[str, Any]
+    source_metadata_sha256: str | None = None  # imported tokens: the document their metadata builds on
+
+
+@dataclass
+class Generated:
+    candidates: dict[int, Candidate]
+    failed: list[FailedPiece]
+    failed_keys: dict[int, str]
+    generated: int = 0
+    skipped: int = 0
+
+
+@dataclass(frozen=True)
+class Validated:
+    accepted: list[Candidate]
+    rejected: list[tuple[Candidate, FailedPiece]]
+
+
+@dataclass(frozen=True)
+class Pinned:
+    pieces: list[PinnedPiece]
+    newly_pinned: int
+
+
+@dataclass(frozen=True)
+class Publication:
+    manifest: Manifest
+    manifest_cid: str
+
+
 @dataclass
 class RunReport:
     pieces: int
     generated: int = 0
     generation_skipped: int = 0
     rejected: list[FailedPiece] = field(default_factory=list)
+    kept_published: list[int] = field(default_factory=list)  # rejected now, their published piece stays
     pinned: int = 0
     pin_skipped: int = 0
     metadata_root: str | None = None
@@ -64,60 +107,120 @@ class RunReport:
 
 
 def run_collection(col: Collection, *, progress: ProgressSink | None = None) -> RunReport:
-    progress = progress or NoProgress()
     col.spec.ipfs.token()  # a missing token is bad input: refuse it before hours of sampling, not after
-    plans = plan_collection(col.spec)
-    report = RunReport(pieces=len(plans))
-    with Ledger.open(col.state_dir) as ledger:
-        generated = generate_stage(col, ledger, plans, report, progress)
-        accepted = validate_stage(col, ledger, generated, report)
-        pinned = pin_stage(col, ledger, accepted, report, progress)
-        manifest_stage(col, ledger, pinned, report)
-        if not chain_gate(col, ledger, report):
-            return report
-        page_stage(col, ledger, report)
+    with Workspace.open(col, progress=progress) as ws:
+        plans = plan_pieces(ws)
+        report = RunReport(pieces=len(plans))
+        as_published = imported_as_published(ws, plans)
+        generated = generate(ws, [p for p in plans if p.token_id not in as_published])
+        validated = validate(ws, [*generated.candidates.values(), *as_published.values()])
+        pinned = pin(ws, validated.accepted)
+        publication = publish_metadata(ws, pinned.pieces)
+
+        published = publication.manifest.by_token()
+        rejected = [*generated.failed, *(failure for _, failure in validated.rejected)]
+        keys = {**generated.failed_keys, **{c.plan.token_id: c.request_key for c, _ in validated.rejected}}
+        ws.ledger.set_pieces(
+            [piece_pointer(p.token_id, p.request_key, published) for p in pinned.pieces]
+            + [piece_pointer(f.token_id, keys[f.token_id], published, status="rejected") for f in rejected])
+        ws.ledger.drop_pieces_after(col.spec.size)
+
+        report.generated, report.generation_skipped = generated.generated, generated.skipped
+        report.rejected = sorted(rejected, key=lambda f: f.token_id)
+        report.kept_published = sorted(f.token_id for f in rejected if f.token_id in published)
+        report.pinned, report.pin_skipped = pinned.newly_pinned, len(pinned.pieces) - pinned.newly_pinned
+        report.metadata_root, report.manifest_cid = publication.manifest.metadata_root, publication.manifest_cid
+        report.provenance_hash = publication.manifest.provenance_hash
+        if chain_gate(ws, report):
+            report.page = page_stage(ws)
     return report
+
+
+def piece_pointer(token_id: int, request_key: str, published: dict[int, Any], status: str = "pinned") -> PieceRecord:
+    """The ledger row of a token: what it currently publishes; a rejected token that was published is "kept"."""
+    token = published.get(token_id)
+    if token is None:
+        return PieceRecord(token_id, request_key, None, None, None, status)
+    return PieceRecord(token_id, request_key, token.png_sha256, token.image_cid, token.metadata_cid,
+                       "pinned" if status == "pinned" else "kept")
+
+
+def plan_pieces(ws: Workspace) -> list[PiecePlan]:
+    """Every token's traits and prompt; an imported token keeps the traits its published metadata carries."""
+    imported = ws.ledger.imported_traits()
+    return [plan_piece(ws.spec, t, published=imported.get(t)) for t in range(1, ws.spec.size + 1)]
+
+
+def imported_as_published(ws: Workspace, plans: list[PiecePlan]) -> dict[int, Candidate]:
+    """Imported tokens not regenerated since: their published image is the candidate, nothing is generated."""
+    pieces = ws.ledger.pieces()
+    record = ws.ledger.current_manifest()
+    tokens = record.manifest.by_token() if record else {}
+    found = {}
+    for plan in plans:
+        piece, token = pieces.get(plan.token_id), tokens.get(plan.token_id)
+        if piece is None or token is None or not piece.request_key.startswith(IMPORTED_KEY):
+            continue
+        if restore_object(ws, token.png_sha256, token.image_cid):
+            found[plan.token_id] = Candidate(plan, token.png_sha256, piece.request_key, token.provenance,
+                                             token.source_metadata_sha256)
+    return found
+
+
+def restore_object(ws: Workspace, png_sha256: str, image_cid: str) -> bool:
+    """The local copy is intact, or is rewritten from the pinned (verified) bytes; False when neither has it."""
+    if ws.ledger.objects.intact(png_sha256):
+        return True
+    try:
+        data = read_file(image_cid, ws.backend.fetch_block)
+    except (BlockNotFound, CorruptBlock, NotUnixFS):
+        return False
+    if sha256_hex(data) != png_sha256:
+        return False
+    ws.ledger.objects.put(data)
+    return True
 
 
 # -- generate ------------------------------------------------------------------------------------
 
-def generate_stage(col: Collection, ledger: Ledger, plans: list[PiecePlan], report: RunReport,
-                   progress: ProgressSink) -> dict[int, tuple[PiecePlan, GenerationRow]]:
-    spec = col.spec
-    executor = make_executor(spec.executor, spec.generator)
-    done: dict[int, tuple[PiecePlan, GenerationRow]] = {}
+def generate(ws: Workspace, plans: list[PiecePlan]) -> Generated:
+    """A stored image per plan: from the ledger when its request is unchanged (and its object intact), else made."""
+    spec, ledger = ws.spec, ws.ledger
+    result = Generated({}, [], {})
+    if not plans:
+        return result
+    rows: dict[int, tuple[PiecePlan, GenerationRow]] = {}
     todo: list[tuple[PiecePlan, GenerationRequest, str]] = []
     first_attempts = ledger.first_attempts()
     for plan in plans:
         request = GenerationRequest(token_id=plan.token_id, prompt=plan.prompt, negative_prompt=plan.negative_prompt,
                                     collection_seed=spec.seed, settings=spec.generator_for(plan.token_id),
-                                    guards=spec.guards,
-                                    first_attempt=first_attempts.get(plan.token_id, 0))
-        key = executor.request_key(request)
+                                    guards=spec.guards, first_attempt=first_attempts.get(plan.token_id, 0))
+        key = ws.executor.request_key(request)
         row = ledger.generation(key)
-        if row is not None and (row.png_sha256 is None or ledger.objects.has(row.png_sha256)):
-            done[plan.token_id] = (plan, row)
-            report.generation_skipped += 1
+        if row is not None and (row.png_sha256 is None or ledger.objects.intact(row.png_sha256)):
+            rows[plan.token_id] = (plan, row)
+            result.skipped += 1
         else:
             todo.append((plan, request, key))
     pending = {request.token_id: (plan, key) for plan, request, key in todo}
-    try:
-        with progress.task("generate", len(todo)) as advance:
-            for result in executor.run(request for _, request, _ in todo):
-                plan, key = pending.pop(result.token_id)  # a result arrives once per request, in any order
-                done[plan.token_id] = (plan, _record_generation(col, ledger, key, result))
-                report.generated += 1
-                advance(executor.status())
-    finally:
-        executor.close()
-    failed = [(plan, row) for plan, row in (done[t] for t in sorted(done)) if row.png_sha256 is None]
-    for plan, row in failed:
-        report.rejected.append(FailedPiece(plan.token_id, plan.prompt, _rejection_summary(ledger, row.request_key)))
-    ledger.set_pieces([PieceRecord(plan.token_id, row.request_key, None, None, None, "rejected") for plan, row in failed])
-    return {t: pr for t, pr in done.items() if pr[1].png_sha256 is not None}
+    with ws.progress.task("generate", len(todo)) as advance:
+        for made in ws.executor.run(request for _, request, _ in todo):
+            plan, key = pending.pop(made.token_id)  # a result arrives once per request, in any order
+            rows[plan.token_id] = (plan, _record_generation(ws, key, made))
+            result.generated += 1
+            advance(ws.executor.status())
+    for token_id, (plan, row) in sorted(rows.items()):
+        if row.png_sha256 is None:
+            result.failed.append(FailedPiece(token_id, plan.prompt, _rejection_summary(ws, row.request_key)))
+            result.failed_keys[token_id] = row.request_key
+        else:
+            result.candidates[token_id] = Candidate(plan, row.png_sha256, row.request_key, row.provenance)
+    return result
 
 
-def _record_generation(col: Collection, ledger: Ledger, key: str, result: GenerationResult) -> GenerationRow:
+def _record_generation(ws: Workspace, key: str, result: GenerationResult) -> GenerationRow:
+    ledger = ws.ledger
     png_sha256 = ledger.objects.put(result.png) if result.png is not None else None  # object first, then the row
     attempts = [
         AttemptRow(a.attempt, a.seed, _precision_text(a.precision), a.guard, a.step, a.reason, a.metrics,
@@ -129,7 +232,7 @@ def _record_generation(col: Collection, ledger: Ledger, key: str, result: Genera
     ledger.record_generation(row, attempts)
     rejected = [a for a in attempts if not a.accepted]
     if rejected:
-        with (col.state_dir / DROP_LOG).open("a", encoding="utf-8") as log:
+        with (ws.col.state_dir / DROP_LOG).open("a", encoding="utf-8") as log:
             for a in rejected:
                 log.write(json.dumps({"token_id": result.token_id, "request_key": key, "attempt": a.attempt,
                                       "seed": a.seed, "precision": a.precision, "guard": a.guard, "step": a.step,
@@ -141,8 +244,8 @@ def _precision_text(precision: Any) -> str:
     return precision if isinstance(precision, str) else json.dumps(precision, sort_keys=True)
 
 
-def _rejection_summary(ledger: Ledger, request_key: str) -> str:
-    attempts = ledger.attempts(request_key)
+def _rejection_summary(ws: Workspace, request_key: str) -> str:
+    attempts = ws.ledger.attempts(request_key)
     reasons = [f"attempt {a.attempt} ({a.precision}): {a.guard or 'rejected'}"
                + (f" at step {a.step}" if a.step is not None else "") + (f" - {a.reason}" if a.reason else "")
                for a in attempts]
@@ -151,88 +254,83 @@ def _rejection_summary(ledger: Ledger, request_key: str) -> str:
 
 # -- validate ------------------------------------------------------------------------------------
 
-def validate_stage(col: Collection, ledger: Ledger, generated: dict[int, tuple[PiecePlan, GenerationRow]],
-                   report: RunReport) -> dict[int, tuple[PiecePlan, GenerationRow]]:
+def validate(ws: Workspace, candidates: list[Candidate]) -> Validated:
     """Today's pixel guards on every stored image (cached per image and guard settings)."""
-    settings_key = content_key({"guards": col.spec.guards.model_dump(mode="json"),
-                                "upscale": col.spec.generator.upscale})
-    accepted, failed = {}, []
-    for token_id, (plan, row) in sorted(generated.items()):
-        verdict = ledger.verdict(row.png_sha256, settings_key)
+    spec, ledger = ws.spec, ws.ledger
+    settings_key = content_key({"guards": spec.guards.model_dump(mode="json"), "upscale": spec.generator.upscale})
+    accepted, rejected = [], []
+    for candidate in sorted(candidates, key=lambda c: c.plan.token_id):
+        verdict = ledger.verdict(candidate.png_sha256, settings_key)
         if verdict is None:
-            result = validate_png(ledger.objects.get(row.png_sha256), col.spec.guards,
-                                  upscale=col.spec.generator.upscale)
-            verdict = (result.ok, list(result.reasons), dict(result.metrics))
-            ledger.record_verdict(row.png_sha256, settings_key, *verdict)
+            judged = validate_png(ledger.objects.get(candidate.png_sha256), spec.guards, upscale=spec.generator.upscale)
+            verdict = (judged.ok, list(judged.reasons), dict(judged.metrics))
+            ledger.record_verdict(candidate.png_sha256, settings_key, *verdict)
         if verdict[0]:
-            accepted[token_id] = (plan, row)
+            accepted.append(candidate)
         else:
-            report.rejected.append(FailedPiece(token_id, plan.prompt, "stored image fails today's guards: "
-                                               + "; ".join(verdict[1])))
-            failed.append(PieceRecord(token_id, row.request_key, row.png_sha256, None, None, "rejected"))
-    ledger.set_pieces(failed)
-    return accepted
+            rejected.append((candidate, FailedPiece(candidate.plan.token_id, candidate.plan.prompt,
+                                                    "stored image fails today's guards: " + "; ".join(verdict[1]))))
+    return Validated(accepted, rejected)
 
 
 # -- pin -----------------------------------------------------------------------------------------
 
-def pin_stage(col: Collection, ledger: Ledger, accepted: dict[int, tuple[PiecePlan, GenerationRow]],
-              report: RunReport, progress: ProgressSink) -> list[PinnedPiece]:
-    backend = make_backend(col.spec.ipfs, col.state_dir)
-    profile = get_profile(col.spec.ipfs.profile)
-    pinned = []
-    with progress.task("pin", len(accepted)) as advance:
-        for token_id, (plan, row) in sorted(accepted.items()):
+def pin(ws: Workspace, candidates: list[Candidate]) -> Pinned:
+    """Pin each accepted image (verified on the backend) and return the pinned pieces."""
+    ledger, pieces, newly = ws.ledger, [], 0
+    with ws.progress.task("pin", len(candidates)) as advance:
+        for candidate in candidates:
+            sha = candidate.png_sha256
             # Keyed by the sha256 the ledger already holds: an unchanged piece's PNG is not even read.
-            outcome = pin_content(ledger, backend, profile, content_sha256=row.png_sha256,
-                                  make_dag=lambda sha=row.png_sha256: import_bytes(ledger.objects.get(sha), profile),
-                                  kind="image", name=f"{col.spec.symbol}-{token_id}.png")
-            if outcome.newly_pinned:
-                report.pinned += 1
-            else:
-                report.pin_skipped += 1
-            pinned.append(PinnedPiece(plan, row.png_sha256, outcome.cid, row.provenance, row.request_key))
+            outcome = pin_content(ledger, ws.backend, ws.profile, content_sha256=sha,
+                                  make_dag=lambda sha=sha: import_bytes(ledger.objects.get(sha), ws.profile),
+                                  kind="image", name=f"{ws.spec.symbol}-{candidate.plan.token_id}.png")
+            newly += outcome.newly_pinned
+            pieces.append(PinnedPiece.of(candidate.plan, sha, outcome.cid, candidate.provenance,
+                                         candidate.request_key, candidate.source_metadata_sha256))
             advance()
-    return pinned
+    return Pinned(pieces, newly)
 
 
 # -- manifest ------------------------------------------------------------------------------------
 
-def manifest_stage(col: Collection, ledger: Ledger, pinned: list[PinnedPiece], report: RunReport) -> dict[str, Any]:
-    spec = col.spec
-    backend = make_backend(spec.ipfs, col.state_dir)
-    profile = get_profile(spec.ipfs.profile)
-    files = metadata_files(spec, pinned)
-    dags = {name: import_bytes(data, profile) for name, data in files.items()}
-    directory = pin_content(ledger, backend, profile,
+def publish_metadata(ws: Workspace, accepted: list[PinnedPiece], minted: list[int] | tuple[int, ...] = ()
+                     ) -> Publication:
+    """Write and pin the metadata directory and the manifest over `accepted` and every published token it lacks."""
+    spec, ledger = ws.spec, ws.ledger
+    pieces = complete_publication(ledger, accepted, spec.size, minted)
+    sources = {p.source_metadata_sha256: ledger.objects.get(p.source_metadata_sha256)
+               for p in pieces if p.source_metadata_sha256}
+    files = metadata_files(spec, pieces, sources)
+    dags = {name: import_bytes(data, ws.profile) for name, data in files.items()}
+    directory = pin_content(ledger, ws.backend, ws.profile,
                             content_sha256=content_key({name: sha256_hex(data) for name, data in files.items()}),
-                            make_dag=lambda: import_directory(dags, profile), kind="metadata",
+                            make_dag=lambda: import_directory(dags, ws.profile), kind="metadata",
                             name=f"{spec.symbol}-metadata")
-    metadata_cids = {p.plan.token_id: str(dags[f"{p.plan.token_id}.json"].root) for p in pinned}
-    manifest = build_manifest(spec, pinned, directory.cid, metadata_cids, profile.name)
-    manifest_bytes = encode_json(manifest)
-    manifest_pin = pin_bytes(ledger, backend, profile, manifest_bytes, kind="manifest", name=f"{spec.symbol}-manifest")
-    manifest_sha256 = ledger.objects.put(manifest_bytes)
-    ledger.record_manifest(metadata_root=directory.cid, manifest_cid=manifest_pin.cid,
-                           manifest_sha256=manifest_sha256, provenance_hash=manifest["provenance_hash"])
-    ledger.set_pieces([PieceRecord(p.plan.token_id, p.request_key, p.png_sha256, p.image_cid,
-                                   metadata_cids[p.plan.token_id], "pinned") for p in pinned])
-    ledger.drop_pieces_after(spec.size)
-    report.metadata_root, report.manifest_cid = directory.cid, manifest_pin.cid
-    report.provenance_hash = manifest["provenance_hash"]
-    return manifest
+    metadata_cids = {p.token_id: str(dags[f"{p.token_id}.json"].root) for p in pieces}
+    manifest = build_manifest(spec, pieces, directory.cid, metadata_cids, ws.profile.name)
+    return record_manifest(ws, manifest)
+
+
+def record_manifest(ws: Workspace, manifest: Manifest) -> Publication:
+    data = manifest.encode()
+    manifest_pin = pin_bytes(ws.ledger, ws.backend, ws.profile, data, kind="manifest",
+                             name=f"{ws.spec.symbol}-manifest")
+    ws.ledger.record_manifest(metadata_root=manifest.metadata_root, manifest_cid=manifest_pin.cid,
+                              manifest_sha256=ws.ledger.objects.put(data), provenance_hash=manifest.provenance_hash)
+    return Publication(manifest, manifest_pin.cid)
 
 
 # -- chain gate and page -------------------------------------------------------------------------
 
-def chain_gate(col: Collection, ledger: Ledger, report: RunReport) -> bool:
+def chain_gate(ws: Workspace, report: RunReport) -> bool:
     """The page is not built for a contract that disagrees with the config (the other stages stand).
 
     A collection with no contract yet (none configured, none deployed) has nothing to drift from.
     """
     from mintprep.chain.check import check_if_deployed
 
-    check = check_if_deployed(col, ledger)
+    check = check_if_deployed(ws.col, ws.ledger)
     if check is None:
         return True
     report.chain_check = check.to_json()
@@ -241,8 +339,7 @@ def chain_gate(col: Collection, ledger: Ledger, report: RunReport) -> bool:
     return check.ok
 
 
-def page_stage(col: Collection, ledger: Ledger, report: RunReport) -> None:
+def page_stage(ws: Workspace) -> str:
     from mintprep.page.publish import build_collection_page, collection_page_inputs
 
-    build = build_collection_page(col, collection_page_inputs(col, ledger))
-    report.page = str(build.index)
+    return str(build_collection_page(ws.col, collection_page_inputs(ws.col, ws.ledger)).index)

@@ -16,20 +16,21 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
-from mintprep.audit import IMAGE_KINDS, AuditReport, audit_collection
+from mintprep.audit import IMAGE_KINDS, AuditReport, audit_workspace
 from mintprep.config import Collection
 from mintprep.errors import UserError
 from mintprep.generate.request import attempt_seed
-from mintprep.ipfs.backends import make_backend
-from mintprep.ipfs.unixfs import get_profile, import_bytes
-from mintprep.ledger import JournalEntry, Ledger, PieceRecord
+from mintprep.ipfs.unixfs import import_bytes
+from mintprep.ledger import JournalEntry, PieceRecord
 from mintprep.manifest import PinnedPiece
 from mintprep.objects import ObjectCorrupt
 from mintprep.pin import pin_bytes
-from mintprep.pipeline import RunReport, generate_stage, manifest_stage, pin_stage, validate_stage
-from mintprep.progress import NoProgress, ProgressSink
-from mintprep.traits import plan_piece
+from mintprep.pipeline import (generate, page_stage, piece_pointer, pin, plan_pieces, publish_metadata,
+                               restore_object, validate)
+from mintprep.progress import ProgressSink
+from mintprep.published import require_recorded_base_uri
 from mintprep.validate import validate_png
+from mintprep.workspace import Workspace
 
 JOURNAL_KIND = "repair"
 STEPS = ("attempts", "images", "metadata", "page", "base-uri", "unpin")
@@ -39,6 +40,8 @@ FAULT_ENV = "MINTPREP_FAULT_AFTER_STEP"
 # Problems that the rewrite of metadata, manifest, page and base URI (steps 3-6) cures.
 REWRITE_KINDS = frozenset({"metadata-unretrievable", "metadata-invalid", "metadata-wrong-image",
                            "metadata-root-mismatch", "manifest-inconsistent", "page-stale", "chain-base-uri-stale"})
+# Problems whose cure is pinning the metadata directory (or manifest) again under the same CID.
+REPIN_KINDS = frozenset({"metadata-unretrievable", "manifest-inconsistent"})
 
 
 @dataclass(frozen=True)
@@ -64,6 +67,8 @@ class RepairPlan:
     refresh_pins: list[str]  # collection-level CIDs the backend lost: re-pinned under the same CID
     rewrite: bool  # metadata, manifest, page and base URI are rewritten
     unrepairable: list[dict[str, Any]]  # problems this command does not fix (e.g. price drift): a human decides
+    restore_objects: list[dict[str, str]] = field(default_factory=list)  # garbled local copies: {sha256, cid}
+    minted_why: dict[str, str] = field(default_factory=dict)  # minted token left alone -> why
     # Filled in as the steps run:
     replacements: dict[str, dict[str, Any]] = field(default_factory=dict)  # token id (str: JSON keys) -> new piece
     failed: list[int] = field(default_factory=list)  # every regeneration attempt rejected: the old piece stays
@@ -74,7 +79,7 @@ class RepairPlan:
 
     @property
     def empty(self) -> bool:
-        return not self.tokens and not self.rewrite
+        return not self.tokens and not self.rewrite and not self.restore_objects
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -86,17 +91,19 @@ class RepairPlan:
 
 @dataclass
 class RepairOutcome:
-    status: Literal["nothing-to-repair", "planned", "repaired", "awaiting-base-uri"]
+    status: Literal["nothing-to-repair", "planned", "repaired", "awaiting-base-uri", "failed"]
     plan: RepairPlan | None
     resumed: bool = False
     step: int = 0  # steps done so far
     base_uri_update: dict[str, Any] | None = None  # --print-tx: the transaction to send
     before: AuditReport | None = None
     after: AuditReport | None = None
+    error: str | None = None  # status failed: what stopped it (the journal is closed; a rerun plans afresh)
+    refreshes: list[dict[str, Any]] = field(default_factory=list)  # marketplace metadata refreshes requested
 
     @property
     def exit_code(self) -> int:
-        if self.status == "awaiting-base-uri" or (self.plan and self.plan.failed):
+        if self.status in ("awaiting-base-uri", "failed") or (self.plan and self.plan.failed):
             return 1
         report = self.after or self.before
         return report.exit_code if report else 0
@@ -110,34 +117,46 @@ class RepairOutcome:
             "base_uri_update": self.base_uri_update,
             "before": self.before.to_json() if self.before else None,
             "after": self.after.to_json() if self.after else None,
+            "error": self.error,
+            "marketplace_refresh": self.refreshes,
             "exit_code": self.exit_code,
         }
 
 
 # -- planning (read-only) ------------------------------------------------------------------------
 
-def plan_repair(col: Collection, ledger: Ledger, report: AuditReport, *, include_minted: bool = False) -> RepairPlan:
-    """What a repair would do about `report`'s problems; reads the ledger, changes nothing."""
+def plan_repair(ws: Workspace, report: AuditReport, *, include_minted: bool = False) -> RepairPlan:
+    """What a repair would do about `report`'s problems; reads the ledger, changes nothing.
+
+    A minted token's image changes only with `include_minted`, but pinning its very CID again (a lost or rotted
+    block, the local copy sound) changes nothing its owner holds, so that is always done.
+    """
+    ledger = ws.ledger
     record = ledger.current_manifest()
     if record is None:
-        raise UserError(f"{col.path}: nothing pinned yet; run `mintprep run` first")
+        raise UserError(f"{ws.col.path}: nothing pinned yet; run `mintprep run` or `mintprep import` first")
     pieces, first_attempts = ledger.pieces(), ledger.first_attempts()
     minted = set(report.minted)
-    tokens, skipped = [], []
+    tokens, skipped, why = [], [], {}
     for token_id, problems in sorted(report.tokens_with(IMAGE_KINDS).items()):
-        if token_id in minted and not include_minted:
-            skipped.append(token_id)
-            continue
         piece = pieces[token_id]
         kinds = sorted({p.kind for p in problems})
+        action = "repin" if _local_copy_is_sound(ws, piece, kinds) else "regenerate"
+        if token_id in minted and action == "regenerate" and not include_minted:
+            skipped.append(token_id)
+            why[str(token_id)] = ("minted, and its image itself is broken: replacing it changes what the owner holds "
+                                  "(pass --include-minted)" if "image-broken" in kinds else
+                                  "minted, and no intact copy of its CID is at hand to pin again")
+            continue
         recorded = [a.attempt for a in ledger.attempts(piece.request_key)]
         next_attempt = max(recorded + [first_attempts.get(token_id, 0) - 1]) + 1
-        action = "repin" if _local_copy_is_sound(col, ledger, piece, kinds) else "regenerate"
         tokens.append(TokenRepair(token_id, action, kinds, str(piece.image_cid), piece.png_sha256, piece.metadata_cid,
-                                  piece.request_key, next_attempt, attempt_seed(col.spec.seed, token_id, next_attempt)))
-    refresh = sorted({p.evidence["cid"] for p in report.problems if p.token_id is None
-                      and p.kind in ("metadata-unretrievable", "manifest-inconsistent") and "cid" in p.evidence
-                      and p.evidence["cid"] in (record.metadata_root, record.manifest_cid)})
+                                  piece.request_key, next_attempt, attempt_seed(ws.spec.seed, token_id, next_attempt)))
+    refresh = sorted({record.metadata_root for p in report.problems if p.kind == "metadata-unretrievable"}
+                     | {p.evidence["cid"] for p in report.problems if p.token_id is None and p.kind in REPIN_KINDS
+                        and p.evidence.get("cid") == record.manifest_cid})
+    restore = [{"sha256": p.evidence["sha256"], "cid": p.evidence["cid"]} for p in report.problems
+               if p.kind == "object-corrupt" and p.token_id not in {t.token_id for t in tokens}]
     rewrite = bool(tokens) or any(p.kind in REWRITE_KINDS and p.token_id not in skipped for p in report.problems)
     publish = ledger.latest_publish()
     return RepairPlan(
@@ -145,21 +164,22 @@ def plan_repair(col: Collection, ledger: Ledger, report: AuditReport, *, include
         old_manifest_cid=record.manifest_cid, old_site_cid=publish.site_cid if publish else None,
         refresh_pins=refresh, rewrite=rewrite,
         unrepairable=[p.to_json() for p in report.problems if p.kind == "chain-mismatch"],
+        restore_objects=restore, minted_why=why,
     )
 
 
-def _local_copy_is_sound(col: Collection, ledger: Ledger, piece: PieceRecord, kinds: list[str]) -> bool:
+def _local_copy_is_sound(ws: Workspace, piece: PieceRecord, kinds: list[str]) -> bool:
     """A lost or damaged pin whose local object has the pinned CID and passes today's guards: re-pin, keep the art."""
-    if "image-broken" in kinds or not piece.png_sha256 or not ledger.objects.has(piece.png_sha256):
+    if "image-broken" in kinds or not piece.png_sha256 or not ws.ledger.objects.has(piece.png_sha256):
         return False
     try:
-        data = ledger.objects.get(piece.png_sha256)
+        data = ws.ledger.objects.get(piece.png_sha256)
     except ObjectCorrupt:
         return False  # the local copy rotted too: regenerate
-    if str(import_bytes(data, get_profile(col.spec.ipfs.profile)).root) != piece.image_cid:
+    if str(import_bytes(data, ws.profile).root) != piece.image_cid:
         return False
     try:
-        return validate_png(data, col.spec.guards, upscale=col.spec.generator.upscale).ok
+        return validate_png(data, ws.spec.guards, upscale=ws.spec.generator.upscale).ok
     except UserError:
         return False
 
@@ -172,43 +192,46 @@ def repair_collection(col: Collection, *, include_minted: bool = False, dry_run:
     """Audit, plan and repair; or finish the repair a killed process left in the journal."""
     if dry_run:
         return _dry_run(col, include_minted=include_minted, gateways=gateways)
-    with Ledger.open(col.state_dir) as ledger:  # the writer lock: no `run` or second repair meanwhile
-        entry = ledger.open_journal(JOURNAL_KIND)
+    with Workspace.open(col, progress=progress) as ws:  # the writer lock: no `run` or second repair meanwhile
+        entry = ws.ledger.open_journal(JOURNAL_KIND)
         before = None
         if entry is None:
-            before = audit_collection(col, gateways=gateways)
-            plan = plan_repair(col, ledger, before, include_minted=include_minted)
+            before = audit_workspace(ws, gateways=gateways)
+            plan = plan_repair(ws, before, include_minted=include_minted)
             if plan.empty:
                 return RepairOutcome("nothing-to-repair", plan, before=before)
-            signer = _signer_if_needed(col, ledger, print_tx)
-            entry = ledger.begin_journal(JOURNAL_KIND, plan.to_json())
+            if plan.rewrite and before.base_uri_on_chain is not None:
+                require_recorded_base_uri(ws.ledger, before.base_uri_on_chain)
+            signer = _signer_if_needed(ws, print_tx)
+            entry = ws.ledger.begin_journal(JOURNAL_KIND, plan.to_json())
         else:
-            signer = _signer_if_needed(col, ledger, print_tx)
+            signer = _signer_if_needed(ws, print_tx)
         outcome = RepairOutcome("repaired", RepairPlan.from_json(entry.plan), resumed=before is None, before=before)
-        _run_steps(col, ledger, entry, outcome, signer, progress or NoProgress())
-    if outcome.status == "repaired":
-        outcome.after = audit_collection(col, gateways=gateways)
+        _run_steps(ws, entry, outcome, signer)
+        if outcome.status == "repaired":
+            outcome.after = audit_workspace(ws, gateways=gateways)
+            if outcome.plan and outcome.plan.base_uri_tx:
+                from mintprep.marketplace import refresh_changed_tokens
+
+                outcome.refreshes = refresh_changed_tokens(ws, outcome.plan, outcome.after.minted)
     return outcome
 
 
 def _dry_run(col: Collection, *, include_minted: bool, gateways: Sequence[str]) -> RepairOutcome:
-    with Ledger.open(col.state_dir, readonly=True) as ledger:
-        entry = ledger.open_journal(JOURNAL_KIND)
+    with Workspace.open(col, readonly=True) as ws:
+        entry = ws.ledger.open_journal(JOURNAL_KIND)
         if entry is not None:  # an interrupted repair: its plan, not a new one, is what a rerun would do
             return RepairOutcome("planned", RepairPlan.from_json(entry.plan), resumed=True, step=entry.step)
-        before = audit_collection(col, gateways=gateways)
-        plan = plan_repair(col, ledger, before, include_minted=include_minted)
+        before = audit_workspace(ws, gateways=gateways)
+        plan = plan_repair(ws, before, include_minted=include_minted)
+        if plan.rewrite and before.base_uri_on_chain is not None:
+            require_recorded_base_uri(ws.ledger, before.base_uri_on_chain)
     return RepairOutcome("nothing-to-repair" if plan.empty else "planned", plan, before=before)
 
 
-def _has_contract(col: Collection, ledger: Ledger) -> bool:
-    network, _ = col.spec.chain.endpoint()
-    return bool(col.spec.chain.contract or ledger.latest_deployment(network.chain_id))
-
-
-def _signer_if_needed(col: Collection, ledger: Ledger, print_tx: bool):
+def _signer_if_needed(ws: Workspace, print_tx: bool):
     """The key for setBaseURI, loaded before anything changes so a missing key stops the repair at the start."""
-    if print_tx or not _has_contract(col, ledger):
+    if print_tx or ws.contract is None:
         return None
     from mintprep.chain.keys import PRIVATE_KEY_ENV, load_signer
 
@@ -219,22 +242,27 @@ def _signer_if_needed(col: Collection, ledger: Ledger, print_tx: bool):
                         "or pass --print-tx to send the transaction yourself)") from None
 
 
-def _run_steps(col: Collection, ledger: Ledger, entry: JournalEntry, outcome: RepairOutcome, signer: Any,
-               progress: ProgressSink) -> None:
+def _run_steps(ws: Workspace, entry: JournalEntry, outcome: RepairOutcome, signer: Any) -> None:
+    """Each step, then its journal entry. A step that raises closes the journal as abandoned (the error kept in
+    it): what it left is consistent (every step is), and the next repair audits and plans afresh."""
     plan = outcome.plan
     assert plan is not None
     runners = (_step_attempts, _step_images, _step_metadata, _step_page, _step_base_uri, _step_unpin)
     for number in range(entry.step + 1, len(STEPS) + 1):
         if number > 2 and not plan.rewrite:
             break
-        done = runners[number - 1](col, ledger, plan, outcome, signer=signer, progress=progress)
+        try:
+            done = runners[number - 1](ws, plan, outcome, signer=signer)
+        except Exception as exc:
+            ws.ledger.finish_journal(entry, abandoned=f"step {number} ({STEPS[number - 1]}): {exc}")
+            raise
         if not done:  # waiting on someone else (the base URI transaction): the journal stays open at this step
             outcome.status, outcome.step = "awaiting-base-uri", number - 1
             return
         _fault_point(number)
-        entry = ledger.advance_journal(entry, number, plan.to_json())
+        entry = ws.ledger.advance_journal(entry, number, plan.to_json())
         outcome.step = number
-    ledger.finish_journal(entry)
+    ws.ledger.finish_journal(entry)
 
 
 def _fault_point(step: int) -> None:
@@ -244,113 +272,114 @@ def _fault_point(step: int) -> None:
 
 # -- the steps: each idempotent, each returns True when done -------------------------------------
 
-def _step_attempts(col: Collection, ledger: Ledger, plan: RepairPlan, outcome: RepairOutcome, **_: Any) -> bool:
+def _step_attempts(ws: Workspace, plan: RepairPlan, outcome: RepairOutcome, **_: Any) -> bool:
     for token in plan.tokens:
         if token.action == "regenerate":
-            ledger.set_first_attempt(token.token_id, token.next_attempt,
-                                     f"repair of {token.old_image_cid}: {', '.join(token.problems)}")
+            ws.ledger.set_first_attempt(token.token_id, token.next_attempt,
+                                        f"repair of {token.old_image_cid}: {', '.join(token.problems)}")
     return True
 
 
-def _step_images(col: Collection, ledger: Ledger, plan: RepairPlan, outcome: RepairOutcome, *,
-                 progress: ProgressSink, **_: Any) -> bool:
-    """Regenerate (the ledger keys each generation, so a rerun regenerates nothing), validate, pin, verify."""
-    spec = col.spec
-    regenerate = [t for t in plan.tokens if t.action == "regenerate"]
-    run = RunReport(pieces=len(regenerate))
-    generated = generate_stage(col, ledger, [plan_piece(spec, t.token_id) for t in regenerate], run, progress)
-    pinned = pin_stage(col, ledger, validate_stage(col, ledger, generated, run), run, progress)
-    replacements = {p.plan.token_id: p for p in pinned}
-    backend, profile = make_backend(spec.ipfs, col.state_dir), get_profile(spec.ipfs.profile)
+def _step_images(ws: Workspace, plan: RepairPlan, outcome: RepairOutcome, **_: Any) -> bool:
+    """Regenerate (the ledger keys each generation, so a rerun regenerates nothing), validate, pin, verify;
+    pin lost CIDs again from their local copies; rewrite garbled local copies from their pins."""
+    ledger = ws.ledger
+    regenerate = {t.token_id: t for t in plan.tokens if t.action == "regenerate"}
+    plans = [p for p in plan_pieces(ws) if p.token_id in regenerate]
+    published = ledger.current_manifest()
+    tokens = published.manifest.by_token() if published else {}
+    generated = generate(ws, plans)
+    pinned = pin(ws, validate(ws, list(generated.candidates.values())).accepted)
+    plan.replacements = {
+        str(p.token_id): {"image_cid": p.image_cid, "png_sha256": p.png_sha256, "request_key": p.request_key,
+                          "provenance": p.provenance, "attributes": p.attributes,
+                          # an imported token's regenerated metadata keeps every field mintprep does not own
+                          "source_metadata_sha256": (tokens[p.token_id].source_metadata_sha256
+                                                     if p.token_id in tokens else None)}
+        for p in pinned.pieces}
+    plan.failed = sorted(t for t in regenerate if str(t) not in plan.replacements)
     for token in (t for t in plan.tokens if t.action == "repin"):
-        ledger.record_unpin(token.old_image_cid, backend.ledger_key)  # so pin_bytes uploads and verifies it afresh
-        pin_bytes(ledger, backend, profile, ledger.objects.get(str(token.old_png_sha256)), kind="image",
-                  name=f"{spec.symbol}-{token.token_id}.png")
-    plan.replacements = {str(t): {"image_cid": p.image_cid, "png_sha256": p.png_sha256,
-                                  "request_key": p.request_key, "provenance": p.provenance}
-                         for t, p in sorted(replacements.items())}
-    plan.failed = sorted(t.token_id for t in regenerate if t.token_id not in replacements)
-    # A token whose every new attempt was rejected keeps its old piece (the stages marked it rejected).
-    ledger.set_pieces([PieceRecord(t.token_id, t.request_key, t.old_png_sha256, t.old_image_cid, t.old_metadata_cid,
-                                   "pinned") for t in regenerate if t.token_id in plan.failed])
+        ledger.record_unpin(token.old_image_cid, ws.backend.ledger_key)  # so pin_bytes uploads and verifies afresh
+        pin_bytes(ledger, ws.backend, ws.profile, ledger.objects.get(str(token.old_png_sha256)), kind="image",
+                  name=f"{ws.spec.symbol}-{token.token_id}.png")
+    for damaged in plan.restore_objects:
+        restore_object(ws, damaged["sha256"], damaged["cid"])
     return True
 
 
-def _step_metadata(col: Collection, ledger: Ledger, plan: RepairPlan, outcome: RepairOutcome, **_: Any) -> bool:
-    """Rewrite the metadata directory and manifest over every pinned piece, the replacements in place."""
-    backend = make_backend(col.spec.ipfs, col.state_dir)
+def _step_metadata(ws: Workspace, plan: RepairPlan, outcome: RepairOutcome, **_: Any) -> bool:
+    """Rewrite the metadata directory and manifest over every published piece, the replacements in place."""
+    ledger = ws.ledger
     for cid in plan.refresh_pins:
-        ledger.record_unpin(cid, backend.ledger_key)  # the backend lost it: let the manifest stage pin it again
+        ledger.record_unpin(cid, ws.backend.ledger_key)  # the backend lost it: let the manifest stage pin it again
     record = ledger.current_manifest()
     assert record is not None
-    provenance = {t["token_id"]: (t["image_cid"], t.get("provenance") or {}) for t in record.manifest["tokens"]}
-    pinned = []
-    for token_id, piece in sorted(ledger.pieces().items()):
-        if token_id > col.spec.size:
-            continue  # the collection shrank: the manifest stage forgets this token
-        new = plan.replacements.get(str(token_id))
+    minted = outcome.before.minted if outcome.before else []
+    pieces = ledger.pieces()
+    current = []
+    for token in record.manifest.tokens:
+        if token.token_id > ws.spec.size and token.token_id not in minted:
+            continue  # the collection shrank: an unminted token beyond it is forgotten
+        new = plan.replacements.get(str(token.token_id))
         if new is not None:
-            pinned.append(PinnedPiece(plan_piece(col.spec, token_id), new["png_sha256"], new["image_cid"],
-                                      new["provenance"], new["request_key"]))
-        elif piece.status == "pinned" and piece.image_cid and piece.png_sha256:
-            known_cid, known_provenance = provenance.get(token_id, (None, {}))
-            if known_cid != piece.image_cid:
-                generation = ledger.generation(piece.request_key)
-                known_provenance = generation.provenance if generation else {}
-            pinned.append(PinnedPiece(plan_piece(col.spec, token_id), piece.png_sha256, piece.image_cid,
-                                      known_provenance, piece.request_key))
-    run = RunReport(pieces=len(pinned))
-    manifest_stage(col, ledger, pinned, run)
-    plan.new_metadata_root, plan.new_manifest_cid = run.metadata_root, run.manifest_cid
+            current.append(PinnedPiece(token.token_id, new["attributes"], new["png_sha256"], new["image_cid"],
+                                       new["provenance"], new["request_key"], new["source_metadata_sha256"]))
+        else:
+            current.append(token.as_piece(pieces[token.token_id].request_key if token.token_id in pieces
+                                          else f"published:{token.png_sha256}"))
+    publication = publish_metadata(ws, current, minted)
+    published = publication.manifest.by_token()
+    ledger.set_pieces([piece_pointer(int(t), new["request_key"], published) for t, new in plan.replacements.items()])
+    ledger.drop_pieces_after(ws.spec.size)
+    plan.new_metadata_root, plan.new_manifest_cid = publication.manifest.metadata_root, publication.manifest_cid
     return True
 
 
-def _step_page(col: Collection, ledger: Ledger, plan: RepairPlan, outcome: RepairOutcome, **_: Any) -> bool:
+def _step_page(ws: Workspace, plan: RepairPlan, outcome: RepairOutcome, **_: Any) -> bool:
     """Rebuild the page where there is one, and republish it where it was published."""
     from mintprep.page.publish import publish_collection
-    from mintprep.pipeline import page_stage
 
-    if ledger.latest_publish() is not None:
-        publish_collection(col, ledger)
-    elif (col.page_dir / "index.html").is_file():
-        page_stage(col, ledger, RunReport(pieces=0))
+    if ws.ledger.latest_publish() is not None:
+        publish_collection(ws.col, ws.ledger)
+    elif (ws.col.page_dir / "index.html").is_file():
+        page_stage(ws)
     return True
 
 
-def _step_base_uri(col: Collection, ledger: Ledger, plan: RepairPlan, outcome: RepairOutcome, *, signer: Any,
-                   **_: Any) -> bool:
-    """setBaseURI(ipfs://<new root>/): sent with the key, or printed (--print-tx) and awaited on the next run."""
-    if not _has_contract(col, ledger):
+def _step_base_uri(ws: Workspace, plan: RepairPlan, outcome: RepairOutcome, *, signer: Any, **_: Any) -> bool:
+    """setBaseURI(ipfs://<new root>/): sent with the key, or printed (--print-tx) and awaited on the next run.
+
+    `collection_base_uri_update` passes every base-URI change through mintprep.published's gate."""
+    if ws.contract is None:
         return True
     from mintprep.chain.artifact import load_artifact
     from mintprep.chain.base_uri import collection_base_uri_update, send_collection_base_uri
     from mintprep.chain.rpc import connect
 
-    update, url = collection_base_uri_update(col, ledger)
+    update, url = collection_base_uri_update(ws.col, ws.ledger)
     drop = connect(url).eth.contract(address=update.to, abi=load_artifact().abi)
     if drop.functions.baseURI().call() == update.base_uri:
         return True  # already set: by an earlier run killed before recording it, or by the user's own wallet
     if signer is None:
         outcome.base_uri_update = update.to_json()
         return False
-    plan.base_uri_tx = send_collection_base_uri(col, ledger, signer).tx_hash
+    plan.base_uri_tx = send_collection_base_uri(ws.col, ws.ledger, signer).tx_hash
     return True
 
 
-def _step_unpin(col: Collection, ledger: Ledger, plan: RepairPlan, outcome: RepairOutcome, **_: Any) -> bool:
+def _step_unpin(ws: Workspace, plan: RepairPlan, outcome: RepairOutcome, **_: Any) -> bool:
     """Unpin what nothing points at any more; a CID still referenced (shared bytes, unchanged root) stays."""
-    record = ledger.current_manifest()
+    record = ws.ledger.current_manifest()
     assert record is not None
-    publish = ledger.latest_publish()
-    referenced = {t["image_cid"] for t in record.manifest["tokens"]} | {record.metadata_root, record.manifest_cid}
+    publish = ws.ledger.latest_publish()
+    referenced = {t.image_cid for t in record.manifest.tokens} | {record.metadata_root, record.manifest_cid}
     if publish and publish.site_cid:
         referenced.add(publish.site_cid)
     replaced = [t.old_image_cid for t in plan.tokens if str(t.token_id) in plan.replacements]
     old = [*replaced, plan.old_metadata_root, plan.old_manifest_cid, *([plan.old_site_cid] if plan.old_site_cid else [])]
-    backend = make_backend(col.spec.ipfs, col.state_dir)
     for cid in sorted(set(old) - referenced):
-        backend.unpin(cid)
-        ledger.record_unpin(cid, backend.ledger_key)
+        ws.backend.unpin(cid)
+        ws.ledger.record_unpin(cid, ws.backend.ledger_key)
         if cid not in plan.unpinned:
             plan.unpinned.append(cid)
     return True

@@ -41,12 +41,15 @@ def draw_trait(seed: int, token_id: int, trait: str, weights: dict[str, float]) 
     return ordered[-1][0]  # float rounding at the very top of the range
 
 
-def plan_piece(spec: CollectionSpec, token_id: int) -> PiecePlan:
+def plan_piece(spec: CollectionSpec, token_id: int, published: list[tuple[str, str]] | None = None) -> PiecePlan:
+    """`published`: the traits an imported token's metadata carries; they stand in for the draw (and a trait the
+    yaml declares but the metadata lacks is drawn), and `pieces:` overrides still win."""
     override = spec.pieces.get(token_id)
-    chosen = {name: draw_trait(spec.seed, token_id, name, weights) for name, weights in spec.prompt.traits.items()}
+    drawn = {name: draw_trait(spec.seed, token_id, name, weights) for name, weights in spec.prompt.traits.items()}
+    chosen = dict(published) if published is not None else dict(drawn)
     if override is not None:
         chosen.update(override.traits)
-    prompt = override.prompt if override and override.prompt else spec.prompt.template.format(**chosen)
+    prompt = override.prompt if override and override.prompt else spec.prompt.template.format(**{**drawn, **chosen})
     negative = override.negative if override and override.negative is not None else spec.prompt.negative
     return PiecePlan(token_id, tuple(chosen.items()), prompt, negative)
 

@@ -44,7 +44,7 @@ def test_run_then_rerun_does_no_work(small_collection: Path):
     col = load_collection(small_collection)
     backend = make_backend(col.spec.ipfs, col.state_dir)
     with Ledger.open(col.state_dir, readonly=True) as ledger:
-        manifest = ledger.current_manifest().manifest
+        manifest = ledger.current_manifest().manifest.to_json()
         assert [t["token_id"] for t in manifest["tokens"]] == [1, 2, 3, 4, 5, 6]
         for token in manifest["tokens"]:
             png = ledger.objects.get(token["png_sha256"])
@@ -150,7 +150,7 @@ def test_a_piece_whose_vae_overflows_is_rejected_never_written_never_pinned(tmp_
     with Ledger.open(col.state_dir, readonly=True) as ledger:
         pieces = ledger.pieces()
         assert pieces[3].status == "rejected" and pieces[3].png_sha256 is None and pieces[3].image_cid is None
-        assert [t["token_id"] for t in ledger.current_manifest().manifest["tokens"]] == [1, 2, 4]
+        assert [t.token_id for t in ledger.current_manifest().manifest.tokens] == [1, 2, 4]
         stored = [p for p in (col.state_dir / "objects").rglob("*") if p.is_file()]
         assert len(stored) == 4, "only the 3 good PNGs and the manifest are stored"
     drops = [json.loads(line) for line in (col.state_dir / "drops.jsonl").read_text().splitlines()]

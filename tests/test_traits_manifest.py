@@ -38,7 +38,7 @@ def test_adding_a_trait_value_keeps_other_traits_of_every_piece():
 
 
 def _pieces():
-    return [PinnedPiece(plan_piece(SPEC, t), sha256_hex(bytes([t])), f"bafkreitoken{t}", {"seed": t}, f"key{t}")
+    return [PinnedPiece.of(plan_piece(SPEC, t), sha256_hex(bytes([t])), f"bafkreitoken{t}", {"seed": t}, f"key{t}")
             for t in (1, 2, 3)]
 
 
@@ -61,7 +61,8 @@ def test_metadata_follows_opensea_rules():
 
 def test_manifest_provenance_hash_is_over_image_hashes_in_token_order():
     pieces = _pieces()
-    manifest = build_manifest(SPEC, list(reversed(pieces)), "bafyroot", {1: "m1", 2: "m2", 3: "m3"}, "kubo-cidv1")
+    manifest = build_manifest(SPEC, list(reversed(pieces)), "bafyroot", {1: "m1", 2: "m2", 3: "m3"},
+                              "kubo-cidv1").to_json()
     assert [t["token_id"] for t in manifest["tokens"]] == [1, 2, 3]
     assert manifest["provenance_hash"] == sha256_hex("".join(p.png_sha256 for p in pieces).encode())
     assert manifest["provenance_hash"] == provenance_hash([t["png_sha256"] for t in manifest["tokens"]])

@@ -14,7 +14,9 @@ from mintprep.chain.rpc import connect
 from mintprep.chain.txs import send_call
 from mintprep.config import Collection
 from mintprep.errors import UserError
+from mintprep.ipfs.backends import make_backend
 from mintprep.ledger import Ledger
+from mintprep.published import check_base_uri_change
 
 
 @dataclass(frozen=True)
@@ -45,13 +47,22 @@ def set_base_uri(w3: Web3, signer: LocalAccount, address: str, base_uri: str) ->
 
 
 def collection_base_uri_update(col: Collection, ledger: Ledger) -> tuple[BaseUriUpdate, str]:
-    """The setBaseURI call for the ledger's current metadata root, and the RPC URL to send it through."""
+    """The setBaseURI call for the ledger's current metadata root, and the RPC URL to send it through.
+
+    Every base-URI change mintprep makes or prints passes `check_base_uri_change` here (mintprep.published)."""
     network, url = col.spec.chain.endpoint()
     manifest = ledger.current_manifest()
     if manifest is None:
         raise UserError(f"{col.path}: no metadata pinned yet; run `mintprep run` before setting the base URI")
     address = deployed_address(col, ledger, network)
-    return base_uri_update(network.chain_id, address, base_uri_for(manifest.metadata_root)), url
+    update = base_uri_update(network.chain_id, address, base_uri_for(manifest.metadata_root))
+    drop = connect(url).eth.contract(address=update.to, abi=load_artifact().abi)
+    current = drop.functions.baseURI().call()
+    if current != update.base_uri:
+        minted = range(1, drop.functions.totalMinted().call() + 1)
+        check_base_uri_change(ledger, current, manifest.metadata_root, minted,
+                              make_backend(col.spec.ipfs, col.state_dir).fetch_block)
+    return update, url
 
 
 def send_collection_base_uri(col: Collection, ledger: Ledger, signer: LocalAccount) -> BaseUriUpdate:

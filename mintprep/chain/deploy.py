@@ -14,6 +14,7 @@ from mintprep.chain.networks import Network
 from mintprep.chain.rpc import connect
 from mintprep.chain.txs import send_call
 from mintprep.config import Collection
+from mintprep.contract import find_contract
 from mintprep.errors import UserError
 from mintprep.ledger import Ledger
 
@@ -154,14 +155,6 @@ def _recover_interrupted_deploy(w3: Web3, ledger: Ledger, net: Network, chain_id
             f"wait for it (it creates {sent['address']}) or pass --again to deploy regardless"
         )
     return None  # that nonce went to another transaction: the earlier deploy never happened
-
-
-def find_contract(col: Collection, ledger: Ledger | None, network: Network) -> str | None:
-    """chain.contract, else the ledger's latest deployment on that network, else None (nothing deployed yet)."""
-    if col.spec.chain.contract:
-        return col.spec.chain.contract
-    deployment = ledger.latest_deployment(network.chain_id) if ledger else None
-    return deployment.address if deployment else None
 
 
 def deployed_address(col: Collection, ledger: Ledger | None, network: Network) -> str:

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, Callable, Mapping
 from urllib.parse import quote
 
 from mintprep.chain.networks import network
+from mintprep.contract import find_contract
 from mintprep.errors import RemoteError, UserError
 from mintprep.http import RetryPolicy, json_object, send
 from mintprep.ipfs.backends import make_backend
@@ -59,13 +60,12 @@ def collection_page_inputs(col: "Collection", ledger: "Ledger", *, gateway: str 
         raise UserError(f"{col.path}: no manifest yet; run `mintprep run {col.path}` first")
     spec = col.spec
     net = network(spec.chain.network)
-    deployment = ledger.latest_deployment(net.chain_id)
     # chain.rpc_url may be a private endpoint with a key in it, and the page is public: on Base the page
     # reads through the public RPC unless page.rpc_url names another.
     public_rpc = (spec.chain.rpc_url or net.default_rpc) if net.name == "local" else net.default_rpc
     return PageInputs(
-        manifest=record.manifest,
-        contract=spec.chain.contract or (deployment.address if deployment else None),
+        manifest=record.manifest.to_json(),
+        contract=find_contract(col, ledger, net),
         chain_id=net.chain_id,
         rpc_url=spec.page.rpc_url or public_rpc,
         gateway=gateway or spec.page.gateway or spec.ipfs.gateway,

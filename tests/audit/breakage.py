@@ -12,14 +12,14 @@ from PIL import Image
 
 from mintprep.config import Collection, load_collection
 from mintprep.hashing import content_key, sha256_hex
-from mintprep.ipfs.backends import make_backend
-from mintprep.ipfs.unixfs import get_profile, import_bytes, import_directory
-from mintprep.ledger import Ledger
-from mintprep.manifest import PinnedPiece, build_manifest, encode_json, metadata_files
+from mintprep.ipfs.unixfs import import_bytes, import_directory
+from mintprep.ledger import Ledger, PieceRecord
+from mintprep.manifest import PinnedPiece, build_manifest, metadata_files
 from mintprep.page.publish import build_collection_page, collection_page_inputs
 from mintprep.pin import pin_bytes, pin_content
-from mintprep.pipeline import RunReport, manifest_stage
+from mintprep.pipeline import publish_metadata, record_manifest
 from mintprep.traits import plan_piece
+from mintprep.workspace import Workspace
 
 
 # -- broken images, as fp16 NaNs produce them -------------------------------------------------------
@@ -45,23 +45,25 @@ def broken_pngs(col: Collection) -> dict[str, bytes]:
 def plant_images(path: Path, images: dict[int, bytes]) -> dict[int, str]:
     """Pin `images` for their tokens and point the ledger, metadata, manifest and page at them; return the CIDs."""
     col = load_collection(path)
-    with Ledger.open(col.state_dir) as ledger:
-        backend, profile = make_backend(col.spec.ipfs, col.state_dir), get_profile(col.spec.ipfs.profile)
+    with Workspace.open(col) as ws:
+        ledger, backend, profile = ws.ledger, ws.backend, ws.profile
         record = ledger.current_manifest()
         pieces = ledger.pieces()
         pinned, planted = [], {}
-        for token in record.manifest["tokens"]:
-            token_id = token["token_id"]
-            png_sha256, image_cid = token["png_sha256"], token["image_cid"]
+        for token in record.manifest.tokens:
+            token_id = token.token_id
+            png_sha256, image_cid = token.png_sha256, token.image_cid
             if token_id in images:
                 png_sha256 = ledger.objects.put(images[token_id])
                 image_cid = pin_bytes(ledger, backend, profile, images[token_id], kind="image",
                                       name=f"planted-{token_id}.png").cid
                 planted[token_id] = image_cid
-            pinned.append(PinnedPiece(plan_piece(col.spec, token_id), png_sha256, image_cid, token["provenance"],
-                                      pieces[token_id].request_key))
-        manifest_stage(col, ledger, pinned, RunReport(pieces=len(pinned)))
-        replaced = [t["image_cid"] for t in record.manifest["tokens"] if t["token_id"] in images]
+            pinned.append(PinnedPiece.of(plan_piece(col.spec, token_id), png_sha256, image_cid, token.provenance,
+                                         pieces[token_id].request_key))
+        published = publish_metadata(ws, pinned).manifest.by_token()
+        ledger.set_pieces([PieceRecord(t, pieces[t].request_key, published[t].png_sha256, published[t].image_cid,
+                                       published[t].metadata_cid, "pinned") for t in published])
+        replaced = [t.image_cid for t in record.manifest.tokens if t.token_id in images]
         _unpin(ledger, backend, [*replaced, record.metadata_root, record.manifest_cid])
         build_collection_page(col, collection_page_inputs(col, ledger))
     return planted
@@ -78,22 +80,18 @@ def plant_metadata(path: Path, edit: Callable[[dict[str, bytes]], None]) -> str:
     """Hand-edit the metadata files, pin the edited directory and record a manifest for it; return the root."""
     col = load_collection(path)
     spec = col.spec
-    with Ledger.open(col.state_dir) as ledger:
-        backend, profile = make_backend(spec.ipfs, col.state_dir), get_profile(spec.ipfs.profile)
+    with Workspace.open(col) as ws:
+        ledger, backend, profile = ws.ledger, ws.backend, ws.profile
         record = ledger.current_manifest()
-        pieces = [PinnedPiece(plan_piece(spec, t["token_id"]), t["png_sha256"], t["image_cid"], t["provenance"],
-                              ledger.pieces()[t["token_id"]].request_key) for t in record.manifest["tokens"]]
+        pieces = [t.as_piece(ledger.pieces()[t.token_id].request_key) for t in record.manifest.tokens]
         files = metadata_files(spec, pieces)
         edit(files)
         dags = {name: import_bytes(data, profile) for name, data in files.items()}
         root = pin_content(ledger, backend, profile, content_sha256=content_key({n: sha256_hex(d) for n, d in files.items()}),
                            make_dag=lambda: import_directory(dags, profile), kind="metadata", name="hand-edited").cid
-        manifest = build_manifest(spec, pieces, root, {p.plan.token_id: str(dags[f"{p.plan.token_id}.json"].root)
+        manifest = build_manifest(spec, pieces, root, {p.token_id: str(dags[f"{p.token_id}.json"].root)
                                                        for p in pieces}, profile.name)
-        data = encode_json(manifest)
-        cid = pin_bytes(ledger, backend, profile, data, kind="manifest", name="hand-edited-manifest").cid
-        ledger.record_manifest(metadata_root=root, manifest_cid=cid, manifest_sha256=ledger.objects.put(data),
-                               provenance_hash=manifest["provenance_hash"])
+        record_manifest(ws, manifest)
         _unpin(ledger, backend, [record.metadata_root, record.manifest_cid])
         build_collection_page(col, collection_page_inputs(col, ledger))
     return root

@@ -120,8 +120,12 @@ def test_a_gateway_serving_the_store_is_checked_too(collection: Path):
 
 
 def test_metadata_rules():
-    good = {"name": "A #1", "description": "", "image": "ipfs://bafk", "attributes": [{"trait_type": "t", "value": 1}]}
+    cid = "bafkreifzjut3te2nhyekklss27nh3k72ysco7y32koao5eei66wof36n5e"  # ipfs add --cid-version=1 of "hello world"
+    good = {"name": "A #1", "description": "", "image": f"ipfs://{cid}", "attributes": [{"trait_type": "t", "value": 1}]}
     assert metadata_errors(json.dumps(good).encode())[0] == []
+    for image in (f"ipfs://{cid}/1.png", f"https://ipfs.io/ipfs/{cid}"):  # a path under a directory; a gateway URL
+        assert metadata_errors(json.dumps(dict(good, image=image)).encode())[0] == []
+    assert metadata_errors(json.dumps(dict(good, image="ipfs://bafk")).encode())[0][0].startswith("image")
     assert metadata_errors(b"{not json")[0][0].startswith("not JSON")
     bad = dict(good, image="https://example.com/1.png", attributes={"t": 1})
     assert [e.split(":")[0] for e in metadata_errors(json.dumps(bad).encode())[0]] == ["image", "attributes"]

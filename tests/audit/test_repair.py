@@ -88,6 +88,6 @@ def test_repair_after_the_collection_shrank_writes_no_token_beyond_size(collecti
 
     assert outcome.status == "repaired" and outcome.after is not None and outcome.after.ok, outcome.to_json()
     with Ledger.open(load_collection(collection).state_dir, readonly=True) as ledger:
-        assert [t["token_id"] for t in ledger.current_manifest().manifest["tokens"]] == [1, 2, 3, 4]
+        assert [t.token_id for t in ledger.current_manifest().manifest.tokens] == [1, 2, 3, 4]
         assert sorted(ledger.pieces()) == [1, 2, 3, 4]
-        assert ledger.current_manifest().manifest["tokens"][1]["image_cid"] != planted[2]
+        assert ledger.current_manifest().manifest.tokens[1].image_cid != planted[2]

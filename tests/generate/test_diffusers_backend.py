@@ -79,5 +79,5 @@ def test_run_end_to_end_on_a_saved_diffusers_folder(tmp_path: Path) -> None:
     from mintprep.ledger import Ledger
 
     with Ledger.open(tokens.state_dir, readonly=True) as ledger:
-        manifest = ledger.current_manifest().manifest
+        manifest = ledger.current_manifest().manifest.to_json()
     assert [t["provenance"]["model"]["kind"] for t in manifest["tokens"]] == ["folder"] * 3

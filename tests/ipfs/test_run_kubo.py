@@ -31,7 +31,7 @@ def test_run_pins_the_whole_example_collection_on_kubo(tmp_path: Path):
     col = load_collection(path)
     with Ledger.open(col.state_dir, readonly=True) as ledger:
         manifest = ledger.current_manifest()
-        cids = [t["image_cid"] for t in manifest.manifest["tokens"]] + [manifest.metadata_root, manifest.manifest_cid]
+        cids = [t.image_cid for t in manifest.manifest.tokens] + [manifest.metadata_root, manifest.manifest_cid]
     assert len(cids) == 79
     for cid in cids:
         assert cid in node.pins, f"{cid} was not pinned on the kubo node"

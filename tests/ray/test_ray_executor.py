@@ -47,7 +47,7 @@ def outcome(path: Path) -> Outcome:
     col = load_collection(path)
     with Ledger.open(col.state_dir, readonly=True) as ledger:
         record = ledger.current_manifest()
-        tokens = record.manifest["tokens"]
+        tokens = record.manifest.to_json()["tokens"]
         pngs = {t["token_id"]: ledger.objects.get(t["png_sha256"]) for t in tokens}
         cids = {t["token_id"]: t["image_cid"] for t in tokens}
     return Outcome(pngs, cids, generations_per_token(path), record.metadata_root, record.manifest_cid)

@@ -1,0 +1,74 @@
+"""What every stage of a command works in, built once per command: the collection, its ledger, the pinning
+backend and IPFS profile, the contract, and (only when a piece must be generated) the executor.
+
+Stages take a Workspace and return values; only command drivers fold those into reports and move the
+ledger's piece pointers.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import TYPE_CHECKING
+
+from mintprep.config import Collection, CollectionSpec
+from mintprep.contract import find_contract
+from mintprep.ipfs.backends import PinBackend, make_backend
+from mintprep.ipfs.unixfs import Profile, get_profile
+from mintprep.ledger import Ledger
+from mintprep.progress import NoProgress, ProgressSink
+
+if TYPE_CHECKING:
+    from mintprep.executors import Executor
+
+
+@dataclass
+class Workspace:
+    col: Collection
+    ledger: Ledger
+    progress: ProgressSink = field(default_factory=NoProgress)
+    _executor: "Executor | None" = field(default=None, repr=False)
+
+    @classmethod
+    @contextmanager
+    def open(cls, col: Collection, *, readonly: bool = False,
+             progress: ProgressSink | None = None) -> Iterator["Workspace"]:
+        with Ledger.open(col.state_dir, readonly=readonly) as ledger:
+            workspace = cls(col, ledger, progress or NoProgress())
+            try:
+                yield workspace
+            finally:
+                workspace.close()
+
+    @property
+    def spec(self) -> CollectionSpec:
+        return self.col.spec
+
+    @cached_property
+    def backend(self) -> PinBackend:
+        return make_backend(self.spec.ipfs, self.col.state_dir)
+
+    @cached_property
+    def profile(self) -> Profile:
+        return get_profile(self.spec.ipfs.profile)
+
+    @property
+    def contract(self) -> str | None:
+        """Asked afresh each time: a command may adopt or deploy one midway."""
+        return find_contract(self.col, self.ledger)
+
+    @property
+    def executor(self) -> "Executor":
+        """Created on first use: loading a model costs seconds, and most reruns generate nothing."""
+        if self._executor is None:
+            from mintprep.executors import make_executor
+
+            self._executor = make_executor(self.spec.executor, self.spec.generator)
+        return self._executor
+
+    def close(self) -> None:
+        if self._executor is not None:
+            self._executor.close()
+            self._executor = None
