@@ -211,9 +211,9 @@ def repair_collection(col: Collection, *, include_minted: bool = False, dry_run:
         if outcome.status == "repaired":
             outcome.after = audit_workspace(ws, gateways=gateways)
             if outcome.plan and outcome.plan.base_uri_tx:
-                from mintprep.marketplace import refresh_changed_tokens
+                from mintprep.marketplace import refresh_minted_tokens
 
-                outcome.refreshes = refresh_changed_tokens(ws, outcome.plan, outcome.after.minted)
+                outcome.refreshes = refresh_minted_tokens(ws, outcome.after.minted)
     return outcome
 
 

@@ -1,0 +1,40 @@
+"""`mintprep import COLLECTION.yaml --from SOURCE`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+from mintprep.cli.app import app, console, print_json, reports_errors
+from mintprep.config import load_collection
+
+
+@app.command("import")
+@reports_errors
+def import_(
+    collection: Path = typer.Argument(..., help="the collection file (collection.yaml)"),
+    source: str = typer.Option(..., "--from", help="a contract address (0x…), an ipfs:// metadata root, or a folder "
+                               "of images and metadata"),
+    gateway: list[str] = typer.Option([], "--gateway", help="a trustless gateway to read blocks from (repeatable; "
+                                      "every block is checked against its CID)"),
+    dry_run: bool = typer.Option(False, "--dry-run", help="show what would be imported, change nothing"),
+    json: bool = typer.Option(False, "--json", help="print the import as JSON on stdout"),
+) -> None:
+    """Adopt a collection made elsewhere: verify and pin its images and metadata, record them as imported pieces."""
+    from mintprep.importer import import_collection
+    from mintprep.progress import RichProgress
+
+    col = load_collection(collection)
+    with RichProgress(console) as progress:
+        plan = import_collection(col, source, gateways=tuple(gateway), dry_run=dry_run, progress=progress)
+    if json:
+        print_json(dict(plan.to_json(), dry_run=dry_run))
+        return
+    verb = "would import" if dry_run else "imported"
+    console.print(f"{verb} {len(plan.tokens)} tokens from {plan.source.text}"
+                  + (f" (metadata root {plan.metadata_root})" if plan.metadata_root else ""), highlight=False)
+    if plan.minted:
+        console.print(f"minted on chain: {len(plan.minted)} (contract {plan.contract})", highlight=False)
+    for token_id, why in sorted(plan.skipped.items()):
+        console.print(f"[yellow]token {token_id} not imported[/]: {why} (`mintprep run` generates it)", highlight=False)

@@ -1,0 +1,74 @@
+"""A collection made *without* mintprep, the way the person this tool is for made theirs: PNGs written by a
+plain PIL script (some black, grey or noise), metadata in HashLips' shape (`dna`, `edition`, `date`,
+`compiler`, image as `ipfs://<images dir>/<n>.png`), both folders added to their own IPFS node (a block store
+served by a local trustless gateway, standing in for `ipfs add -r` + a public gateway)."""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+from PIL import Image
+
+from mintprep.ipfs.store import BlockStore
+from mintprep.ipfs.unixfs import get_profile, import_bytes, import_directory
+from mintprep.traits import draw_trait
+
+SIDE = 64
+TRAITS = {"flower": {"sunflower": 3, "tulip": 2, "poppy": 2, "iris": 1, "lotus": 1},
+          "style": {"pixel art": 3, "woodcut": 1}, "palette": {"warm": 2, "cool": 2, "mono": 1}}
+
+
+def healthy_png(token_id: int) -> bytes:
+    y, x = np.mgrid[0:SIDE, 0:SIDE].astype(float)
+    rng = np.random.default_rng(token_id)
+    phase = rng.uniform(0, 2 * np.pi, 3)
+    rgb = np.stack([40 + 1.3 * x + 1.1 * y + 25 * np.sin(x / 9 + p) + 25 * np.cos(y / 11 + p) for p in phase], -1)
+    return _png(rgb + rng.normal(0, 2, rgb.shape))
+
+
+def broken_png(kind: str, token_id: int) -> bytes:
+    if kind == "black":
+        return _png(np.zeros((SIDE, SIDE, 3)))
+    if kind == "grey":
+        return _png(np.full((SIDE, SIDE, 3), 128.0))
+    return _png(np.random.default_rng(token_id).integers(0, 256, (SIDE, SIDE, 3)).astype(float))
+
+
+def _png(rgb: np.ndarray) -> bytes:
+    out = io.BytesIO()
+    Image.fromarray(np.clip(rgb, 0, 255).astype(np.uint8), "RGB").save(out, format="PNG")
+    return out.getvalue()
+
+
+@dataclass(frozen=True)
+class Foreign:
+    store: BlockStore
+    images_root: str
+    metadata_root: str
+    image_cids: dict[int, str]
+    documents: dict[int, dict]
+
+
+def make_foreign_collection(node: Path, size: int, broken: dict[int, str], seed: int = 1234) -> Foreign:
+    profile = get_profile("kubo-cidv1")
+    images = {t: (broken_png(broken[t], t) if t in broken else healthy_png(t)) for t in range(1, size + 1)}
+    image_dags = {f"{t}.png": import_bytes(data, profile) for t, data in images.items()}
+    images_dir = import_directory(image_dags, profile)
+    documents = {}
+    for t in range(1, size + 1):
+        traits = [{"trait_type": name, "value": draw_trait(seed + 1, t, name, weights)} for name, weights in TRAITS.items()]
+        documents[t] = {"name": f"Sunflower #{t}", "description": "Flowers from my own script.",
+                        "image": f"ipfs://{images_dir.root}/{t}.png", "edition": t, "date": 1700000000000 + t,
+                        "dna": hashlib.sha1(json.dumps(traits).encode()).hexdigest(), "attributes": traits,
+                        "compiler": "HashLips Art Engine"}
+    meta_dags = {f"{t}.json": import_bytes(json.dumps(d, indent=2).encode(), profile) for t, d in documents.items()}
+    metadata_dir = import_directory(meta_dags, profile)
+    store = BlockStore(node)
+    store.put_many([*images_dir.blocks, *metadata_dir.blocks])
+    return Foreign(store, str(images_dir.root), str(metadata_dir.root),
+                   {t: str(image_dags[f"{t}.png"].root) for t in images}, documents)
