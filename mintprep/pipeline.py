@@ -13,6 +13,7 @@ from typing import Any
 from mintprep.config import Collection
 from mintprep.executors import make_executor
 from mintprep.generate import GenerationRequest, GenerationResult
+from mintprep.generate.fingerprint import FingerprintCache
 from mintprep.hashing import content_key, sha256_hex
 from mintprep.ipfs.backends import make_backend
 from mintprep.ipfs.unixfs import get_profile, import_bytes, import_directory
@@ -84,7 +85,7 @@ def run_collection(col: Collection, *, progress: ProgressSink | None = None) -> 
 def generate_stage(col: Collection, ledger: Ledger, plans: list[PiecePlan], report: RunReport,
                    progress: ProgressSink) -> dict[int, tuple[PiecePlan, GenerationRow]]:
     spec = col.spec
-    executor = make_executor(spec.executor, spec.generator)
+    executor = make_executor(spec.executor, spec.generator, FingerprintCache.in_state_dir(col.state_dir))
     done: dict[int, tuple[PiecePlan, GenerationRow]] = {}
     todo: list[tuple[PiecePlan, GenerationRequest, str]] = []
     first_attempts = ledger.first_attempts()
