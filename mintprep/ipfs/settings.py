@@ -8,12 +8,13 @@ from typing import Literal
 from pydantic import Field, model_validator
 
 from mintprep.errors import ConfigError
+from mintprep.ipfs.profile_names import ProfileName
 from mintprep.model import StrictModel
 
 
 class IpfsSettings(StrictModel):
     backend: Literal["local", "kubo", "psa", "pinata"] = "local"
-    profile: Literal["kubo-cidv1", "unixfs-v0-2015", "unixfs-v1-2025"] = "kubo-cidv1"
+    profile: ProfileName = "kubo-cidv1"
     api_url: str | None = None  # kubo RPC (http://127.0.0.1:5001) or PSA base; for pinata, its API base
     upload_url: str | None = None  # pinata only: the uploads host (default https://uploads.pinata.cloud)
     token_env: str | None = None  # NAME of the environment variable holding the token, never the token
