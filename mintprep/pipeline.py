@@ -19,7 +19,7 @@ from mintprep.ipfs.backends import make_backend
 from mintprep.ipfs.unixfs import get_profile, import_bytes, import_directory
 from mintprep.ledger import AttemptRow, GenerationRow, Ledger, PieceRecord
 from mintprep.manifest import PinnedPiece, build_manifest, encode_json, metadata_files
-from mintprep.pin import pin_bytes, pin_content
+from mintprep.pin import PinItem, pin_bytes, pin_content, pin_pieces
 from mintprep.progress import NoProgress, ProgressSink
 from mintprep.traits import PiecePlan, plan_collection
 from mintprep.validate import validate_png
@@ -181,20 +181,16 @@ def pin_stage(col: Collection, ledger: Ledger, accepted: dict[int, tuple[PiecePl
               report: RunReport, progress: ProgressSink) -> list[PinnedPiece]:
     backend = make_backend(col.spec.ipfs, col.state_dir)
     profile = get_profile(col.spec.ipfs.profile)
-    pinned = []
-    with progress.task("pin", len(accepted)) as advance:
-        for token_id, (plan, row) in sorted(accepted.items()):
-            # Keyed by the sha256 the ledger already holds: an unchanged piece's PNG is not even read.
-            outcome = pin_content(ledger, backend, profile, content_sha256=row.png_sha256,
-                                  make_dag=lambda sha=row.png_sha256: import_bytes(ledger.objects.get(sha), profile),
-                                  kind="image", name=f"{col.spec.symbol}-{token_id}.png")
-            if outcome.newly_pinned:
-                report.pinned += 1
-            else:
-                report.pin_skipped += 1
-            pinned.append(PinnedPiece(plan, row.png_sha256, outcome.cid, row.provenance, row.request_key))
-            advance()
-    return pinned
+    pieces = sorted(accepted.items())
+    # Keyed by the sha256 the ledger already holds: an unchanged piece's PNG is not even read.
+    items = [PinItem(row.png_sha256, lambda sha=row.png_sha256: import_bytes(ledger.objects.get(sha), profile),
+                     kind="image", name=f"{col.spec.symbol}-{token_id}.png") for token_id, (_, row) in pieces]
+    with progress.task("pin", len(items)) as advance:
+        outcomes = pin_pieces(ledger, backend, profile, items, advance)
+    report.pinned += sum(outcome.newly_pinned for outcome in outcomes)
+    report.pin_skipped += sum(not outcome.newly_pinned for outcome in outcomes)
+    return [PinnedPiece(plan, row.png_sha256, outcome.cid, row.provenance, row.request_key)
+            for (_, (plan, row)), outcome in zip(pieces, outcomes)]
 
 
 # -- manifest ------------------------------------------------------------------------------------
