@@ -2,15 +2,19 @@
 
 Only content the caller has already accepted reaches here; the ledger row is written after the
 backend's copy was fetched back and checked, so "pinned" in the ledger always means verified.
+Many pieces are pinned with the backend's concurrency (`pin_pieces`); the rows are written here, in the
+calling thread, as each piece is verified, so a run stopped half way keeps what it pinned.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Callable
 
+from mintprep.errors import RemoteError
 from mintprep.hashing import sha256_hex
-from mintprep.ipfs.backends import PinBackend
+from mintprep.ipfs.backends import PinBackend, PinRequest
 from mintprep.ipfs.unixfs import DagImport, Profile, import_bytes
 from mintprep.ledger import Ledger
 
@@ -21,12 +25,57 @@ class PinOutcome:
     newly_pinned: bool
 
 
+@dataclass(frozen=True)
+class PinItem:
+    content_sha256: str
+    make_dag: Callable[[], DagImport]  # runs only when a pin is needed, so a rerun with nothing changed imports nothing
+    kind: str
+    name: str
+
+
+class PinsFailed(RemoteError):
+    """Some pieces could not be pinned; every other one is pinned and recorded, so a rerun retries only these."""
+
+    def __init__(self, backend: str, failed: dict[str, str], total: int) -> None:
+        listed = "; ".join(f"{name}: {reason}" for name, reason in failed.items())
+        super().__init__(f"{len(failed)} of {total} pieces could not be pinned on {backend} (the others are pinned "
+                         f"and recorded; run again to retry these): {listed}")
+        self.failed = failed
+
+
+def pin_pieces(ledger: Ledger, backend: PinBackend, profile: Profile, items: Sequence[PinItem],
+               advance: Callable[[], None] = lambda: None) -> list[PinOutcome]:
+    """Pin every item not already pinned (verified) on this backend under this profile; outcomes in item order.
+
+    Raises PinsFailed naming each piece that failed, after recording every one that did not."""
+    outcomes: list[PinOutcome | None] = [None] * len(items)
+    todo: list[int] = []
+    for index, item in enumerate(items):
+        known = ledger.pinned_cid(item.content_sha256, profile.name, backend.ledger_key)
+        if known is None:
+            todo.append(index)
+        else:
+            outcomes[index] = PinOutcome(known, newly_pinned=False)
+            advance()
+    failed: dict[int, str] = {}
+    requests = [PinRequest(items[index].name, items[index].make_dag) for index in todo]
+    for position, result in backend.pin_many(requests):
+        item, index = items[todo[position]], todo[position]
+        if isinstance(result, RemoteError):
+            failed[index] = str(result)
+        else:
+            ledger.record_pin(cid=result.cid, backend=backend.ledger_key, content_sha256=item.content_sha256,
+                              profile=profile.name, kind=item.kind, name=item.name, remote_id=result.remote_id)
+            outcomes[index] = PinOutcome(result.cid, newly_pinned=True)
+        advance()
+    if failed:
+        raise PinsFailed(backend.name, {items[index].name: failed[index] for index in sorted(failed)}, len(items))
+    return [outcome for outcome in outcomes if outcome is not None]
+
+
 def pin_content(ledger: Ledger, backend: PinBackend, profile: Profile, *, content_sha256: str,
                 make_dag: Callable[[], DagImport], kind: str, name: str) -> PinOutcome:
-    """Pin a DAG unless this content is already pinned (verified) on this backend under this profile.
-
-    `make_dag` runs only when a pin is needed, so a rerun with nothing changed imports nothing.
-    """
+    """One piece: as `pin_pieces`, but its error is raised as the backend raised it."""
     known = ledger.pinned_cid(content_sha256, profile.name, backend.ledger_key)
     if known is not None:
         return PinOutcome(known, newly_pinned=False)

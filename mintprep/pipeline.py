@@ -19,7 +19,7 @@ from mintprep.ipfs.unixfs import import_bytes, import_directory
 from mintprep.ipfs.verify import BlockNotFound
 from mintprep.ledger import AttemptRow, GenerationRow, PieceRecord
 from mintprep.manifest import Manifest, PinnedPiece, build_manifest, metadata_files
-from mintprep.pin import pin_bytes, pin_content
+from mintprep.pin import PinItem, pin_bytes, pin_content, pin_pieces
 from mintprep.progress import ProgressSink
 from mintprep.published import complete_publication
 from mintprep.traits import PiecePlan, plan_piece
@@ -276,20 +276,16 @@ def validate(ws: Workspace, candidates: list[Candidate]) -> Validated:
 # -- pin -----------------------------------------------------------------------------------------
 
 def pin(ws: Workspace, candidates: list[Candidate]) -> Pinned:
-    """Pin each accepted image (verified on the backend) and return the pinned pieces."""
-    ledger, pieces, newly = ws.ledger, [], 0
-    with ws.progress.task("pin", len(candidates)) as advance:
-        for candidate in candidates:
-            sha = candidate.png_sha256
-            # Keyed by the sha256 the ledger already holds: an unchanged piece's PNG is not even read.
-            outcome = pin_content(ledger, ws.backend, ws.profile, content_sha256=sha,
-                                  make_dag=lambda sha=sha: import_bytes(ledger.objects.get(sha), ws.profile),
-                                  kind="image", name=f"{ws.spec.symbol}-{candidate.plan.token_id}.png")
-            newly += outcome.newly_pinned
-            pieces.append(PinnedPiece.of(candidate.plan, sha, outcome.cid, candidate.provenance,
-                                         candidate.request_key, candidate.source_metadata_sha256))
-            advance()
-    return Pinned(pieces, newly)
+    """Pin every accepted image (verified on the backend, several in flight) and return the pinned pieces."""
+    ledger = ws.ledger
+    # Keyed by the sha256 the ledger already holds: an unchanged piece's PNG is not even read.
+    items = [PinItem(c.png_sha256, lambda sha=c.png_sha256: import_bytes(ledger.objects.get(sha), ws.profile),
+                     kind="image", name=f"{ws.spec.symbol}-{c.plan.token_id}.png") for c in candidates]
+    with ws.progress.task("pin", len(items)) as advance:
+        outcomes = pin_pieces(ledger, ws.backend, ws.profile, items, advance)
+    pieces = [PinnedPiece.of(c.plan, c.png_sha256, outcome.cid, c.provenance, c.request_key, c.source_metadata_sha256)
+              for c, outcome in zip(candidates, outcomes)]
+    return Pinned(pieces, sum(outcome.newly_pinned for outcome in outcomes))
 
 
 # -- manifest ------------------------------------------------------------------------------------

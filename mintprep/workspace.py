@@ -61,11 +61,13 @@ class Workspace:
 
     @property
     def executor(self) -> "Executor":
-        """Created on first use: loading a model costs seconds, and most reruns generate nothing."""
+        """Created on first use; it loads no model until a piece has to be generated (request keys need none)."""
         if self._executor is None:
             from mintprep.executors import make_executor
+            from mintprep.generate.fingerprint import FingerprintCache
 
-            self._executor = make_executor(self.spec.executor, self.spec.generator)
+            self._executor = make_executor(self.spec.executor, self.spec.generator,
+                                           FingerprintCache.in_state_dir(self.col.state_dir))
         return self._executor
 
     def close(self) -> None:

@@ -9,7 +9,6 @@ import typer
 from rich.table import Table
 
 from mintprep.cli.app import app, console, print_json, reports_errors
-from mintprep.config import load_collection
 
 if TYPE_CHECKING:
     from mintprep.audit import AuditReport
@@ -32,6 +31,8 @@ def audit(
     json: bool = typer.Option(False, "--json", help="print the report as JSON on stdout"),
 ) -> None:
     """Verify everything already pinned and published; with --repair, fix it. Exit 0 clean, 1 problems, 2 bad input."""
+    from mintprep.config import load_collection
+
     col = load_collection(collection)
     if not repair:
         if dry_run or include_minted or print_tx:

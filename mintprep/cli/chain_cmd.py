@@ -3,20 +3,18 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Optional
+from typing import TYPE_CHECKING, Optional
 
 import typer
 from rich.table import Table
 
-from mintprep.chain.artifact import build_artifacts
-from mintprep.chain.base_uri import collection_base_uri_update, send_collection_base_uri
-from mintprep.chain.check import CheckReport, check_collection, format_wei
-from mintprep.chain.deploy import deploy_collection
-from mintprep.chain.keys import load_signer
 from mintprep.chain.networks import NETWORKS
 from mintprep.cli.app import app, console, print_json, reports_errors
-from mintprep.config import load_collection
-from mintprep.ledger import Ledger
+
+# web3 and eth_account are imported by the commands that talk to a chain, when they run.
+if TYPE_CHECKING:
+    from mintprep.chain.check import CheckReport
+    from mintprep.ledger import Ledger
 
 contract_app = typer.Typer(help="Build, deploy and update the MintprepDrop contract.", no_args_is_help=True)
 app.add_typer(contract_app, name="contract")
@@ -34,12 +32,16 @@ def _ask_password() -> str:
     return typer.prompt("keystore password", hide_input=True)
 
 
-def _readonly_ledger(state_dir: Path) -> Ledger | None:
+def _readonly_ledger(state_dir: Path) -> "Ledger | None":
+    from mintprep.ledger import Ledger
+
     # A collection checked before its first run has no ledger: the config alone is compared.
     return Ledger.open(state_dir, readonly=True) if (state_dir / "state.db").exists() else None
 
 
-def render_check(report: CheckReport) -> Table:
+def render_check(report: "CheckReport") -> Table:
+    from mintprep.chain.check import format_wei
+
     marks = {True: "[green]ok[/]", False: "[bold red]MISMATCH[/]", None: "[dim]-[/]"}
     table = Table(title=f"{report.address} via {report.rpc_url}", title_justify="left")
     for column in ("field", "collection / ledger", "on chain", ""):
@@ -59,6 +61,9 @@ def render_check(report: CheckReport) -> Table:
 @reports_errors
 def check_command(collection: Path = COLLECTION, rpc_url: Optional[str] = RPC_URL, as_json: bool = JSON) -> None:
     """Compare collection.yaml with the deployed contract: exit 0 when all agree, 1 on a mismatch, 2 if unreachable."""
+    from mintprep.chain.check import check_collection
+    from mintprep.config import load_collection
+
     col = load_collection(collection)
     ledger = _readonly_ledger(col.state_dir)
     try:
@@ -83,6 +88,8 @@ def build_command(
     as_json: bool = JSON,
 ) -> None:
     """Compile contracts/ with solc-js (needs Node and `npm ci --prefix contracts`)."""
+    from mintprep.chain.artifact import build_artifacts
+
     built = build_artifacts(check=check)
     if as_json:
         print_json([{"contract": b.contract_name, "path": str(b.path), "fresh": b.fresh} for b in built])
@@ -106,6 +113,11 @@ def deploy_command(
     as_json: bool = JSON,
 ) -> None:
     """Deploy MintprepDrop with the collection's name, size, price and per-wallet cap; record it in the ledger."""
+    from mintprep.chain.deploy import deploy_collection
+    from mintprep.chain.keys import load_signer
+    from mintprep.config import load_collection
+    from mintprep.ledger import Ledger
+
     col = load_collection(collection)
     if network is not None and network not in NETWORKS:
         raise typer.BadParameter(f"must be one of {', '.join(NETWORKS)}", param_hint="--network")
@@ -132,6 +144,11 @@ def set_base_uri_command(
     as_json: bool = JSON,
 ) -> None:
     """Point the contract at the ledger's current metadata root (emits BatchMetadataUpdate for marketplaces)."""
+    from mintprep.chain.base_uri import collection_base_uri_update, send_collection_base_uri
+    from mintprep.chain.keys import load_signer
+    from mintprep.config import load_collection
+    from mintprep.ledger import Ledger
+
     col = load_collection(collection)
     if print_only:
         with Ledger.open(col.state_dir, readonly=True) as ledger:

@@ -8,8 +8,6 @@ from pathlib import Path
 import typer
 
 from mintprep.cli.app import app, console, print_json, reports_errors
-from mintprep.config import load_collection
-from mintprep.ledger import Ledger
 
 COLLECTION = typer.Argument(..., exists=False, dir_okay=False, help="the collection.yaml")
 JSON = typer.Option(False, "--json", help="print a JSON result on stdout")
@@ -19,6 +17,8 @@ JSON = typer.Option(False, "--json", help="print a JSON result on stdout")
 @reports_errors
 def publish_command(collection: Path = COLLECTION, as_json: bool = JSON) -> None:
     """Rebuild the mint page from the ledger and publish it to page.publish.target (ipfs, netlify or dir)."""
+    from mintprep.config import load_collection
+    from mintprep.ledger import Ledger
     from mintprep.page.publish import publish_collection
 
     col = load_collection(collection)
@@ -41,6 +41,7 @@ def serve_command(
     as_json: bool = JSON,
 ) -> None:
     """Preview the mint page on 127.0.0.1, with its images from a local IPFS gateway; Ctrl-C stops it."""
+    from mintprep.config import load_collection
     from mintprep.page.serve import preview
 
     col = load_collection(collection)

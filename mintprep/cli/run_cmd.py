@@ -10,11 +10,8 @@ import typer
 from rich.table import Table
 
 from mintprep.cli.app import app, console, print_json, reports_errors
-from mintprep.config import collection_schema, load_collection
-from mintprep.executors.settings import with_cli_overrides
-from mintprep.progress import RichProgress
-from mintprep.status import collection_status
 
+# Each command imports what it needs when it runs: `mintprep --help` and `status` start at once.
 if TYPE_CHECKING:
     from mintprep.pipeline import RunReport
 
@@ -31,12 +28,16 @@ def run(
     ray_address: Optional[str] = typer.Option(None, "--ray-address", help="Ray cluster to join (implies ray)"),
 ) -> None:
     """Run every stage in order; exit 0 when every piece is pinned, 1 when some failed, 2 on bad input."""
+    from mintprep.config import load_collection
+    from mintprep.executors.settings import with_cli_overrides
+    from mintprep.progress import RichProgress
+
     col = load_collection(collection)
     if executor not in (None, "local", "ray"):
         raise typer.BadParameter(f"must be local or ray, got {executor!r}", param_hint="--executor")
     chosen = with_cli_overrides(col.spec.executor, kind=executor, address=ray_address)
     col = dataclasses.replace(col, spec=col.spec.model_copy(update={"executor": chosen}))
-    from mintprep.pipeline import run_collection  # torch/diffusers load only when there is work to run
+    from mintprep.pipeline import run_collection
 
     with RichProgress(console) as progress:
         report = run_collection(col, progress=progress)
@@ -67,6 +68,9 @@ def _print_report(report: "RunReport") -> None:
 @reports_errors
 def status(collection: Path = CollectionArg, json: bool = JsonOpt) -> None:
     """What is done, per stage and per piece."""
+    from mintprep.config import load_collection
+    from mintprep.status import collection_status
+
     info = collection_status(load_collection(collection))
     if json:
         print_json(info)
@@ -82,4 +86,6 @@ def status(collection: Path = CollectionArg, json: bool = JsonOpt) -> None:
 @app.command()
 def schema() -> None:
     """Print the JSON Schema of collection.yaml (for editor completion)."""
+    from mintprep.config import collection_schema
+
     print_json(collection_schema())

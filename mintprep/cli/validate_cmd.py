@@ -8,7 +8,6 @@ from typing import Optional
 import typer
 
 from mintprep.cli.app import app, console, print_json, reports_errors
-from mintprep.validate import GuardSettings, validate_file
 
 
 @app.command("validate")
@@ -19,6 +18,8 @@ def validate_command(
     json_output: bool = typer.Option(False, "--json", help="print verdicts and measurements as JSON on stdout"),
 ) -> None:
     """Black, white, flat, noise and posterization checks. Exit 0 if all pass, 1 if any is rejected."""
+    from mintprep.validate import GuardSettings, validate_file
+
     guards, upscale = GuardSettings(), 1
     if config is not None:
         from mintprep.config import load_collection

@@ -6,8 +6,11 @@ driver records results (mintprep.pipeline), so a worker that dies mid-piece cost
 else: the actor is replaced and its pieces are dispatched again. A token is in flight in one place at a time and is
 yielded only from a successful result, so no piece is recorded twice.
 
-Request keys come from a worker, not from a pipeline loaded in the driver: the key includes the weights' fingerprint
-and the versions and device that change pixels, which are the workers', and the driver never pays a model load.
+Request keys are computed in the driver without a model load or an actor: the fingerprint of the model's files, and
+the environment (device, threads, versions) the workers reported the last time they ran with these executor
+settings. The actors start on the first piece to generate; each reports what it loaded, and a run whose keys do not
+match stops before recording anything (mintprep.executors.check_keys_hold). Only when no worker environment is
+remembered yet, or the model's files are not visible to the driver, are the workers started to key the pieces.
 """
 
 from __future__ import annotations
@@ -32,9 +35,12 @@ try:
 except ImportError as missing:  # the executor is an optional extra
     raise UserError("executor.kind: ray needs Ray installed: pip install 'mintprep[ray]'") from missing
 
-from mintprep.executors.settings import ExecutorSettings  # noqa: E402 (after the optional import it explains)
+from mintprep.executors import check_keys_hold  # noqa: E402 (after the optional import it explains)
+from mintprep.executors.settings import ExecutorSettings  # noqa: E402
 from mintprep.generate import (  # noqa: E402
     GenerationRequest, GenerationResult, Generator, GeneratorSettings, load_generator)
+from mintprep.generate.fingerprint import FingerprintCache, model_fingerprint, numeric_versions  # noqa: E402
+from mintprep.generate.key import check_compatible, request_key  # noqa: E402
 
 WORKER_NAME_PREFIX = "mintprep-generate-"  # actors are named so `ray list actors` shows what they are
 CONTROL_GROUP = "control"  # answers `describe` while the default group is busy generating
@@ -91,6 +97,7 @@ class WorkerInfo:
     node: str
     pid: int
     load_error: MintprepError | None
+    keyed_with: tuple[str, dict] | None  # the loaded model's files fingerprint and key environment
 
 
 @dataclass(frozen=True)
@@ -113,7 +120,9 @@ class GenerationWorker:
 
     @ray.method(concurrency_group=CONTROL_GROUP)
     def describe(self) -> WorkerInfo:
-        return WorkerInfo(socket.gethostname(), os.getpid(), self._load_error)
+        keyed_with = None if self._load_error else (self._generator.files_fingerprint,
+                                                    self._generator.key_environment())
+        return WorkerInfo(socket.gethostname(), os.getpid(), self._load_error, keyed_with)
 
     def request_key(self, request: GenerationRequest) -> str:
         return self._loaded().request_key(request)
@@ -143,7 +152,7 @@ class RayExecutor:
     """Runs GenerationRequests on Ray actors; see the module docstring for the guarantees."""
 
     def __init__(self, settings: ExecutorSettings, generator: GeneratorSettings, *,
-                 on_progress: ProgressCallback | None = None):
+                 on_progress: ProgressCallback | None = None, cache: FingerprintCache | None = None):
         self._settings = settings
         self._generator_settings = generator
         self._on_progress = on_progress or (lambda stats: None)
@@ -151,37 +160,62 @@ class RayExecutor:
         self._spawned = 0
         self._workers: list[_Worker] = []
         self.stats = RayRunStats()
-        self._owns_ray = connect(settings)
-        try:
-            count, self._gpus_per_worker = plan_workers(settings, ray.cluster_resources())
-            self._workers = [self._spawn() for _ in range(count)]
-            for worker in list(self._workers):
-                self._settle(worker)  # a generator that cannot load is reported now, before any key is asked
-        except BaseException:
-            self.close()
-            raise
+        self._cache = cache or FingerprintCache()
+        self._owns_ray = False
+        self._started = False
+        self._keyed_with: tuple[str, dict] | None = None
+        self._worker_keys: tuple[str, dict] | None = None  # what the first settled worker loaded
 
     # -- Executor protocol ---------------------------------------------------------------------
 
     def request_key(self, request: GenerationRequest) -> str:
-        """Asked of a worker: the key holds the fingerprint of the weights as the workers loaded them."""
-        for _ in range(self._settings.piece_retries + 1):
-            worker = self._any_worker()
+        check_compatible(self._generator_settings, request.settings)
+        if self._keyed_with is None:
+            self._keyed_with = self._remembered_keys() or self._start()
+        return request_key(request, *self._keyed_with)
+
+    def _remembered_keys(self) -> tuple[str, dict] | None:
+        """The model's files as the driver sees them, and the workers' environment from their last run."""
+        remembered = self._cache.environment(self._environment_identity())
+        if remembered is None:
+            return None
+        try:
+            return model_fingerprint(self._generator_settings, self._cache), remembered
+        except UserError:  # the model lies where only the workers see it
+            return None
+
+    def _environment_identity(self) -> dict:
+        return {"ray": self._settings.model_dump(mode="json", include={"address", "num_gpus", "num_cpus",
+                                                                         "torch_threads"}),
+                "driver_threads": torch.get_num_threads(), "device": self._generator_settings.device,
+                "versions": numeric_versions()}
+
+    def _start(self) -> tuple[str, dict]:
+        """Join Ray and start the actors (once); what the first of them loaded."""
+        if not self._started:
+            self._started = True
+            self._owns_ray = connect(self._settings)
             try:
-                return ray.get(worker.handle.request_key.remote(request))
-            except RayActorError as err:
-                self._replace(worker, err)
-            except RayTaskError as err:
-                raise _cause(err) from None
-        raise RemoteError(f"Ray workers kept dying ({self._settings.piece_retries + 1} in a row)")
+                count, self._gpus_per_worker = plan_workers(self._settings, ray.cluster_resources())
+                self._workers = [self._spawn() for _ in range(count)]
+                for worker in list(self._workers):
+                    self._settle(worker)  # a generator that cannot load is reported now, before any piece runs
+            except BaseException:
+                self.close()
+                raise
+        assert self._worker_keys is not None
+        return self._worker_keys
 
     def run(self, requests: Iterable[GenerationRequest]) -> Iterator[GenerationResult]:
-        self._any_worker()
         pending: dict[int, GenerationRequest] = {}
         for request in requests:
             if request.token_id in pending:
                 raise ValueError(f"token {request.token_id} requested twice in one run")
             pending[request.token_id] = request
+        if not pending:
+            return
+        check_keys_hold(self._keyed_with, self._start(), self._generator_settings, self._cache)
+        self._any_worker()
         queue = deque(pending.values())
         in_flight: dict[ray.ObjectRef, tuple[int, _Worker]] = {}
         deaths: dict[int, int] = {}
@@ -254,6 +288,12 @@ class RayExecutor:
             return
         if info.load_error is not None:
             raise info.load_error
+        if self._worker_keys is None:
+            self._worker_keys = info.keyed_with
+            self._cache.remember_environment(self._environment_identity(), info.keyed_with[1])
+        elif info.keyed_with != self._worker_keys:
+            raise RemoteError(f"Ray worker {worker.stats.name} loaded another model or runs elsewhere than its peers "
+                              f"({info.keyed_with[1]} vs {self._worker_keys[1]}): their pieces would not agree")
         worker.loading = None
         worker.stats.node, worker.stats.pid = info.node, info.pid
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from mintprep.generate.fingerprint import FingerprintCache
 from mintprep.generate.request import AttemptRecord, GenerationRequest, GenerationResult, attempt_seed
 from mintprep.generate.settings import GeneratorSettings
 
@@ -18,8 +19,9 @@ if TYPE_CHECKING:
     from mintprep.generate.generator import Generator
 
 
-def load_generator(settings: GeneratorSettings) -> Generator:
-    """Load the model `settings` names (offline) and prepare it for guarded generation."""
+def load_generator(settings: GeneratorSettings, cache: FingerprintCache | None = None) -> Generator:
+    """Load the model `settings` names (offline) and prepare it for guarded generation; `cache` remembers the
+    hashes of its files (default: in memory only)."""
     # torch and diffusers take seconds to import: only commands that generate pay for them.
     from mintprep.generate.environment import quiet_transformers, resolve_device
 
@@ -27,7 +29,7 @@ def load_generator(settings: GeneratorSettings) -> Generator:
         from mintprep.generate.generator import Generator
         from mintprep.generate.loading import load_model
 
-        return Generator(settings, load_model(settings), resolve_device(settings.device))
+        return Generator(settings, load_model(settings, cache or FingerprintCache()), resolve_device(settings.device))
 
 
 def __getattr__(name: str) -> Any:

@@ -1,35 +1,17 @@
-"""The software and hardware facts that change pixels: part of request keys (versions) and of provenance (all)."""
+"""The hardware and software facts of the device a generator runs on, for provenance (the versions that change
+pixels are in mintprep.generate.fingerprint, read without importing torch)."""
 
 from __future__ import annotations
 
 import contextlib
 import os
 import platform
-import zlib
 from collections.abc import Iterator
-from functools import lru_cache
 from typing import Any
 
-import diffusers
-import numpy
-import PIL
 import safetensors
 import torch
-import transformers
 from transformers.utils import logging as transformers_logging
-
-
-@lru_cache(maxsize=1)
-def numeric_versions() -> dict[str, str]:
-    """Versions whose change may change the bytes of a piece (kernels, model code, rounding, PNG compression)."""
-    return {
-        "torch": torch.__version__,
-        "diffusers": diffusers.__version__,
-        "transformers": transformers.__version__,
-        "numpy": numpy.__version__,
-        "pillow": PIL.__version__,
-        "zlib": zlib.ZLIB_RUNTIME_VERSION,
-    }
 
 
 def resolve_device(requested: str) -> torch.device:

@@ -26,20 +26,18 @@ import torch
 
 from mintprep.errors import MintprepError
 from mintprep.generate import guards as tensor_guards
-from mintprep.generate.environment import device_facts, numeric_versions
+from mintprep.generate.environment import device_facts
+from mintprep.generate.fingerprint import numeric_versions, probe_environment
 from mintprep.generate.guards import DECODE_NUMERIC, SAMPLING_NUMERIC, Rejected, StepGuard
 from mintprep.generate.images import encode_png, to_uint8, upscale_nearest
+from mintprep.generate.key import PIECE_FIELDS, check_compatible
+from mintprep.generate.key import request_key as compose_request_key
 from mintprep.generate.precision import DTYPES, NAMES, Rung, next_rung_raising, precision_ladder
 from mintprep.generate.request import AttemptRecord, GenerationRequest, GenerationResult, attempt_seed
 from mintprep.generate.settings import GeneratorSettings
-from mintprep.hashing import canonical_json, content_key, sha256_hex
+from mintprep.hashing import canonical_json, sha256_hex
 from mintprep.validate import GuardSettings, check_pixels
 
-# Settings fixed when the pipeline is loaded; a request must agree with them (the rest may vary per request).
-LOAD_FIELDS = ("kind", "model", "revision", "config", "scheduler", "scheduler_config", "device", "offload")
-# Settings that shape each piece's pixels, and so belong in its request key.
-PIECE_FIELDS = ("steps", "guidance", "width", "height", "upscale", "precision", "fallback", "max_attempts",
-                "safety_checker")
 DENOISERS = ("unet", "transformer")
 
 
@@ -49,6 +47,7 @@ class LoadedModel:
 
     pipe: Any  # a diffusers DiffusionPipeline
     source: dict[str, Any]
+    files_fingerprint: str  # mintprep.generate.fingerprint.model_fingerprint: what request keys hold
 
 
 @dataclass(frozen=True)
@@ -83,6 +82,7 @@ class Generator:
         self.pipe.set_progress_bar_config(disable=True)
         self.stored_dtypes = {name: NAMES.get(_dtype_of(module), "other") for name, module in self.modules.items()}
         self.fingerprint = _fingerprint(self.modules, self.pipe)
+        self.files_fingerprint = model.files_fingerprint
         # Cast before moving: a small GPU may hold the model in fp16 but not in the fp32 it was loaded in.
         self._set_precision(precision_ladder(settings, list(self.modules))[0])
         self._place()
@@ -90,23 +90,12 @@ class Generator:
     # -- public --------------------------------------------------------------------------------
 
     def request_key(self, request: GenerationRequest) -> str:
-        """sha256 of everything that determines the result's pixels: the driver's cache key for the piece."""
+        """The driver's cache key for the piece (mintprep.generate.key), as this process would generate it."""
         self._check_compatible(request.settings)
-        return content_key({
-            "fingerprint": self.fingerprint,
-            "prompt": request.prompt,
-            "negative_prompt": request.negative_prompt,
-            "collection_seed": request.collection_seed,
-            "token_id": request.token_id,
-            "first_attempt": request.first_attempt,
-            "settings": request.settings.model_dump(mode="json", include=set(PIECE_FIELDS)),
-            "scheduler": self._scheduler_description(),
-            "guards": request.guards.model_dump(mode="json"),
-            "device": self.device.type,
-            # CPU kernels split their sums by thread count: 1 and 2 threads give different bytes for one piece.
-            "cpu_threads": torch.get_num_threads() if self.device.type == "cpu" else None,
-            "versions": numeric_versions(),
-        })
+        return compose_request_key(request, self.files_fingerprint, self.key_environment())
+
+    def key_environment(self) -> dict[str, Any]:
+        return probe_environment(self.settings.device)
 
     def generate(self, request: GenerationRequest) -> GenerationResult:
         self._check_compatible(request.settings)
@@ -257,12 +246,7 @@ class Generator:
                     raise MintprepError(f"{name} has parameters that require gradients; call .requires_grad_(False)")
 
     def _check_compatible(self, settings: GeneratorSettings) -> None:
-        loaded = self.settings.model_dump(include=set(LOAD_FIELDS))
-        wanted = settings.model_dump(include=set(LOAD_FIELDS))
-        if loaded != wanted:
-            differing = sorted(key for key in LOAD_FIELDS if loaded[key] != wanted[key])
-            raise ValueError(f"request settings differ from the loaded generator in {', '.join(differing)}; "
-                             "load another generator for them")
+        check_compatible(self.settings, settings)
 
     # -- records -------------------------------------------------------------------------------
 

@@ -8,17 +8,26 @@ from typing import Literal
 from pydantic import Field, model_validator
 
 from mintprep.errors import ConfigError
+from mintprep.ipfs.profile_names import ProfileName
 from mintprep.model import StrictModel
 
 
 class IpfsSettings(StrictModel):
     backend: Literal["local", "kubo", "psa", "pinata"] = "local"
-    profile: Literal["kubo-cidv1", "unixfs-v0-2015", "unixfs-v1-2025"] = "kubo-cidv1"
+    profile: ProfileName = "kubo-cidv1"
     api_url: str | None = None  # kubo RPC (http://127.0.0.1:5001) or PSA base; for pinata, its API base
     upload_url: str | None = None  # pinata only: the uploads host (default https://uploads.pinata.cloud)
     token_env: str | None = None  # NAME of the environment variable holding the token, never the token
     gateway: str = "https://ipfs.io"  # trustless gateway for psa/pinata verification, and for the page
     pin_timeout_s: float = Field(default=600.0, gt=0)  # psa: how long a pin may stay queued/pinning
+    pin_concurrency: int = Field(
+        default=16, ge=1, le=256,
+        description="remote backends: requests in flight at once while pinning and verifying (the local store "
+        "pins one piece after another)")
+    car_max_bytes: int = Field(
+        default=32 << 20, ge=1 << 20, le=1 << 30,
+        description="kubo: pieces sent together in one CAR to dag/import, up to this many bytes (a larger piece "
+        "goes alone)")
 
     @model_validator(mode="after")
     def _backend_needs(self) -> IpfsSettings:

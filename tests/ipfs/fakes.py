@@ -8,7 +8,9 @@
 - FakePinata: Pinata v3 (docs.pinata.cloud): POST /v3/files (multipart file + network/name/car),
   GET /v3/files/public?cid=, DELETE /v3/files/public/{id}.
 Uploaded blocks go into a real BlockStore that mintprep's own gateway serves, so verification reads
-back what the service holds. Each fake can be told to answer 429/5xx first, or to lie about the root.
+back what the service holds. Each fake can be told to answer 429/5xx first, or to lie about the root, to
+take `delay_s` over every request (it counts the most requests it had in flight at once), and to refuse
+chosen pieces (kubo: their root's PinErrorMsg; Pinata: HTTP 400 to their upload).
 The CAR parsing here is written independently of mintprep.ipfs.car so it checks the writer.
 """
 
@@ -19,6 +21,8 @@ import email
 import email.policy
 import hashlib
 import json
+import threading
+import time
 import uuid
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler
@@ -31,8 +35,8 @@ from mintprep.ipfs.verify import verify_dag
 from tests.support.servers import http_server
 
 
-def parse_car(car: bytes) -> tuple[CID, list[Block]]:
-    """A deliberately separate CAR parser: varint-framed sections, each block's sha256 checked."""
+def parse_car(car: bytes) -> tuple[list[CID], list[Block]]:
+    """A deliberately separate CAR parser: varint-framed sections, each block's sha256 checked; every root."""
 
     def varint(pos: int) -> tuple[int, int]:
         value = shift = 0
@@ -46,9 +50,11 @@ def parse_car(car: bytes) -> tuple[CID, list[Block]]:
 
     header_length, pos = varint(0)
     header = car[pos : pos + header_length]
-    marker = header.index(b"\xd8\x2a") + 2  # tag 42; then a byte-string head, then the 0x00 prefix
-    root_length = header[marker + 1] - 1
-    root = CID.from_bytes(header[marker + 3 : marker + 3 + root_length])
+    roots, marker = [], header.find(b"\xd8\x2a")
+    while marker >= 0:  # tag 42, a one-byte byte-string head (0x58, length), then the 0x00 prefix and the CID
+        root_length = header[marker + 3] - 1
+        roots.append(CID.from_bytes(header[marker + 5 : marker + 5 + root_length]))
+        marker = header.find(b"\xd8\x2a", marker + 5 + root_length)
     pos += header_length
     blocks = []
     while pos < len(car):
@@ -60,7 +66,7 @@ def parse_car(car: bytes) -> tuple[CID, list[Block]]:
             raise ValueError(f"uploaded block {cid} does not match its hash")
         blocks.append(Block(cid, data))
         pos += length
-    return root, blocks
+    return roots, blocks
 
 
 def multipart_parts(content_type: str, body: bytes) -> dict[str, bytes]:
@@ -77,6 +83,23 @@ class Script:
     failures: list[tuple[int, dict[str, str]]] = field(default_factory=list)
     lie_root: str | None = None  # answer this root instead of the real one
     requests: list[str] = field(default_factory=list)
+    delay_s: float = 0.0  # every request takes this long, as a remote service's round trip does
+    refuse: set[str] = field(default_factory=set)  # roots (kubo) or names (Pinata) whose upload fails
+    in_flight: int = 0
+    max_in_flight: int = 0
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    @contextlib.contextmanager
+    def serving(self):
+        with self.lock:
+            self.in_flight += 1
+            self.max_in_flight = max(self.max_in_flight, self.in_flight)
+        try:
+            time.sleep(self.delay_s)
+            yield
+        finally:
+            with self.lock:
+                self.in_flight -= 1
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -100,15 +123,18 @@ class _Handler(BaseHTTPRequestHandler):
     def _handle(self) -> None:
         service = self.service
         body = self._body()
-        service.script.requests.append(f"{self.command} {self.path}")
-        if service.script.failures:
-            status, headers = service.script.failures.pop(0)
-            self._send(status, b"try later", headers)
-            return
-        url = urlparse(self.path)
-        query = {key: values[0] for key, values in parse_qs(url.query).items()}
-        status, answer = service.answer(self.command, url.path, query, self.headers, body)
-        self._send(status, answer)
+        with service.script.serving():
+            service.script.requests.append(f"{self.command} {self.path}")
+            if service.script.failures:
+                status, headers = service.script.failures.pop(0)
+                self._send(status, b"try later", headers)
+                return
+            url = urlparse(self.path)
+            every = parse_qs(url.query)
+            query = {key: values[0] for key, values in every.items()}
+            query["arg*"] = every.get("arg", [])
+            status, answer = service.answer(self.command, url.path, query, self.headers, body)
+            self._send(status, answer)
 
     do_GET = do_POST = do_DELETE = _handle
 
@@ -132,20 +158,24 @@ class FakeKubo:
         if method != "POST":
             return 405, b"405 - Method Not Allowed"
         command = path.removeprefix("/api/v0/")
-        if command == "dag/import":
-            root, blocks = parse_car(multipart_parts(headers["Content-Type"], body)["file"])
+        if command == "dag/import":  # one Root event per root of the CAR, as kubo's `dag import` prints
+            roots, blocks = parse_car(multipart_parts(headers["Content-Type"], body)["file"])
             self.store.put_many(blocks)
-            answered = self.script.lie_root or str(root)
-            complete = verify_dag(root, self.store.get).ok
-            if query.get("pin-roots", "true") == "true" and complete:
-                self.pins.setdefault(answered, "")
-            error = "" if complete else f"pinning root {root}: DAG is incomplete"
-            event = {"Root": {"Cid": {"/": answered}, "PinErrorMsg": error}}
-            return 200, (json.dumps(event) + "\n").encode()
+            events = []
+            for root in roots:
+                answered = self.script.lie_root or str(root)
+                complete = verify_dag(root, self.store.get).ok and str(root) not in self.script.refuse
+                if query.get("pin-roots", "true") == "true" and complete:
+                    with self.script.lock:
+                        self.pins.setdefault(answered, "")
+                error = "" if complete else f"pinning root {root}: DAG is incomplete"
+                events.append(json.dumps({"Root": {"Cid": {"/": answered}, "PinErrorMsg": error}}) + "\n")
+            return 200, "".join(events).encode()
         arg = query.get("arg")
-        if command == "pin/add":
-            self.pins[arg] = query.get("name", "")
-            return 200, {"Pins": [arg]}
+        if command == "pin/add":  # every `arg` pinned, all under the one name
+            with self.script.lock:
+                self.pins.update({cid: query.get("name", "") for cid in query["arg*"]})
+            return 200, {"Pins": query["arg*"]}
         if command == "pin/ls":
             if arg is None:
                 return 200, {"Keys": {cid: {"Type": "recursive"} for cid in self.pins}}
@@ -226,11 +256,14 @@ class FakePinata:
             parts = multipart_parts(headers["Content-Type"], body)
             if parts.get("car") != b"true" or parts.get("network") != b"public":
                 return 400, {"error": "expected car=true on the public network"}
-            root, blocks = parse_car(parts["file"])
+            if parts["name"].decode() in self.script.refuse:
+                return 400, {"error": "file rejected"}
+            [root], blocks = parse_car(parts["file"])
             self.store.put_many(blocks)
             file_id = uuid.uuid4().hex
             entry = {"id": file_id, "name": parts["name"].decode(), "cid": self.script.lie_root or str(root), "size": len(body)}
-            self.files[file_id] = entry
+            with self.script.lock:
+                self.files[file_id] = entry
             return 200, {"data": {**entry, "is_duplicate": False, "number_of_files": 1, "mime_type": "application/vnd.ipld.car"}}
         if method == "GET" and path == "/v3/files/public":
             found = [f for f in self.files.values() if "cid" not in query or f["cid"] == query["cid"]]

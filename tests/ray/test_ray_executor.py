@@ -130,6 +130,15 @@ def test_ray_run_gives_the_local_run_bytes_and_cids(ray_cluster, local_reference
     assert live_workers() == {}, "the executor's actors outlive the run"
 
 
+def test_a_ray_rerun_with_nothing_to_do_starts_no_actor(ray_cluster, local_reference: Outcome, tmp_path: Path,
+                                                         monkeypatch: pytest.MonkeyPatch):
+    path = collection(tmp_path, executor__kind="ray")
+    assert run_collection(load_collection(path)).generated == SIZE
+    monkeypatch.setattr(RayExecutor, "_start", lambda self: pytest.fail("a no-op rerun started Ray actors"))
+    rerun = run_collection(load_collection(path))
+    assert (rerun.generated, rerun.generation_skipped, rerun.pinned) == (0, SIZE, 0)
+
+
 def test_killing_a_worker_mid_run_still_records_every_piece_once(ray_cluster, local_reference: Outcome,
                                                                  tmp_path: Path):
     path = collection(tmp_path, executor__kind="ray")
@@ -181,8 +190,11 @@ def test_ctrl_c_stops_the_workers_and_the_next_run_resumes(ray_cluster, local_re
 
 
 def test_a_generator_that_cannot_load_is_reported_as_locally(ray_cluster):
+    executor = RayExecutor(ExecutorSettings(kind="ray", num_workers=1), GeneratorSettings(kind="diffusers"))
+    assert live_workers() == {}, "actors start on the first piece to key or generate, not before"
     with pytest.raises(ConfigError, match="generator.model"):
-        RayExecutor(ExecutorSettings(kind="ray", num_workers=1), GeneratorSettings(kind="diffusers"))
+        executor.request_key(GenerationRequest(token_id=1, prompt="a tulip", collection_seed=7,
+                                               settings=GeneratorSettings(kind="diffusers")))
     assert live_workers() == {}
 
 
@@ -195,7 +207,7 @@ def test_progress_counts_pieces_per_worker_and_task_errors_reach_the_driver(ray_
                            on_progress=lambda stats: done_counts.append(stats.done))
     try:
         other_model = requests[0].model_copy(update={"settings": GeneratorSettings(model="constant-decoder")})
-        with pytest.raises(ValueError, match="load another generator"):  # raised in the worker, not retried
+        with pytest.raises(ValueError, match="load another generator"):
             executor.request_key(other_model)
         results = list(executor.run(requests))
     finally:

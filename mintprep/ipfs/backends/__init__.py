@@ -5,27 +5,29 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from mintprep.ipfs.backends.base import CidMismatch, PinBackend, PinReceipt
+from mintprep.ipfs.backends.base import CidMismatch, PinBackend, PinReceipt, PinRequest
 from mintprep.ipfs.backends.kubo import KuboBackend
 from mintprep.ipfs.backends.local import LocalBackend
 from mintprep.ipfs.backends.pinata import PinataBackend
 from mintprep.ipfs.backends.psa import PsaBackend
 from mintprep.ipfs.settings import IpfsSettings
 
-__all__ = ["CidMismatch", "KuboBackend", "LocalBackend", "PinBackend", "PinReceipt", "PinataBackend", "PsaBackend", "make_backend"]
+__all__ = ["CidMismatch", "KuboBackend", "LocalBackend", "PinBackend", "PinReceipt", "PinRequest", "PinataBackend", "PsaBackend", "make_backend"]
 
 
 def make_backend(settings: IpfsSettings, state_dir: Path, **http: Any) -> PinBackend:
     """The backend for `settings`; `state_dir` is the collection's `.mintprep/` (local store in ipfs/).
 
-    `http` (policy=RetryPolicy, sleep=callable) tunes retries, for tests and impatient callers.
+    `http` (policy=RetryPolicy, sleep=callable, concurrency=int) tunes retries and requests in flight, for tests and
+    impatient callers.
     """
     if settings.backend == "local":
         return LocalBackend(state_dir)
     token = settings.token()
+    http = {"concurrency": settings.pin_concurrency, **http}
     if settings.backend == "kubo":
         assert settings.api_url
-        return KuboBackend(settings.api_url, token=token, **http)
+        return KuboBackend(settings.api_url, token=token, car_max_bytes=settings.car_max_bytes, **http)
     assert token
     if settings.backend == "psa":
         assert settings.api_url

@@ -2,6 +2,11 @@
 
 `pin_dag` = upload (a CAR where the service takes one) → refuse any root CID but ours → read the
 content back and check every block and link → receipt. A service's own "pinned" status is advisory.
+
+`pin_many` does the same for many pieces with `concurrency` requests in flight: uploads first (a backend may send
+several pieces in one request), each piece's read-back as soon as its upload is done. Results come back in the
+calling thread, so the ledger keeps a single writer; a piece that fails is reported with its error and the others
+go on.
 """
 
 from __future__ import annotations
@@ -10,9 +15,10 @@ import contextlib
 import tempfile
 import time
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Union
 
 import requests
 
@@ -21,7 +27,7 @@ from mintprep.http import RetryPolicy, redact, send
 from mintprep.ipfs.car import write_car
 from mintprep.ipfs.cid import CID, as_cid
 from mintprep.ipfs.gateway import TrustlessGateway
-from mintprep.ipfs.unixfs import DagImport
+from mintprep.ipfs.unixfs import Block, DagImport
 from mintprep.ipfs.verify import VerificationFailed, VerifyReport, verify_dag
 
 
@@ -32,6 +38,25 @@ class PinReceipt:
     name: str
     verified: bool
     remote_id: str | None = None
+
+
+@dataclass(frozen=True)
+class PinRequest:
+    name: str
+    make_dag: Callable[[], DagImport]  # called in a worker when the piece is uploaded, so few DAGs are in memory
+
+
+@dataclass(frozen=True)
+class Uploaded:
+    """A piece the backend took, waiting to be read back."""
+
+    index: int
+    root: CID
+    remote_id: str | None
+
+
+PinResult = tuple[int, Union[PinReceipt, RemoteError]]  # (index into the requests, what became of that piece)
+UploadResult = Union[Uploaded, PinResult]
 
 
 class CidMismatch(RemoteError):
@@ -49,11 +74,11 @@ def check_root(expected: CID, answered: str | None, backend: str, piece: str) ->
 
 
 @contextlib.contextmanager
-def spooled_car(dag: DagImport, filename: str) -> Iterator[Callable[[], dict[str, Any]]]:
-    """The DAG as a CAR in a temp file, and a `files=` factory that rewinds it for each HTTP attempt
-    (a retry must re-send from byte 0; the CAR is not held in memory)."""
+def spooled_car(dags: Sequence[DagImport], filename: str) -> Iterator[Callable[[], dict[str, Any]]]:
+    """The DAGs as one CAR (a root each) in a temp file, and a `files=` factory that rewinds it for each HTTP
+    attempt (a retry must re-send from byte 0; the CAR is not held in memory)."""
     with tempfile.TemporaryFile() as car:
-        write_car([dag.root], dag.blocks, car)
+        write_car([dag.root for dag in dags], _each_once(dags), car)
 
         def multipart() -> dict[str, Any]:
             car.seek(0)
@@ -62,8 +87,19 @@ def spooled_car(dag: DagImport, filename: str) -> Iterator[Callable[[], dict[str
         yield multipart
 
 
+def _each_once(dags: Sequence[DagImport]) -> Iterator[Block]:
+    """The blocks of every DAG, a block two pieces share sent once."""
+    seen: set[CID] = set()
+    for dag in dags:
+        for block in dag.blocks:
+            if block.cid not in seen:
+                seen.add(block.cid)
+                yield block
+
+
 class PinBackend(ABC):
     name: str
+    concurrency: int = 1
 
     @property
     def ledger_key(self) -> str:
@@ -72,18 +108,58 @@ class PinBackend(ABC):
 
     def pin_dag(self, dag: DagImport, *, name: str) -> PinReceipt:
         """Upload and pin `dag`, then prove it is retrievable intact; raise if it is not."""
-        remote_id = self._upload(dag, name)
-        report = self.verify(dag.root)
-        if not report.ok:
-            raise VerificationFailed(name, self.name, report)
-        self._after_verified(dag, name)
-        return PinReceipt(cid=str(dag.root), backend=self.name, name=name, verified=True, remote_id=remote_id)
+        [(_, outcome)] = self.pin_many([PinRequest(name, lambda: dag)])
+        if isinstance(outcome, RemoteError):
+            raise outcome
+        return outcome
+
+    def pin_many(self, requests: Sequence[PinRequest]) -> Iterator[PinResult]:
+        """Pin every request; yield (index, receipt or error) as each piece finishes, in the calling thread."""
+        pool = ThreadPoolExecutor(self.concurrency, thread_name_prefix=f"pin-{self.name}")
+        try:
+            pending: set[Future[list[UploadResult]]] = {
+                pool.submit(self._upload_share, requests, share) for share in self._shares(len(requests))}
+            while pending:
+                done, pending = wait(pending, return_when=FIRST_COMPLETED)
+                for future in done:
+                    for item in future.result():
+                        if isinstance(item, Uploaded):
+                            pending.add(pool.submit(self._read_back, requests[item.index].name, item))
+                        else:
+                            yield item
+        finally:
+            pool.shutdown(wait=True, cancel_futures=True)
+
+    def _shares(self, count: int) -> Iterable[list[int]]:
+        """How the requests are split among upload tasks: one piece each, unless a backend sends several at once."""
+        return ([index] for index in range(count))
+
+    def _upload_share(self, requests: Sequence[PinRequest], share: list[int]) -> list[UploadResult]:
+        uploaded: list[UploadResult] = []
+        for index in share:
+            try:
+                dag = requests[index].make_dag()
+                uploaded.append(Uploaded(index, dag.root, self._upload(dag, requests[index].name)))
+            except RemoteError as error:
+                uploaded.append((index, error))
+        return uploaded
+
+    def _read_back(self, name: str, uploaded: Uploaded) -> list[PinResult]:
+        try:
+            report = self.verify(uploaded.root)
+            if not report.ok:
+                raise VerificationFailed(name, self.name, report)
+            self._after_verified(uploaded.root, name)
+        except RemoteError as error:
+            return [(uploaded.index, error)]
+        return [(uploaded.index, PinReceipt(cid=str(uploaded.root), backend=self.name, name=name, verified=True,
+                                            remote_id=uploaded.remote_id))]
 
     @abstractmethod
     def _upload(self, dag: DagImport, name: str) -> str | None:
         """Put the DAG on the backend and pin it; return the backend's id for the pin, if it has one."""
 
-    def _after_verified(self, dag: DagImport, name: str) -> None:
+    def _after_verified(self, root: CID, name: str) -> None:
         """Hook for backends that record the pin only after verification (the local store)."""
 
     def verify(self, cid: CID | str) -> VerifyReport:
@@ -120,8 +196,10 @@ class HttpBackend(PinBackend):
         token: str | None,
         policy: RetryPolicy = RetryPolicy(),
         sleep: Callable[[float], None] = time.sleep,
+        concurrency: int = 1,
     ) -> None:
-        self._session = requests.Session()
+        self.concurrency = concurrency
+        self._session = pooled_session(concurrency)
         if token:
             self._session.headers["Authorization"] = f"Bearer {token}"
         self._policy = policy
@@ -132,12 +210,21 @@ class HttpBackend(PinBackend):
 
 
 
+def pooled_session(concurrency: int) -> requests.Session:
+    """A session that keeps a connection per worker thread (requests' default pool holds 10)."""
+    session = requests.Session()
+    adapter = requests.adapters.HTTPAdapter(pool_connections=4, pool_maxsize=max(concurrency, 10))
+    session.mount("http://", adapter)
+    session.mount("https://", adapter)
+    return session
+
+
 class GatewayVerifiedBackend(HttpBackend):
     """A pinning service that cannot hand blocks back: content is read back through a trustless gateway."""
 
-    def __init__(self, *, gateway: str, token: str | None, **http: Any) -> None:
-        super().__init__(token=token, **http)
-        self.gateway = TrustlessGateway(gateway, **http)
+    def __init__(self, *, gateway: str, token: str | None, concurrency: int = 1, **http: Any) -> None:
+        super().__init__(token=token, concurrency=concurrency, **http)
+        self.gateway = TrustlessGateway(gateway, session=pooled_session(concurrency), **http)
 
     def fetch_block(self, cid: CID | str) -> bytes | None:
         return self.gateway.fetch_block(cid)

@@ -3,20 +3,30 @@
 Upload is `dag/import` of our CAR (kubo cannot re-chunk it), then `pin/add` with the piece's name:
 through Cluster's proxy `dag/import` is not cluster-pinned, `pin/add` is. Kubo reports command errors
 as HTTP 500 with a JSON body {"Message", "Code", "Type": "error"}; those are answers, not outages.
+
+Many pieces go in one CAR (one root per piece, up to `car_max_bytes`): `dag/import` answers one Root event per root,
+each checked against the local CID, and one `pin/add` names every root that came through (kubo gives all the pins
+of one call the same name: the first and last piece's). A root kubo did not answer, or could not pin, fails that
+piece alone.
 """
 
 from __future__ import annotations
 
 import json
+import math
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 import requests
 
 from mintprep.errors import RemoteError
 from mintprep.http import json_object
-from mintprep.ipfs.backends.base import HttpBackend, check_root, spooled_car
+from mintprep.ipfs.backends.base import (
+    CidMismatch, HttpBackend, PinRequest, UploadResult, Uploaded, check_root, spooled_car)
 from mintprep.ipfs.cid import CID, as_cid
 from mintprep.ipfs.unixfs import DagImport
+
+MAX_PIECES_PER_CAR = 1000  # a bound on one answer's NDJSON and one pin/add's query string
 
 
 class KuboError(RemoteError):
@@ -26,9 +36,10 @@ class KuboError(RemoteError):
 class KuboBackend(HttpBackend):
     name = "kubo"
 
-    def __init__(self, api_url: str, *, token: str | None = None, **http: Any) -> None:
+    def __init__(self, api_url: str, *, token: str | None = None, car_max_bytes: int = 32 << 20, **http: Any) -> None:
         super().__init__(token=token, **http)
         self.api_url = api_url.rstrip("/")
+        self.car_max_bytes = car_max_bytes
 
     def _call(self, command: str, **kwargs: Any) -> requests.Response:
         """POST /api/v0/<command>; raise KuboError with kubo's message when it answers with an error."""
@@ -47,22 +58,85 @@ class KuboBackend(HttpBackend):
         return response
 
     def _upload(self, dag: DagImport, name: str) -> str | None:
-        with spooled_car(dag, "dag.car") as multipart:
+        [outcome] = self._import_and_pin([(0, dag, name)])
+        if not isinstance(outcome, Uploaded):
+            raise outcome[1]
+        return None
+
+    def _shares(self, count: int) -> Iterator[list[int]]:
+        """One share per worker, so every CAR upload runs beside the others; each share is cut into CARs by size."""
+        size = min(MAX_PIECES_PER_CAR, max(1, math.ceil(count / self.concurrency)))
+        return (list(range(start, min(start + size, count))) for start in range(0, count, size))
+
+    def _upload_share(self, requests: Sequence[PinRequest], share: list[int]) -> list[UploadResult]:
+        results: list[UploadResult] = []
+        batch: list[tuple[int, DagImport, str]] = []
+        batch_bytes = 0
+        for index in share:
+            dag = requests[index].make_dag()
+            if batch and batch_bytes + dag.size > self.car_max_bytes:
+                results += self._import_and_pin(batch)
+                batch, batch_bytes = [], 0
+            batch.append((index, dag, requests[index].name))
+            batch_bytes += dag.size
+        return results + (self._import_and_pin(batch) if batch else [])
+
+    def _import_and_pin(self, batch: list[tuple[int, DagImport, str]]) -> list[UploadResult]:
+        """One CAR holding every DAG of `batch` (a root each), then one pin/add of the roots kubo took."""
+        label = batch[0][2] if len(batch) == 1 else f"{batch[0][2]} … {batch[-1][2]}"
+        try:
+            answered = self._dag_import([dag for _, dag, _ in batch], label)
+        except RemoteError as error:
+            return [(index, error) for index, _, _ in batch]
+        results: list[UploadResult] = []
+        imported: list[tuple[int, DagImport, str]] = []
+        ours = {dag.root.to_v1() for _, dag, _ in batch}
+        strangers = [spelled for cid, (spelled, _) in answered.items() if cid not in ours]
+        for index, dag, name in batch:
+            spelled, problem = answered.get(dag.root.to_v1(), (None, ""))
+            try:
+                check_root(dag.root, spelled or (strangers[0] if strangers else None), self.name, name)
+            except CidMismatch as mismatch:
+                results.append((index, mismatch))
+                continue
+            if problem:
+                results.append((index, RemoteError(f"{name}: kubo could not pin {spelled}: {problem} "
+                                                   "(DAG incomplete)")))
+            else:
+                imported.append((index, dag, name))
+        if not imported:
+            return results
+        try:
+            pinned = self._call("pin/add", params=[*(("arg", str(dag.root)) for _, dag, _ in imported),
+                                                   ("recursive", "true"), ("name", label)])
+            pins = {as_cid(cid).to_v1() for cid in json_object(pinned, "kubo pin/add").get("Pins") or []}
+        except (RemoteError, ValueError) as error:
+            failed = error if isinstance(error, RemoteError) else RemoteError(f"kubo pin/add: {error}")
+            return results + [(index, failed) for index, _, _ in imported]
+        for index, dag, name in imported:
+            if dag.root.to_v1() in pins:
+                results.append(Uploaded(index, dag.root, None))
+            else:
+                results.append((index, CidMismatch(f"{name}: kubo pin/add did not answer {dag.root}")))
+        return results
+
+    def _dag_import(self, dags: list[DagImport], label: str) -> dict[CID, tuple[str, str]]:
+        """Upload one CAR of `dags`; kubo's answer as {root (as v1): (root as kubo spelled it, PinErrorMsg)}."""
+        with spooled_car(dags, "dag.car") as multipart:
             response = self._call("dag/import", params={"pin-roots": "true"}, files=multipart)
-        answered = None
+        answered: dict[CID, tuple[str, str]] = {}
         for line in filter(str.strip, response.text.splitlines()):
             try:
                 root = json.loads(line).get("Root")
             except (ValueError, AttributeError):
-                raise RemoteError(f"{name}: kubo dag/import answered {line[:200]!r}, not NDJSON events") from None
+                raise RemoteError(f"{label}: kubo dag/import answered {line[:200]!r}, not NDJSON events") from None
             if root:
-                answered = root.get("Cid", {}).get("/")
-                if root.get("PinErrorMsg"):
-                    raise RemoteError(f"{name}: kubo could not pin {answered}: {root['PinErrorMsg']} (DAG incomplete)")
-        check_root(dag.root, answered, self.name, name)
-        pinned = self._call("pin/add", params={"arg": str(dag.root), "recursive": "true", "name": name})
-        check_root(dag.root, (json_object(pinned, "kubo pin/add").get("Pins") or [None])[0], self.name, name)
-        return None
+                cid = root.get("Cid", {}).get("/")
+                try:
+                    answered[as_cid(cid).to_v1()] = (cid, root.get("PinErrorMsg") or "")
+                except Exception:  # noqa: BLE001 - an unparsable root names none of ours
+                    raise CidMismatch(f"{label}: kubo answered root CID {cid!r}, not a CID") from None
+        return answered
 
     def fetch_block(self, cid: CID | str) -> bytes | None:
         try:

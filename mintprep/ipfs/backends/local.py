@@ -21,8 +21,8 @@ class LocalBackend(PinBackend):
         self.store.put_many(dag.blocks)
         return None
 
-    def _after_verified(self, dag: DagImport, name: str) -> None:
-        self.store.add_pin(dag.root, name)  # the pin set only ever names verified, complete DAGs
+    def _after_verified(self, root: CID, name: str) -> None:
+        self.store.add_pin(root, name)  # the pin set only ever names verified, complete DAGs
 
     def fetch_block(self, cid: CID | str) -> bytes | None:
         try:

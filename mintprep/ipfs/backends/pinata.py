@@ -35,7 +35,7 @@ class PinataBackend(GatewayVerifiedBackend):
         self.upload_url = (upload_url or DEFAULT_UPLOADS).rstrip("/")
 
     def _upload(self, dag: DagImport, name: str) -> str | None:
-        with spooled_car(dag, f"{name}.car") as multipart:
+        with spooled_car([dag], f"{name}.car") as multipart:
             response = self._send(
                 "POST",
                 f"{self.upload_url}/v3/files",

@@ -1,0 +1,171 @@
+"""What a request key says about the model and the machine, found without loading weights or importing torch.
+
+- The model fingerprint is a hash of the model's files: every file of a diffusers folder (weights, configs,
+  tokenizer), a single-file checkpoint and its configs, or, for a hub id, the snapshot's commit and the blob each
+  file links to (the hub cache names blobs by their content hash). A file is hashed once and remembered by its
+  identity (path, size, mtime_ns, ctime_ns, inode): a file whose identity is unchanged is not read again.
+- The key environment (device type, torch's CPU thread count, versions that change numerics) is probed once with
+  torch and remembered by the identity of the environment that decides it (interpreter, library versions, CPUs,
+  GPU device nodes, the variables torch reads for threads and devices, host and boot). The executor checks it
+  against the real one when it loads the model, before any piece is recorded.
+
+The cache is one JSON file in the collection's `.mintprep/`; a missing or unreadable one is rebuilt.
+"""
+
+from __future__ import annotations
+
+import glob
+import hashlib
+import importlib.metadata
+import json
+import os
+import socket
+import sys
+import zlib
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from mintprep.generate.settings import GeneratorSettings
+from mintprep.generate.source import ModelSource, resolve_source
+from mintprep.hashing import content_key
+from mintprep.objects import write_atomic
+
+CACHE_NAME = "fingerprints.json"
+CHUNK = 1 << 20
+WEIGHT_SUFFIXES = {".safetensors", ".bin", ".ckpt"}
+# The variables torch reads to pick its thread count and the devices it sees.
+ENVIRONMENT_VARIABLES = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "CUDA_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES",
+                         "ROCR_VISIBLE_DEVICES", "PYTORCH_ENABLE_MPS_FALLBACK")
+NUMERIC_DISTRIBUTIONS = ("torch", "diffusers", "transformers", "numpy", "pillow")
+TINY_CODE = ("tiny.py", "tokenizer.py")  # the built-in model is code: its weights come from these files
+
+
+@lru_cache(maxsize=1)
+def numeric_versions() -> dict[str, str]:
+    """Versions whose change may change the bytes of a piece (kernels, model code, rounding, PNG compression),
+    read from the installed distributions' metadata, so asking costs no import of torch."""
+    versions = {name: importlib.metadata.version(name) for name in NUMERIC_DISTRIBUTIONS}
+    return {**versions, "zlib": zlib.ZLIB_RUNTIME_VERSION}
+
+
+class FingerprintCache:
+    """File hashes by file identity, and probed environments by environment identity; `path` None keeps it in
+    memory only."""
+
+    def __init__(self, path: Path | None = None) -> None:
+        self.path = path
+        self._data: dict[str, dict[str, Any]] = {"files": {}, "environments": {}}
+        if path is not None and path.is_file():
+            try:
+                loaded = json.loads(path.read_text())
+                self._data = {part: dict(loaded.get(part) or {}) for part in self._data}
+            except (OSError, ValueError, AttributeError):
+                pass  # a cache is only a cache: start again
+
+    @classmethod
+    def in_state_dir(cls, state_dir: Path | None) -> FingerprintCache:
+        return cls(state_dir / CACHE_NAME if state_dir is not None else None)
+
+    def file_sha256(self, file: Path) -> str:
+        stat = file.stat()
+        identity = [stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns, stat.st_ino, stat.st_dev]
+        remembered = self._data["files"].get(str(file))
+        if remembered is not None and remembered["identity"] == identity:
+            return remembered["sha256"]
+        digest = hashlib.sha256()
+        with file.open("rb") as handle:
+            while chunk := handle.read(CHUNK):
+                digest.update(chunk)
+        self._data["files"][str(file)] = {"identity": identity, "sha256": digest.hexdigest()}
+        self._save()
+        return digest.hexdigest()
+
+    def environment(self, identity: dict[str, Any]) -> dict[str, Any] | None:
+        return self._data["environments"].get(content_key(identity))
+
+    def remember_environment(self, identity: dict[str, Any], facts: dict[str, Any]) -> None:
+        self._data["environments"][content_key(identity)] = facts
+        self._save()
+
+    def _save(self) -> None:
+        if self.path is not None and self.path.parent.is_dir():
+            write_atomic(self.path, json.dumps(self._data, sort_keys=True).encode())
+
+
+# -- the model -----------------------------------------------------------------------------------
+
+def model_fingerprint(settings: GeneratorSettings, cache: FingerprintCache) -> str:
+    """sha256 of what the model's files say; equal for equal files wherever they lie."""
+    return content_key(describe_files(resolve_source(settings), settings, cache))
+
+
+def describe_files(source: ModelSource, settings: GeneratorSettings, cache: FingerprintCache) -> dict[str, Any]:
+    if source.kind == "tiny":
+        here = Path(__file__).parent
+        return {"kind": "tiny", "variant": settings.model or "default",
+                "code": {name: cache.file_sha256(here / name) for name in TINY_CODE}}
+    assert source.path is not None
+    if source.kind == "single_file":
+        assert source.config is not None
+        return {"kind": "single_file", "sha256": cache.file_sha256(source.path),
+                "config": describe_files(source.config, settings, cache)}
+    if source.kind == "hub":
+        # The snapshot is immutable: its files link to blobs named by their content hash.
+        return {"kind": "hub", "repo_id": source.repo_id, "commit": source.commit,
+                "files": {rel: _hub_blob(file, cache) for rel, file in _files(source.path)}}
+    return {"kind": "folder", "files": {rel: cache.file_sha256(file) for rel, file in _files(source.path)}}
+
+
+def weights_sha256(folder: Path, cache: FingerprintCache) -> dict[str, str]:
+    """sha256 of each weight file of a diffusers folder (for provenance), from the cache."""
+    return {rel: cache.file_sha256(file) for rel, file in _files(folder) if file.suffix in WEIGHT_SUFFIXES}
+
+
+def _files(folder: Path) -> list[tuple[str, Path]]:
+    return [(file.relative_to(folder).as_posix(), file) for file in sorted(folder.rglob("*"))
+            if file.is_file() and not any(part.startswith(".") for part in file.relative_to(folder).parts)]
+
+
+def _hub_blob(file: Path, cache: FingerprintCache) -> str:
+    return Path(os.readlink(file)).name if file.is_symlink() else cache.file_sha256(file)
+
+
+# -- the machine ---------------------------------------------------------------------------------
+
+def key_environment(device: str, cache: FingerprintCache) -> dict[str, Any]:
+    """{device, cpu_threads, versions} as a generator loaded here would see them."""
+    if "torch" in sys.modules:  # already imported (and maybe reconfigured): ask it, it costs nothing
+        return probe_environment(device)
+    identity = environment_identity(device)
+    remembered = cache.environment(identity)
+    if remembered is None:
+        remembered = probe_environment(device)
+        cache.remember_environment(identity, remembered)
+    return remembered
+
+
+def probe_environment(device: str) -> dict[str, Any]:
+    import torch
+
+    from mintprep.generate.environment import resolve_device
+
+    resolved = resolve_device(device).type
+    # CPU kernels split their sums by thread count: 1 and 2 threads give different bytes for one piece.
+    return {"device": resolved, "cpu_threads": torch.get_num_threads() if resolved == "cpu" else None,
+            "versions": numeric_versions()}
+
+
+def environment_identity(device: str) -> dict[str, Any]:
+    """Everything that decides `probe_environment`'s answer, readable without torch."""
+    boot = Path("/proc/sys/kernel/random/boot_id")
+    affinity = os.sched_getaffinity(0) if hasattr(os, "sched_getaffinity") else None
+    return {
+        "python": [sys.executable, sys.version],
+        "versions": numeric_versions(),
+        "device": device,
+        "cpus": [os.cpu_count(), len(affinity) if affinity is not None else None],
+        "variables": {name: os.environ.get(name) for name in ENVIRONMENT_VARIABLES},
+        "gpu_nodes": sorted(glob.glob("/dev/nvidia*") + glob.glob("/dev/kfd") + glob.glob("/dev/dri/renderD*")),
+        "host": [socket.gethostname(), boot.read_text().strip() if boot.is_file() else None],
+    }

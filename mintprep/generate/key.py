@@ -1,0 +1,46 @@
+"""The request key: sha256 of everything that determines a piece's pixels, computed without loading the model.
+
+The driver keys every piece before deciding what to generate, so a rerun with nothing to do loads nothing.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from mintprep.generate.request import GenerationRequest
+from mintprep.generate.settings import GeneratorSettings
+from mintprep.hashing import content_key
+
+# Settings fixed when the pipeline is loaded; a request must agree with them (the rest may vary per request).
+LOAD_FIELDS = ("kind", "model", "revision", "config", "scheduler", "scheduler_config", "device", "offload")
+# Settings that shape each piece's pixels, and so belong in its request key.
+PIECE_FIELDS = ("steps", "guidance", "width", "height", "upscale", "precision", "fallback", "max_attempts",
+                "safety_checker")
+
+
+def request_key(request: GenerationRequest, model_fingerprint: str, environment: dict[str, Any]) -> str:
+    """`model_fingerprint` from mintprep.generate.fingerprint (the model's files: weights, configs, scheduler
+    config); `environment` its key_environment (device type, CPU threads, numeric versions)."""
+    settings = request.settings
+    return content_key({
+        "model": model_fingerprint,
+        "prompt": request.prompt,
+        "negative_prompt": request.negative_prompt,
+        "collection_seed": request.collection_seed,
+        "token_id": request.token_id,
+        "first_attempt": request.first_attempt,
+        "settings": settings.model_dump(mode="json", include=set(PIECE_FIELDS)),
+        # The scheduler's class and overrides; its base config is a file of the model, in the fingerprint.
+        "scheduler": settings.model_dump(mode="json", include={"scheduler", "scheduler_config"}),
+        "guards": request.guards.model_dump(mode="json"),
+        "environment": environment,
+    })
+
+
+def check_compatible(loaded: GeneratorSettings, wanted: GeneratorSettings) -> None:
+    """A request's load-time settings must be the executor's: one loaded model serves them all."""
+    have, want = loaded.model_dump(include=set(LOAD_FIELDS)), wanted.model_dump(include=set(LOAD_FIELDS))
+    if have != want:
+        differing = sorted(key for key in LOAD_FIELDS if have[key] != want[key])
+        raise ValueError(f"request settings differ from the loaded generator in {', '.join(differing)}; "
+                         "load another generator for them")
