@@ -10,6 +10,7 @@ import hashlib
 from dataclasses import dataclass
 
 from mintprep.config import CollectionSpec
+from mintprep.template import render
 
 
 @dataclass(frozen=True)
@@ -46,7 +47,7 @@ def plan_piece(spec: CollectionSpec, token_id: int) -> PiecePlan:
     chosen = {name: draw_trait(spec.seed, token_id, name, weights) for name, weights in spec.prompt.traits.items()}
     if override is not None:
         chosen.update(override.traits)
-    prompt = override.prompt if override and override.prompt else spec.prompt.template.format(**chosen)
+    prompt = override.prompt if override and override.prompt else render(spec.prompt.template, chosen)
     negative = override.negative if override and override.negative is not None else spec.prompt.negative
     return PiecePlan(token_id, tuple(chosen.items()), prompt, negative)
 

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 import typer
 from rich.table import Table
 
-from mintprep.cli.app import app, console, print_json, reports_errors
+from mintprep.cli.app import app, console, print_json
 from mintprep.config import load_collection
 
 if TYPE_CHECKING:
@@ -17,7 +17,6 @@ if TYPE_CHECKING:
 
 
 @app.command()
-@reports_errors
 def audit(
     collection: Path = typer.Argument(..., help="the collection file (collection.yaml)"),
     repair: bool = typer.Option(False, "--repair", help="replace broken pieces and all that points at them"),

@@ -14,7 +14,7 @@ from mintprep.chain.check import CheckReport, check_collection, format_wei
 from mintprep.chain.deploy import deploy_collection
 from mintprep.chain.keys import load_signer
 from mintprep.chain.networks import NETWORKS
-from mintprep.cli.app import app, console, print_json, reports_errors
+from mintprep.cli.app import app, console, print_json
 from mintprep.config import load_collection
 from mintprep.ledger import Ledger
 
@@ -56,7 +56,6 @@ def render_check(report: CheckReport) -> Table:
 
 
 @app.command("check")
-@reports_errors
 def check_command(collection: Path = COLLECTION, rpc_url: Optional[str] = RPC_URL, as_json: bool = JSON) -> None:
     """Compare collection.yaml with the deployed contract: exit 0 when all agree, 1 on a mismatch, 2 if unreachable."""
     col = load_collection(collection)
@@ -77,7 +76,6 @@ def check_command(collection: Path = COLLECTION, rpc_url: Optional[str] = RPC_UR
 
 
 @contract_app.command("build")
-@reports_errors
 def build_command(
     check: bool = typer.Option(False, "--check", help="only compare the committed artifacts with a fresh compile"),
     as_json: bool = JSON,
@@ -94,7 +92,6 @@ def build_command(
 
 
 @contract_app.command("deploy")
-@reports_errors
 def deploy_command(
     collection: Path = COLLECTION,
     network: Optional[str] = typer.Option(
@@ -122,7 +119,6 @@ def deploy_command(
 
 
 @contract_app.command("set-base-uri")
-@reports_errors
 def set_base_uri_command(
     collection: Path = COLLECTION,
     print_only: bool = typer.Option(

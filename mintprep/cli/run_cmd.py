@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Optional
 import typer
 from rich.table import Table
 
-from mintprep.cli.app import app, console, print_json, reports_errors
+from mintprep.cli.app import app, console, print_json
 from mintprep.config import collection_schema, load_collection
 from mintprep.executors.settings import with_cli_overrides
 from mintprep.progress import RichProgress
@@ -23,7 +23,6 @@ JsonOpt = typer.Option(False, "--json", help="print a machine-readable summary o
 
 
 @app.command()
-@reports_errors
 def run(
     collection: Path = CollectionArg,
     json: bool = JsonOpt,
@@ -64,7 +63,6 @@ def _print_report(report: "RunReport") -> None:
 
 
 @app.command()
-@reports_errors
 def status(collection: Path = CollectionArg, json: bool = JsonOpt) -> None:
     """What is done, per stage and per piece."""
     info = collection_status(load_collection(collection))
@@ -80,6 +78,6 @@ def status(collection: Path = CollectionArg, json: bool = JsonOpt) -> None:
 
 
 @app.command()
-def schema() -> None:
+def schema(json: bool = typer.Option(False, "--json", help="accepted for symmetry: the schema is JSON already")) -> None:
     """Print the JSON Schema of collection.yaml (for editor completion)."""
     print_json(collection_schema())

@@ -9,15 +9,16 @@ from pydantic import Field, model_validator
 
 from mintprep.errors import ConfigError
 from mintprep.model import StrictModel
+from mintprep.urls import PrivateUrl, PublicUrl
 
 
 class IpfsSettings(StrictModel):
     backend: Literal["local", "kubo", "psa", "pinata"] = "local"
     profile: Literal["kubo-cidv1", "unixfs-v0-2015", "unixfs-v1-2025"] = "kubo-cidv1"
-    api_url: str | None = None  # kubo RPC (http://127.0.0.1:5001) or PSA base; for pinata, its API base
-    upload_url: str | None = None  # pinata only: the uploads host (default https://uploads.pinata.cloud)
+    api_url: PrivateUrl | None = None  # kubo RPC (http://127.0.0.1:5001) or PSA base; for pinata, its API base
+    upload_url: PrivateUrl | None = None  # pinata only: the uploads host (default https://uploads.pinata.cloud)
     token_env: str | None = None  # NAME of the environment variable holding the token, never the token
-    gateway: str = "https://ipfs.io"  # trustless gateway for psa/pinata verification, and for the page
+    gateway: PublicUrl = "https://ipfs.io"  # trustless gateway for psa/pinata verification, and for the page
     pin_timeout_s: float = Field(default=600.0, gt=0)  # psa: how long a pin may stay queued/pinning
 
     @model_validator(mode="after")
