@@ -8,6 +8,8 @@ duplicates) and plain file bytes, for `mintprep serve` and for tests that need a
 
 from __future__ import annotations
 
+import io
+
 import html
 import mimetypes
 import threading
@@ -60,7 +62,6 @@ class TrustlessGateway:
             ok_status=lambda status: status < 400 or status == 404,
             headers={"Accept": media_type},
             params=params,
-            stream=True,
         )
 
     def fetch_block(self, cid: CID | str) -> bytes | None:
@@ -73,9 +74,8 @@ class TrustlessGateway:
         received: dict[CID, bytes] = {}
         try:
             response = self._get(root, CAR_MEDIA_TYPE, format="car", **{"dag-scope": "all"})
-            if response.status_code == 200:
-                response.raw.decode_content = True
-                for block in CarReader(response.raw, verify=False):
+            if response.status_code == 200:  # the body is already read, capped by the retry policy
+                for block in CarReader(io.BytesIO(response.content), verify=False):
                     received[block.cid] = block.data
         except (CarError, RemoteError, requests.RequestException):
             pass  # a truncated or failed stream: whatever it lacked is fetched block by block below

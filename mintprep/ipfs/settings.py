@@ -7,7 +7,7 @@ from typing import Literal
 
 from pydantic import Field, model_validator
 
-from mintprep.errors import ConfigError
+from mintprep.errors import ConfigError, register_secret
 from mintprep.model import StrictModel
 from mintprep.urls import PrivateUrl, PublicUrl
 
@@ -20,6 +20,11 @@ class IpfsSettings(StrictModel):
     token_env: str | None = None  # NAME of the environment variable holding the token, never the token
     gateway: PublicUrl = "https://ipfs.io"  # trustless gateway for psa/pinata verification, and for the page
     pin_timeout_s: float = Field(default=600.0, gt=0)  # psa: how long a pin may stay queued/pinning
+    request_timeout_s: float = Field(60.0, gt=0, le=3600, description="the whole of one HTTP request, body included")
+    give_up_after_s: float = Field(
+        600.0, gt=0, le=86_400, description="a service that keeps failing is given up on after this long (all "
+        "retries together)"
+    )
 
     @model_validator(mode="after")
     def _backend_needs(self) -> IpfsSettings:
@@ -35,5 +40,6 @@ class IpfsSettings(StrictModel):
             return None
         value = os.environ.get(self.token_env, "").strip()
         if not value:
-            raise ConfigError(f"ipfs.token_env: environment variable {self.token_env} is not set or empty")
-        return value
+            raise ConfigError(f"ipfs.token_env: environment variable {self.token_env} is not set or empty",
+                              field="ipfs.token_env")
+        return register_secret(value)

@@ -16,7 +16,7 @@ from typing import Any
 
 import requests
 
-from mintprep.errors import RemoteError
+from mintprep.errors import RemoteError, register_secret
 from mintprep.http import RetryPolicy, redact, send
 from mintprep.ipfs.car import write_car
 from mintprep.ipfs.cid import CID, as_cid
@@ -123,7 +123,7 @@ class HttpBackend(PinBackend):
     ) -> None:
         self._session = requests.Session()
         if token:
-            self._session.headers["Authorization"] = f"Bearer {token}"
+            self._session.headers["Authorization"] = f"Bearer {register_secret(token)}"
         self._policy = policy
         self._sleep = sleep
 
