@@ -22,7 +22,7 @@ import requests
 from mintprep.errors import RemoteError, register_secret, scrub
 from mintprep.urls import redact
 
-__all__ = ["RetryPolicy", "json_object", "redact", "retry_after_seconds", "send"]
+__all__ = ["RetryPolicy", "ServiceUnavailable", "json_object", "redact", "retry_after_seconds", "send"]
 
 RETRY_STATUS = frozenset({408, 425, 429, 500, 502, 503, 504})
 CHUNK = 64 * 1024
@@ -66,6 +66,10 @@ def json_object(response: requests.Response, what: str) -> dict[str, Any]:
     if not isinstance(body, dict):
         raise RemoteError(scrub(f"{what}: expected a JSON object, got {body!r:.200}"))
     return body
+
+
+class ServiceUnavailable(RemoteError):
+    """Every attempt failed (timeouts, connection errors, retryable statuses) until the give-up time."""
 
 
 class _Deadline(Exception):
@@ -186,5 +190,5 @@ def send(
         elif attempts < policy.attempts:
             break
     elapsed = time.monotonic() - started
-    raise RemoteError(scrub(f"{shown} failed after {attempts} attempts: {last} ({elapsed:.1f}s; mintprep gives up "
+    raise ServiceUnavailable(scrub(f"{shown} failed after {attempts} attempts: {last} ({elapsed:.1f}s; mintprep gives up "
                             f"after {policy.attempts} attempts or {policy.give_up_after:g}s, whichever comes first)"))
