@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -11,16 +12,16 @@ import yaml
 from pydantic import Field, ValidationError, field_validator, model_validator
 
 from mintprep.chain.settings import ChainSettings
-from mintprep.errors import ConfigError
+from mintprep.errors import ConfigError, UserError
 from mintprep.executors.settings import ExecutorSettings
 from mintprep.generate.settings import GeneratorSettings
 from mintprep.ipfs.settings import IpfsSettings
-from mintprep.model import StrictModel
+from mintprep.model import STATE_DIR_NAME, StrictModel
 from mintprep.page.settings import PageSettings
+from mintprep.template import placeholders
+from mintprep.urls import PublicUrl
 from mintprep.validate import GuardSettings
-
-STATE_DIR_NAME = ".mintprep"
-
+from mintprep.yamlload import YamlRefused, load_document
 
 class PromptSpec(StrictModel):
     template: str = Field(description="prompt with {trait} placeholders, e.g. 'a {flower} in {style} style'")
@@ -28,6 +29,12 @@ class PromptSpec(StrictModel):
     traits: dict[str, dict[str, float]] = Field(
         default_factory=dict, description="trait name -> {value: weight}; weights need not sum to 1"
     )
+
+    @field_validator("template")
+    @classmethod
+    def _plain_placeholders(cls, template: str) -> str:
+        placeholders(template)
+        return template
 
     @field_validator("traits")
     @classmethod
@@ -38,17 +45,13 @@ class PromptSpec(StrictModel):
             for value, weight in values.items():
                 if not weight > 0:
                     raise ValueError(f"trait {trait!r} value {value!r}: weight must be > 0, got {weight}")
+            if not math.isfinite(sum(values.values())):
+                raise ValueError(f"trait {trait!r}: the weights add up past the largest number; use smaller ones")
         return traits
 
     @model_validator(mode="after")
     def _placeholders_are_traits(self) -> "PromptSpec":
-        import string
-
-        fields = [field for _, field, _, _ in string.Formatter().parse(self.template) if field is not None]
-        if "" in fields:  # `{}` passes no trait name; str.format(**traits) would fail at run time
-            raise ValueError("template has a positional placeholder {}; name a trait inside the braces")
-        names = set(fields)
-        missing = sorted(names - set(self.traits))
+        missing = sorted(set(placeholders(self.template)) - set(self.traits))
         if missing:
             raise ValueError(f"template uses {', '.join(missing)} but prompt.traits does not define them")
         return self
@@ -70,7 +73,7 @@ class PieceOverride(StrictModel):
 class MetadataSettings(StrictModel):
     """Optional OpenSea fields; `{id}` in external_url is replaced by the token id."""
 
-    external_url: str | None = None
+    external_url: PublicUrl | None = Field(None, description="http(s) page of each token; {id} is its id")
     background_color: str | None = Field(None, pattern=r"^[0-9a-fA-F]{6}$", description="six hex digits, no #")
 
     def token_extras(self, token_id: int) -> dict[str, str]:
@@ -106,6 +109,9 @@ class CollectionSpec(StrictModel):
             for trait, value in override.traits.items():
                 if trait not in self.prompt.traits:
                     raise ValueError(f"pieces.{token_id}.traits.{trait}: not a trait in prompt.traits")
+                if value not in self.prompt.traits[trait]:
+                    raise ValueError(f"pieces.{token_id}.traits.{trait}: {value!r} is not one of its values in "
+                                     f"prompt.traits ({', '.join(self.prompt.traits[trait])})")
             for key in override.generator:
                 if key not in PIECE_GENERATOR_FIELDS:
                     raise ValueError(f"pieces.{token_id}.generator.{key}: a piece may only change "
@@ -121,6 +127,10 @@ class CollectionSpec(StrictModel):
         if override is None or not override.generator:
             return self.generator
         return GeneratorSettings.model_validate({**self.generator.model_dump(), **override.generator})
+
+
+MAX_FILE_BYTES = 4 * 1024 * 1024  # ten thousand per-piece overrides fit in well under this
+MAX_PROBLEMS_SHOWN = 10
 
 
 @dataclass(frozen=True)
@@ -146,42 +156,72 @@ class Collection:
 def load_collection(path: Path | str) -> Collection:
     path = Path(path)
     try:
+        if not path.is_file():
+            raise ConfigError(f"{path}: no such file" if not path.exists() else f"{path}: not a regular file",
+                              path=str(path))
+        if path.stat().st_size > MAX_FILE_BYTES:
+            raise ConfigError(f"{path}: {path.stat().st_size} bytes; a collection file is at most {MAX_FILE_BYTES}",
+                              path=str(path))
         text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise ConfigError(f"{path}: no such file") from None
-    except (IsADirectoryError, UnicodeDecodeError, PermissionError) as exc:
-        raise ConfigError(f"{path}: cannot read ({exc})") from None
-    return Collection(path=path.resolve(), spec=parse_collection(text, source=str(path)))
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{path}: cannot read ({exc})", path=str(path)) from None
+    col = Collection(path=path.resolve(), spec=parse_collection(text, source=str(path)))
+    check_folders(col)
+    return col
 
 
 def parse_collection(text: str, source: str = "collection.yaml") -> CollectionSpec:
     try:
-        data = yaml.safe_load(text)
+        data = load_document(text)
+    except YamlRefused as exc:
+        raise ConfigError(f"{source}: not accepted as YAML: {exc}", path=source) from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" line {mark.line + 1}, column {mark.column + 1}" if mark else ""
         problem = getattr(exc, "problem", None) or str(exc)
-        raise ConfigError(f"{source}:{where}: not valid YAML: {problem}") from None
+        raise ConfigError(f"{source}:{where}: not valid YAML: {problem}", path=source) from None
     if not isinstance(data, dict):
-        raise ConfigError(f"{source}: expected a mapping of settings at the top level, got {type(data).__name__}")
+        raise ConfigError(f"{source}: expected a mapping of settings at the top level, got {type(data).__name__}",
+                          path=source)
     try:
         return CollectionSpec.model_validate(data)
     except ValidationError as exc:
-        raise ConfigError(f"{source}: " + "; ".join(describe_errors(exc))) from None
+        problems = describe_errors(exc)
+        shown = problems[:MAX_PROBLEMS_SHOWN] + ([f"and {len(problems) - MAX_PROBLEMS_SHOWN} more"]
+                                                 if len(problems) > MAX_PROBLEMS_SHOWN else [])
+        raise ConfigError(f"{source}: " + "; ".join(shown), path=source,
+                          field=problems[0].partition(": ")[0]) from None
+
+
+def check_folders(col: Collection) -> None:
+    """The folders mintprep would replace whole are its own: never the collection's folder or an ancestor,
+    never the state folder, never one holding files mintprep did not write."""
+    from mintprep.page.sitedir import ensure_replaceable
+
+    folders = {"page.out": col.page_dir}
+    if col.spec.page.publish.dir:
+        folders["page.publish.dir"] = (col.base_dir / col.spec.page.publish.dir).resolve()
+    for field, folder in folders.items():
+        try:
+            ensure_replaceable(folder, protect=(col.base_dir, col.state_dir))
+        except UserError as exc:
+            raise ConfigError(f"{col.path}: {field}: {exc}", path=str(col.path), field=field) from None
 
 
 def describe_errors(exc: ValidationError) -> list[str]:
     """One line per problem: `generator.steps: must be ≥ 1, got 0`."""
     lines = []
     for error in exc.errors():
-        path = ".".join(str(part) for part in error["loc"]) or "(top level)"
-        lines.append(f"{path}: {_describe(error)}")
+        path = ".".join(str(part) for part in error["loc"])
+        # A top-level validator's message starts with the field it is about (`pieces.3.traits.flower: ...`).
+        lines.append(f"{path}: {_describe(error)}" if path else _describe(error))
     return lines
 
 
 def _describe(error: dict[str, Any]) -> str:
     kind, ctx, got = error["type"], error.get("ctx") or {}, error.get("input")
-    shown = json.dumps(got, default=str) if not isinstance(got, dict) else "a mapping"
+    shown = json.dumps(got, default=str) if not isinstance(got, (dict, list)) else f"a {type(got).__name__}"
+    shown = shown if len(shown) <= 80 else shown[:80] + "…"
     bounds = {"greater_than_equal": "≥ {ge}", "greater_than": "> {gt}", "less_than_equal": "≤ {le}",
               "less_than": "< {lt}", "multiple_of": "a multiple of {multiple_of}"}
     if kind in bounds:

@@ -2,28 +2,64 @@
 
 UserError (exit 2) is bad input: a config field, a file, an unreachable endpoint the user named.
 Its message must name the field or file and say what is wrong; it must never contain a secret.
+`field` and `path`, when known, name the offending setting and file for `--json` answers.
 """
+
+from __future__ import annotations
 
 
 class MintprepError(Exception):
     """Base class for errors mintprep reports without a traceback."""
 
     exit_code = 1
+    kind = "error"
+
+    def __init__(self, message: str = "", *, field: str | None = None, path: str | None = None) -> None:
+        super().__init__(message)
+        self.field = field
+        self.path = path
 
 
 class UserError(MintprepError):
     """Bad input or an unusable environment: exit status 2, nothing changed."""
 
     exit_code = 2
+    kind = "input"
 
 
 class ConfigError(UserError):
     """collection.yaml is malformed or has a field that is wrong; message names the YAML path."""
 
+    kind = "config"
+
 
 class RemoteError(MintprepError):
     """A remote service (IPFS backend, gateway, RPC, Netlify) failed after retries."""
 
+    kind = "remote"
+
 
 class LedgerBusy(UserError):
     """Another mintprep process holds the ledger's writer lock."""
+
+    kind = "busy"
+
+
+# Every secret mintprep has read (a pinning or Netlify token, a key): no message it prints may contain one,
+# even one a server echoed back (an `Authorization` header quoted in a 401 body).
+_SECRETS: set[str] = set()
+MIN_SECRET_LENGTH = 6  # shorter values would blank ordinary words out of messages
+
+
+def register_secret(value: str) -> str:
+    """Remember `value` so `scrub` removes it (and its `Bearer ` form) from messages; returns it unchanged."""
+    if len(value) >= MIN_SECRET_LENGTH:
+        _SECRETS.add(value)
+    return value
+
+
+def scrub(text: str) -> str:
+    """`text` with every registered secret replaced by ***."""
+    for secret in sorted(_SECRETS, key=len, reverse=True):
+        text = text.replace(secret, "***")
+    return text

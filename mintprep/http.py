@@ -1,12 +1,17 @@
-"""One HTTP layer for every remote service: timeouts, retries with backoff, Retry-After honoured.
+"""One HTTP layer for every remote service: a total deadline per request, retries with backoff, capped bodies.
 
-Timeouts, connection errors, 429 and 5xx are retried; when they persist a RemoteError says which
-URL failed and how, never a silent success. Authorization headers are never echoed in errors.
+Timeouts, connection errors, 429 and 5xx (JSON or plain text) are retried; when they persist a
+RemoteError says which URL failed, how, and after how long, never a silent success. A request has a
+deadline for all of it (a server that trickles a byte every few seconds never trips a per-read
+timeout), all attempts together have a give-up time, and a body larger than the cap is refused
+while it streams in, not after it filled memory. No registered secret (the session's token, a
+credential in the URL) ever appears in an error, even when the server echoed it.
 """
 
 from __future__ import annotations
 
 import email.utils
+import threading
 import time
 from dataclasses import dataclass
 from typing import Any, Callable
@@ -14,9 +19,13 @@ from urllib.parse import urlsplit
 
 import requests
 
-from mintprep.errors import RemoteError
+from mintprep.errors import RemoteError, register_secret, scrub
+from mintprep.urls import redact
+
+__all__ = ["RetryPolicy", "ServiceUnavailable", "json_object", "redact", "retry_after_seconds", "send"]
 
 RETRY_STATUS = frozenset({408, 425, 429, 500, 502, 503, 504})
+CHUNK = 64 * 1024
 
 
 @dataclass(frozen=True)
@@ -24,7 +33,9 @@ class RetryPolicy:
     attempts: int = 5
     base_delay: float = 0.5
     max_delay: float = 30.0
-    timeout: float = 60.0
+    timeout: float = 60.0  # the whole of one request: connect, headers and body
+    give_up_after: float = 600.0  # every attempt and wait together
+    max_body_bytes: int = 64 * 1024 * 1024
 
     def delay(self, attempt: int, response: requests.Response | None) -> float:
         hinted = retry_after_seconds(response) if response is not None else None
@@ -46,21 +57,81 @@ def retry_after_seconds(response: requests.Response) -> float | None:
     return max(0.0, when.timestamp() - time.time())
 
 
-def redact(url: str) -> str:
-    """The URL without `user:password@`, for messages (kubo behind basic auth puts credentials there)."""
-    parts = urlsplit(url)
-    return parts._replace(netloc=parts.netloc.rpartition("@")[2]).geturl()
-
-
 def json_object(response: requests.Response, what: str) -> dict[str, Any]:
     """The response's JSON object, or a RemoteError naming `what` (a proxy's HTML error page is not an answer)."""
     try:
         body = response.json()
     except ValueError:
-        raise RemoteError(f"{what}: expected JSON, got {response.text[:200]!r}") from None
+        raise RemoteError(scrub(f"{what}: expected JSON, got {response.text[:200]!r}")) from None
     if not isinstance(body, dict):
-        raise RemoteError(f"{what}: expected a JSON object, got {body!r:.200}")
+        raise RemoteError(scrub(f"{what}: expected a JSON object, got {body!r:.200}"))
     return body
+
+
+class ServiceUnavailable(RemoteError):
+    """Every attempt failed (timeouts, connection errors, retryable statuses) until the give-up time."""
+
+
+class _Deadline(Exception):
+    """One request ran past its total deadline."""
+
+
+class _TooLarge(Exception):
+    """A response body ran past the cap."""
+
+
+def _register_credentials(url: str, http: Any, kwargs: dict[str, Any]) -> None:
+    parts = urlsplit(url)
+    for part in (parts.password, parts.username):
+        if part:
+            register_secret(part)
+    headers = {**dict(getattr(http, "headers", None) or {}), **dict(kwargs.get("headers") or {})}
+    for name, value in headers.items():
+        if name.lower() in ("authorization", "x-api-key", "pinata_secret_api_key") and value:
+            register_secret(str(value))
+            register_secret(str(value).partition(" ")[2] or str(value))
+
+
+def _attempt(http: Any, method: str, url: str, kwargs: dict[str, Any], *, timeout: float,
+             max_body: int) -> requests.Response:
+    """One request with its body read into memory (at most `max_body` bytes), all within `timeout` seconds.
+
+    The request runs on a worker thread the caller stops waiting for at the deadline; the worker then
+    stops at its next chunk (or its next per-read timeout), so an abandoned request ends by itself.
+    """
+    outcome: dict[str, Any] = {}
+    cancelled = threading.Event()
+
+    def work() -> None:
+        try:
+            response = http.request(method, url, stream=True, timeout=(timeout, timeout), **kwargs)
+            body = bytearray()
+            raw = response.raw
+            read = getattr(raw, "read1", None) or raw.read  # read1: what has arrived, not a full chunk
+            while not cancelled.is_set():
+                chunk = read(CHUNK, decode_content=True)
+                if not chunk:
+                    break
+                body += chunk
+                if len(body) > max_body:
+                    response.close()
+                    raise _TooLarge()
+            response._content = bytes(body)  # requests' own cache of the body: .content/.text/.json() use it
+            response._content_consumed = True
+            response.close()
+            outcome["response"] = response
+        except BaseException as exc:  # noqa: BLE001 - handed to the waiting thread
+            outcome["error"] = exc
+
+    worker = threading.Thread(target=work, name=f"http {method}", daemon=True)
+    worker.start()
+    worker.join(timeout)
+    if worker.is_alive():
+        cancelled.set()
+        raise _Deadline()
+    if "error" in outcome:
+        raise outcome["error"]
+    return outcome["response"]
 
 
 def send(
@@ -71,29 +142,53 @@ def send(
     policy: RetryPolicy = RetryPolicy(),
     sleep: Callable[[float], None] = time.sleep,
     ok_status: Callable[[int], bool] = lambda s: s < 400,
+    is_answer: Callable[[requests.Response], bool] = lambda response: False,
     **kwargs: Any,
 ) -> requests.Response:
     """Send a request, retrying transient failures; return the first response whose status is ok.
 
-    A non-retryable error status raises at once; request bodies given as callables are re-created
-    for each attempt (a consumed stream cannot be re-sent).
+    `is_answer` accepts a retryable status that is really the service's answer (kubo's JSON command
+    errors come as HTTP 500; a plain-text 500 from a proxy is an outage and is retried). A non-retryable
+    error status raises at once; request bodies given as callables are re-created for each attempt
+    (a consumed stream cannot be re-sent). The returned response's body is already read.
     """
     http = session or requests
-    last: str = ""
-    for attempt in range(policy.attempts):
+    kwargs.pop("stream", None)
+    _register_credentials(url, http, kwargs)
+    started = time.monotonic()
+    give_up_at = started + policy.give_up_after
+    shown = f"{method} {redact(url)}"
+    last = ""
+    attempts = 0
+    while attempts < policy.attempts:
+        remaining = give_up_at - time.monotonic()
+        if remaining <= 0:
+            break
+        attempts += 1
         call_kwargs = {k: (v() if callable(v) and k in ("data", "files") else v) for k, v in kwargs.items()}
-        call_kwargs.setdefault("timeout", policy.timeout)
+        timeout = min(float(call_kwargs.pop("timeout", policy.timeout) or policy.timeout), policy.timeout, remaining)
         response = None
         try:
-            response = http.request(method, url, **call_kwargs)
+            response = _attempt(http, method, url, call_kwargs, timeout=timeout, max_body=policy.max_body_bytes)
+        except _TooLarge:
+            raise RemoteError(f"{shown} failed: the response is larger than {policy.max_body_bytes} bytes") from None
+        except _Deadline:
+            last = f"no complete answer within {timeout:.1f}s"
         except (requests.ConnectionError, requests.Timeout) as exc:
             last = f"{type(exc).__name__}: {exc}"
+        except requests.RequestException as exc:
+            raise RemoteError(scrub(f"{shown} failed: {type(exc).__name__}: {exc}")) from None
         else:
-            if ok_status(response.status_code):
+            if ok_status(response.status_code) or is_answer(response):
                 return response
             last = f"HTTP {response.status_code}: {response.text[:300]}"
             if response.status_code not in RETRY_STATUS:
-                raise RemoteError(f"{method} {redact(url)} failed: {last}")
-        if attempt + 1 < policy.attempts:
-            sleep(policy.delay(attempt, response))
-    raise RemoteError(f"{method} {redact(url)} failed after {policy.attempts} attempts: {last}")
+                raise RemoteError(scrub(f"{shown} failed: {last}"))
+        wait = policy.delay(attempts - 1, response)
+        if attempts < policy.attempts and time.monotonic() + wait < give_up_at:
+            sleep(wait)
+        elif attempts < policy.attempts:
+            break
+    elapsed = time.monotonic() - started
+    raise ServiceUnavailable(scrub(f"{shown} failed after {attempts} attempts: {last} ({elapsed:.1f}s; mintprep gives up "
+                            f"after {policy.attempts} attempts or {policy.give_up_after:g}s, whichever comes first)"))

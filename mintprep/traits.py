@@ -10,6 +10,7 @@ import hashlib
 from dataclasses import dataclass
 
 from mintprep.config import CollectionSpec
+from mintprep.template import render
 
 
 @dataclass(frozen=True)
@@ -49,7 +50,7 @@ def plan_piece(spec: CollectionSpec, token_id: int, published: list[tuple[str, s
     chosen = dict(published) if published is not None else dict(drawn)
     if override is not None:
         chosen.update(override.traits)
-    prompt = override.prompt if override and override.prompt else spec.prompt.template.format(**{**drawn, **chosen})
+    prompt = override.prompt if override and override.prompt else render(spec.prompt.template, {**drawn, **chosen})
     negative = override.negative if override and override.negative is not None else spec.prompt.negative
     return PiecePlan(token_id, tuple(chosen.items()), prompt, negative)
 

@@ -38,7 +38,7 @@ def test_example_collection_loads():
         ({"chain__mint_price": 0.00063}, "chain.mint_price: must be a decimal string"),
         ({"ipfs__backend": "dropbox"}, "ipfs.backend: must be one of"),
         ({"prompt__template": "a {colour} rose"}, "colour"),
-        ({"prompt__template": "a {} rose"}, "prompt: template has a positional placeholder {}"),
+        ({"prompt__template": "a {} rose"}, "prompt.template: placeholders are plain names"),
     ],
 )
 def test_bad_field_exits_2_naming_the_path(tmp_path: Path, changes: dict, expected: str):

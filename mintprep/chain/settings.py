@@ -2,20 +2,24 @@
 
 from __future__ import annotations
 
-from decimal import Decimal, InvalidOperation
+import re
+from decimal import Decimal
 
 from eth_utils import is_address, is_checksum_address, to_checksum_address
 from pydantic import Field, field_validator
 
 from mintprep.chain.networks import Network, NetworkName, network
 from mintprep.model import StrictModel
+from mintprep.urls import PrivateUrl
 
 WEI_PER_ETH = 10**18
+MAX_PRICE_ETH = 1_000_000  # far above any real drop, far below uint256: a typo, not a price
+PRICE = re.compile(r"(0|[1-9][0-9]{0,5})(\.[0-9]{1,18})?", re.ASCII)
 
 
 class ChainSettings(StrictModel):
     network: NetworkName = "base"
-    rpc_url: str | None = Field(None, description="JSON-RPC endpoint; default: the network's public RPC")
+    rpc_url: PrivateUrl | None = Field(None, description="JSON-RPC endpoint (http/https); default: the network's public RPC")
     contract: str | None = Field(None, description="the deployed MintprepDrop; set after `mintprep contract deploy`")
     mint_price: str = Field("0", description='price per token in ETH, a quoted decimal string such as "0.00063"')
     max_per_wallet: int = Field(5, ge=1)
@@ -28,14 +32,10 @@ class ChainSettings(StrictModel):
     def _decimal_string(cls, value: object) -> str:
         if not isinstance(value, str):
             raise ValueError(f'must be a decimal string in ETH such as "0.00063" (quoted), got {value!r}')
-        try:
-            amount = Decimal(value)
-        except InvalidOperation:
-            raise ValueError(f"must be a decimal number of ETH, got {value!r}") from None
-        if not amount.is_finite() or amount < 0:
-            raise ValueError(f"must be a non-negative amount of ETH, got {value!r}")
-        if (amount * WEI_PER_ETH) % 1:
-            raise ValueError(f"has more than 18 decimals (finer than 1 wei), got {value!r}")
+        if not PRICE.fullmatch(value):
+            # Decimal() would read "1_0" as 10, " 1 " as 1 and "1e400" as a number no contract holds.
+            raise ValueError(f'must be plain digits with at most one point and 18 decimals, below '
+                             f'{MAX_PRICE_ETH:,} ETH, such as "0.00063"; got {value[:40]!r}')
         return value
 
     @field_validator("contract", "owner", "royalty_receiver")

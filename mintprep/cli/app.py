@@ -1,45 +1,133 @@
-"""The typer app and what every command shares: error-to-exit-code mapping and --json output."""
+"""The typer app and what every command shares: one error answer per failure, and stdout kept for --json.
+
+Every failure, whatever raised it (a MintprepError, a usage error click found, a full disk, a bug),
+ends here as one line on stderr and, under `--json`, one JSON object on stdout: never a traceback.
+Messages are printed literally: a key named `[/x]` or a path with `[draft]` in it is not markup.
+"""
 
 from __future__ import annotations
 
-import functools
+import contextlib
+import errno
 import json
+import os
 import sys
-from typing import Any, Callable, TypeVar
+from collections.abc import Iterator
+from typing import Any
 
 import typer
 from rich.console import Console
+from rich.text import Text
+from typer.core import TyperGroup
 
 from mintprep.errors import MintprepError
 
+# Humans read stderr; stdout carries only what a script asked for (--json) or the command's result.
+console = Console(stderr=True)
+
+# Where print_json writes: stdout, or under --json the real stdout saved before fd 1 was pointed at stderr.
+_answer = {"stream": None}
+
+
+def _is_json(args: list[str]) -> bool:
+    return "--json" in args[: args.index("--")] if "--" in args else "--json" in args
+
+
+def describe_failure(exc: BaseException) -> tuple[str, int, str]:
+    """(kind, exit code, message) for any exception that ends a command."""
+    if isinstance(exc, MintprepError):
+        return exc.kind, exc.exit_code, str(exc)
+    if isinstance(exc, typer.TyperException):  # click's usage errors (typer vendors click)
+        ctx = getattr(exc, "ctx", None)
+        hint = f" (see `{ctx.command_path} --help`)" if ctx is not None else ""
+        return "usage", exc.exit_code, (exc.format_message() or "a command is needed") + hint
+    if isinstance(exc, (typer.Abort, KeyboardInterrupt)):
+        return "interrupted", 130, "interrupted; rerunning the command resumes where it stopped"
+    if isinstance(exc, OSError) and exc.errno in (errno.ENOSPC, errno.EDQUOT):
+        where = f" writing {exc.filename}" if exc.filename else ""
+        return "disk-full", 1, f"no space left on the disk{where}; free some and run the command again (it resumes)"
+    if isinstance(exc, OSError):
+        where = f"{exc.filename}: " if exc.filename else ""
+        return "os", 1, f"{where}{exc.strerror or exc}"
+    if isinstance(exc, MemoryError):
+        return "memory", 1, "out of memory"
+    return "internal", 1, (f"internal error (a bug in mintprep, please report it): {type(exc).__name__}: {exc}"
+                           "; set MINTPREP_DEBUG=1 for the traceback")
+
+
+def report_failure(exc: BaseException, *, as_json: bool) -> int:
+    kind, code, message = describe_failure(exc)
+    console.print(Text.assemble(("error: ", "bold red"), message), highlight=False, soft_wrap=True)
+    if as_json:
+        error: dict[str, Any] = {"kind": kind, "message": message}
+        for attribute in ("field", "path"):
+            if getattr(exc, attribute, None):
+                error[attribute] = getattr(exc, attribute)
+        print_json({"ok": False, "exit_code": code, "error": error})
+    return code
+
+
+@contextlib.contextmanager
+def _stdout_for_answers_only(as_json: bool) -> Iterator[None]:
+    """Under --json, everything but print_json goes to stderr, down to the file descriptor: a library (Ray's
+    log monitor, a C extension) that prints on stdout must not break the one JSON object a script parses."""
+    try:
+        fd = sys.stdout.fileno()
+        sys.stdout.flush()
+    except (AttributeError, OSError, ValueError):  # an in-memory stdout (CliRunner): Python-level swap only
+        fd = None
+    if not as_json:
+        yield
+        return
+    saved_stdout, saved_fd = sys.stdout, os.dup(fd) if fd is not None else None
+    _answer["stream"] = os.fdopen(saved_fd, "w", closefd=False) if saved_fd is not None else saved_stdout
+    try:
+        if fd is not None:
+            os.dup2(sys.stderr.fileno(), fd)
+        sys.stdout = sys.stderr
+        yield
+    finally:
+        sys.stdout.flush()
+        sys.stdout = saved_stdout
+        if saved_fd is not None:
+            _answer["stream"].flush()
+            os.dup2(saved_fd, fd)
+            os.close(saved_fd)
+        _answer["stream"] = None
+
+
+class AnsweringGroup(TyperGroup):
+    """The root command: runs a subcommand and turns whatever it raises into one answer."""
+
+    def main(self, args: list[str] | None = None, *pos: Any, standalone_mode: bool = True, **kwargs: Any) -> Any:
+        argv = list(sys.argv[1:] if args is None else args)
+        as_json = _is_json(argv)
+        with _stdout_for_answers_only(as_json):
+            try:
+                returned = super().main(argv, *pos, standalone_mode=False, **kwargs)
+                code = returned if isinstance(returned, int) else 0  # click returns typer.Exit's code
+            except typer.Exit as done:
+                code = done.exit_code
+            except (Exception, KeyboardInterrupt) as exc:  # noqa: BLE001 - the one place that answers
+                if os.environ.get("MINTPREP_DEBUG"):
+                    console.print_exception()
+                code = report_failure(exc, as_json=as_json)
+        if standalone_mode:
+            sys.exit(code)
+        return code
+
+
 app = typer.Typer(
     name="mintprep",
+    cls=AnsweringGroup,
     help="Prepare a generative NFT collection for minting: generate, validate, pin, manifest, page.",
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
 )
 
-# Humans read stderr; stdout carries only what a script asked for (--json) or the command's result.
-console = Console(stderr=True)
-
-F = TypeVar("F", bound=Callable[..., Any])
-
-
-def reports_errors(fn: F) -> F:
-    """Turn MintprepError into a one-line message and its exit code, never a traceback."""
-
-    @functools.wraps(fn)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        try:
-            return fn(*args, **kwargs)
-        except MintprepError as exc:
-            console.print(f"[bold red]error:[/] {exc}", highlight=False, markup=True, soft_wrap=True)
-            raise typer.Exit(exc.exit_code) from None
-
-    return wrapper  # type: ignore[return-value]
-
 
 def print_json(value: Any) -> None:
-    sys.stdout.write(json.dumps(value, indent=2, sort_keys=True, default=str) + "\n")
-    sys.stdout.flush()
+    stream = _answer["stream"] or sys.stdout
+    stream.write(json.dumps(value, indent=2, sort_keys=True, default=str) + "\n")
+    stream.flush()

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 import typer
 from rich.table import Table
 
-from mintprep.cli.app import app, console, print_json, reports_errors
+from mintprep.cli.app import app, console, print_json
 
 if TYPE_CHECKING:
     from mintprep.audit import AuditReport
@@ -16,7 +16,6 @@ if TYPE_CHECKING:
 
 
 @app.command()
-@reports_errors
 def audit(
     collection: Path = typer.Argument(..., help="the collection file (collection.yaml)"),
     repair: bool = typer.Option(False, "--repair", help="replace broken pieces and all that points at them"),

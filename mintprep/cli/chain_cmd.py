@@ -9,7 +9,7 @@ import typer
 from rich.table import Table
 
 from mintprep.chain.networks import NETWORKS
-from mintprep.cli.app import app, console, print_json, reports_errors
+from mintprep.cli.app import app, console, print_json
 
 # web3 and eth_account are imported by the commands that talk to a chain, when they run.
 if TYPE_CHECKING:
@@ -58,7 +58,6 @@ def render_check(report: "CheckReport") -> Table:
 
 
 @app.command("check")
-@reports_errors
 def check_command(collection: Path = COLLECTION, rpc_url: Optional[str] = RPC_URL, as_json: bool = JSON) -> None:
     """Compare collection.yaml with the deployed contract: exit 0 when all agree, 1 on a mismatch, 2 if unreachable."""
     from mintprep.chain.check import check_collection
@@ -82,7 +81,6 @@ def check_command(collection: Path = COLLECTION, rpc_url: Optional[str] = RPC_UR
 
 
 @contract_app.command("build")
-@reports_errors
 def build_command(
     check: bool = typer.Option(False, "--check", help="only compare the committed artifacts with a fresh compile"),
     as_json: bool = JSON,
@@ -101,7 +99,6 @@ def build_command(
 
 
 @contract_app.command("deploy")
-@reports_errors
 def deploy_command(
     collection: Path = COLLECTION,
     network: Optional[str] = typer.Option(
@@ -134,7 +131,6 @@ def deploy_command(
 
 
 @contract_app.command("set-base-uri")
-@reports_errors
 def set_base_uri_command(
     collection: Path = COLLECTION,
     print_only: bool = typer.Option(

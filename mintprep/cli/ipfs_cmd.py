@@ -8,7 +8,7 @@ from typing import BinaryIO, Optional
 
 import typer
 
-from mintprep.cli.app import app, console, print_json, reports_errors
+from mintprep.cli.app import app, console, print_json
 from mintprep.errors import UserError
 from mintprep.ipfs.profile_names import PROFILE_NAMES
 
@@ -23,7 +23,6 @@ Json = typer.Option(False, "--json", help="Print a JSON object instead of the ba
 
 
 @app.command("cid")
-@reports_errors
 def cid_command(
     path: Path = typer.Argument(..., help="File or directory (directories are added recursively)."),
     cid_version: Optional[int] = CidVersion,
@@ -47,7 +46,6 @@ def cid_command(
 
 
 @app.command("export-car")
-@reports_errors
 def export_car_command(
     source: str = typer.Argument(..., help="A file or directory; or a CID when --store is given."),
     out: Path = typer.Option(..., "--out", "-o", help="The CAR file to write (replaced atomically)."),

@@ -7,14 +7,13 @@ from pathlib import Path
 
 import typer
 
-from mintprep.cli.app import app, console, print_json, reports_errors
+from mintprep.cli.app import app, console, print_json
 
 COLLECTION = typer.Argument(..., exists=False, dir_okay=False, help="the collection.yaml")
 JSON = typer.Option(False, "--json", help="print a JSON result on stdout")
 
 
 @app.command("publish")
-@reports_errors
 def publish_command(collection: Path = COLLECTION, as_json: bool = JSON) -> None:
     """Rebuild the mint page from the ledger and publish it to page.publish.target (ipfs, netlify or dir)."""
     from mintprep.config import load_collection
@@ -34,7 +33,6 @@ def publish_command(collection: Path = COLLECTION, as_json: bool = JSON) -> None
 
 
 @app.command("serve")
-@reports_errors
 def serve_command(
     collection: Path = COLLECTION,
     port: int = typer.Option(8000, "--port", min=0, max=65535, help="port on 127.0.0.1 (0: any free port)"),

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Optional
 import typer
 from rich.table import Table
 
-from mintprep.cli.app import app, console, print_json, reports_errors
+from mintprep.cli.app import app, console, print_json
 
 # Each command imports what it needs when it runs: `mintprep --help` and `status` start at once.
 if TYPE_CHECKING:
@@ -20,7 +20,6 @@ JsonOpt = typer.Option(False, "--json", help="print a machine-readable summary o
 
 
 @app.command()
-@reports_errors
 def run(
     collection: Path = CollectionArg,
     json: bool = JsonOpt,
@@ -65,7 +64,6 @@ def _print_report(report: "RunReport") -> None:
 
 
 @app.command()
-@reports_errors
 def status(collection: Path = CollectionArg, json: bool = JsonOpt) -> None:
     """What is done, per stage and per piece."""
     from mintprep.config import load_collection
@@ -84,7 +82,7 @@ def status(collection: Path = CollectionArg, json: bool = JsonOpt) -> None:
 
 
 @app.command()
-def schema() -> None:
+def schema(json: bool = typer.Option(False, "--json", help="accepted for symmetry: the schema is JSON already")) -> None:
     """Print the JSON Schema of collection.yaml (for editor completion)."""
     from mintprep.config import collection_schema
 

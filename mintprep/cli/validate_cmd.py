@@ -7,11 +7,10 @@ from typing import Optional
 
 import typer
 
-from mintprep.cli.app import app, console, print_json, reports_errors
+from mintprep.cli.app import app, console, print_json
 
 
 @app.command("validate")
-@reports_errors
 def validate_command(
     images: list[Path] = typer.Argument(..., help="image files (PNG, JPEG, …) to check"),
     config: Optional[Path] = typer.Option(None, "--config", help="use this collection's guards and upscale factor"),

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import Field, field_validator
+from pydantic import Field, ValidationInfo, field_validator
 
 from mintprep.model import StrictModel
 
@@ -49,6 +49,20 @@ class GeneratorSettings(StrictModel):
     safety_checker: bool = Field(
         True, description="run the model's safety checker when it has one; a flagged image is a rejection"
     )
+
+    @field_validator("scheduler")
+    @classmethod
+    def _known_scheduler(cls, name: str | None) -> str | None:
+        from mintprep.generate.schedulers import check_scheduler_name  # diffusers loads only when one is named
+
+        return None if name is None else check_scheduler_name(name)
+
+    @field_validator("scheduler_config")
+    @classmethod
+    def _scheduler_accepts(cls, overrides: dict[str, Any], info: ValidationInfo) -> dict[str, Any]:
+        from mintprep.generate.schedulers import check_scheduler_config
+
+        return check_scheduler_config(info.data.get("scheduler"), overrides) if overrides else overrides
 
     @field_validator("precision")
     @classmethod

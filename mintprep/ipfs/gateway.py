@@ -8,6 +8,8 @@ duplicates) and plain file bytes, for `mintprep serve` and for tests that need a
 
 from __future__ import annotations
 
+import io
+
 import html
 import mimetypes
 import threading
@@ -21,7 +23,7 @@ from wsgiref.simple_server import WSGIRequestHandler, WSGIServer
 import requests
 
 from mintprep.errors import RemoteError, UserError
-from mintprep.http import RetryPolicy, send
+from mintprep.http import RetryPolicy, ServiceUnavailable, send
 from mintprep.ipfs.car import CarError, CarReader, iter_car
 from mintprep.ipfs.cid import CID, RAW, as_cid
 from mintprep.ipfs.dagpb import DIRECTORY, HAMT_SHARD, SYMLINK, decode_pbnode, decode_unixfs
@@ -60,7 +62,6 @@ class TrustlessGateway:
             ok_status=lambda status: status < 400 or status == 404,
             headers={"Accept": media_type},
             params=params,
-            stream=True,
         )
 
     def fetch_block(self, cid: CID | str) -> bytes | None:
@@ -73,12 +74,13 @@ class TrustlessGateway:
         received: dict[CID, bytes] = {}
         try:
             response = self._get(root, CAR_MEDIA_TYPE, format="car", **{"dag-scope": "all"})
-            if response.status_code == 200:
-                response.raw.decode_content = True
-                for block in CarReader(response.raw, verify=False):
+            if response.status_code == 200:  # the body is already read, capped by the retry policy
+                for block in CarReader(io.BytesIO(response.content), verify=False):
                     received[block.cid] = block.data
+        except ServiceUnavailable:
+            raise  # the gateway is down: asking it block by block would only wait the give-up time again
         except (CarError, RemoteError, requests.RequestException):
-            pass  # a truncated or failed stream: whatever it lacked is fetched block by block below
+            pass  # a truncated or refused CAR: whatever it lacked is fetched block by block below
 
         def fetch(cid: CID) -> bytes | None:
             if cid in received:

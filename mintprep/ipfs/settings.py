@@ -7,18 +7,19 @@ from typing import Literal
 
 from pydantic import Field, model_validator
 
-from mintprep.errors import ConfigError
+from mintprep.errors import ConfigError, register_secret
 from mintprep.ipfs.profile_names import ProfileName
 from mintprep.model import StrictModel
+from mintprep.urls import PrivateUrl, PublicUrl
 
 
 class IpfsSettings(StrictModel):
     backend: Literal["local", "kubo", "psa", "pinata"] = "local"
     profile: ProfileName = "kubo-cidv1"
-    api_url: str | None = None  # kubo RPC (http://127.0.0.1:5001) or PSA base; for pinata, its API base
-    upload_url: str | None = None  # pinata only: the uploads host (default https://uploads.pinata.cloud)
+    api_url: PrivateUrl | None = None  # kubo RPC (http://127.0.0.1:5001) or PSA base; for pinata, its API base
+    upload_url: PrivateUrl | None = None  # pinata only: the uploads host (default https://uploads.pinata.cloud)
     token_env: str | None = None  # NAME of the environment variable holding the token, never the token
-    gateway: str = "https://ipfs.io"  # trustless gateway for psa/pinata verification, and for the page
+    gateway: PublicUrl = "https://ipfs.io"  # trustless gateway for psa/pinata verification, and for the page
     pin_timeout_s: float = Field(default=600.0, gt=0)  # psa: how long a pin may stay queued/pinning
     pin_concurrency: int = Field(
         default=16, ge=1, le=256,
@@ -28,6 +29,11 @@ class IpfsSettings(StrictModel):
         default=32 << 20, ge=1 << 20, le=1 << 30,
         description="kubo: pieces sent together in one CAR to dag/import, up to this many bytes (a larger piece "
         "goes alone)")
+    request_timeout_s: float = Field(60.0, gt=0, le=3600, description="the whole of one HTTP request, body included")
+    give_up_after_s: float = Field(
+        600.0, gt=0, le=86_400, description="a service that keeps failing is given up on after this long (all "
+        "retries together)"
+    )
 
     @model_validator(mode="after")
     def _backend_needs(self) -> IpfsSettings:
@@ -43,5 +49,6 @@ class IpfsSettings(StrictModel):
             return None
         value = os.environ.get(self.token_env, "").strip()
         if not value:
-            raise ConfigError(f"ipfs.token_env: environment variable {self.token_env} is not set or empty")
-        return value
+            raise ConfigError(f"ipfs.token_env: environment variable {self.token_env} is not set or empty",
+                              field="ipfs.token_env")
+        return register_secret(value)

@@ -2,11 +2,30 @@
 
 from __future__ import annotations
 
+from pathlib import PurePosixPath, PureWindowsPath
 from typing import Literal
 
 from pydantic import Field, field_validator, model_validator
 
-from mintprep.model import StrictModel
+from mintprep.model import STATE_DIR_NAME, StrictModel
+from mintprep.urls import PublicUrl
+
+
+def _own_folder(value: str) -> str:
+    """A folder below the collection's own: the site is replaced whole, so it must never be `.`, `..`, `/etc`
+    or the state folder. (Whether it holds files mintprep did not write is checked when the file is loaded.)"""
+    parts = PurePosixPath(value.replace("\\", "/")).parts
+    if not value.strip() or value != value.strip():
+        raise ValueError(f"must name a folder (no surrounding spaces), got {value!r}")
+    if PurePosixPath(value).is_absolute() or PureWindowsPath(value).is_absolute() or PureWindowsPath(value).drive:
+        raise ValueError(f"must be a folder relative to the collection file, not an absolute path, got {value!r}")
+    if ".." in parts:
+        raise ValueError(f"must stay inside the collection's folder (no `..`), got {value!r}")
+    if not [part for part in parts if part != "."]:
+        raise ValueError(f"must be a sub-folder, not the collection's own folder, got {value!r}")
+    if [part for part in parts if part != "."][0] == STATE_DIR_NAME:
+        raise ValueError(f"must not be inside the state folder {STATE_DIR_NAME}, got {value!r}")
+    return value
 
 
 class PublishSettings(StrictModel):
@@ -15,7 +34,7 @@ class PublishSettings(StrictModel):
     netlify_site_id: str | None = Field(None, description="target: netlify — the site's API id (Site settings → Site ID)")
     # The token itself never appears in collection.yaml: only the name of the variable that holds it.
     netlify_token_env: str = Field("NETLIFY_AUTH_TOKEN", description="environment variable holding the Netlify token")
-    netlify_api_url: str = Field("https://api.netlify.com", description="Netlify API base URL")
+    netlify_api_url: PublicUrl = Field("https://api.netlify.com", description="Netlify API base URL")
 
     @model_validator(mode="after")
     def _target_has_its_options(self) -> "PublishSettings":
@@ -28,15 +47,13 @@ class PublishSettings(StrictModel):
 
 class PageSettings(StrictModel):
     out: str = Field("site", description="folder the static mint page is built into (relative to the yaml)")
-    gateway: str | None = Field(None, description="IPFS gateway the page loads images from; default: ipfs.gateway")
-    rpc_url: str | None = Field(
+    gateway: PublicUrl | None = Field(None, description="IPFS gateway the page loads images from; default: ipfs.gateway")
+    rpc_url: PublicUrl | None = Field(
         None, description="public RPC the page reads the contract through; default: chain.rpc_url or the network's"
     )
     publish: PublishSettings = PublishSettings()
 
-    @field_validator("gateway", "rpc_url")
+    @field_validator("out")
     @classmethod
-    def _http_url(cls, value: str | None) -> str | None:
-        if value is not None and not value.startswith(("https://", "http://")):
-            raise ValueError(f"must be an http(s) URL, got {value!r}")
-        return value
+    def _out_is_own_folder(cls, value: str) -> str:
+        return _own_folder(value)

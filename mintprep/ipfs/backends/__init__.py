@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from mintprep.http import RetryPolicy
 from mintprep.ipfs.backends.base import CidMismatch, PinBackend, PinReceipt, PinRequest
 from mintprep.ipfs.backends.kubo import KuboBackend
 from mintprep.ipfs.backends.local import LocalBackend
@@ -23,6 +24,7 @@ def make_backend(settings: IpfsSettings, state_dir: Path, **http: Any) -> PinBac
     """
     if settings.backend == "local":
         return LocalBackend(state_dir)
+    http.setdefault("policy", RetryPolicy(timeout=settings.request_timeout_s, give_up_after=settings.give_up_after_s))
     token = settings.token()
     http = {"concurrency": settings.pin_concurrency, **http}
     if settings.backend == "kubo":

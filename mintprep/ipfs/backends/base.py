@@ -22,7 +22,7 @@ from typing import Any, Union
 
 import requests
 
-from mintprep.errors import RemoteError
+from mintprep.errors import RemoteError, register_secret
 from mintprep.http import RetryPolicy, redact, send
 from mintprep.ipfs.car import write_car
 from mintprep.ipfs.cid import CID, as_cid
@@ -201,7 +201,7 @@ class HttpBackend(PinBackend):
         self.concurrency = concurrency
         self._session = pooled_session(concurrency)
         if token:
-            self._session.headers["Authorization"] = f"Bearer {token}"
+            self._session.headers["Authorization"] = f"Bearer {register_secret(token)}"
         self._policy = policy
         self._sleep = sleep
 

@@ -19,7 +19,7 @@ from typing import Any
 
 import requests
 
-from mintprep.errors import RemoteError
+from mintprep.errors import RemoteError, scrub
 from mintprep.http import json_object
 from mintprep.ipfs.backends.base import (
     CidMismatch, HttpBackend, PinRequest, UploadResult, Uploaded, check_root, spooled_car)
@@ -33,6 +33,16 @@ class KuboError(RemoteError):
     """kubo answered a command with its JSON error."""
 
 
+def _kubo_error(response: requests.Response) -> bool:
+    """kubo's command errors: HTTP 500 with a JSON {"Message", "Type": "error"}. A plain-text 500 is an outage."""
+    if response.status_code != 500:
+        return False
+    try:
+        return isinstance(response.json().get("Message"), str)
+    except (ValueError, AttributeError):
+        return False
+
+
 class KuboBackend(HttpBackend):
     name = "kubo"
 
@@ -43,18 +53,9 @@ class KuboBackend(HttpBackend):
 
     def _call(self, command: str, **kwargs: Any) -> requests.Response:
         """POST /api/v0/<command>; raise KuboError with kubo's message when it answers with an error."""
-        response = self._send(
-            "POST",
-            f"{self.api_url}/api/v0/{command}",
-            ok_status=lambda status: status < 400 or status == 500,
-            **kwargs,
-        )
+        response = self._send("POST", f"{self.api_url}/api/v0/{command}", is_answer=_kubo_error, **kwargs)
         if response.status_code == 500:
-            try:
-                message = response.json()["Message"]
-            except (ValueError, KeyError, TypeError):
-                raise RemoteError(f"kubo {command}: HTTP 500: {response.text[:300]}") from None
-            raise KuboError(f"kubo {command}: {message}")
+            raise KuboError(scrub(f"kubo {command}: {response.json()['Message'][:300]}"))
         return response
 
     def _upload(self, dag: DagImport, name: str) -> str | None:
@@ -139,8 +140,10 @@ class KuboBackend(HttpBackend):
         return answered
 
     def fetch_block(self, cid: CID | str) -> bytes | None:
+        # offline: a block the node lacks is an answer now, not a DHT search; the timeout covers older kubo.
+        params = {"arg": str(as_cid(cid)), "offline": "true", "timeout": "10s"}
         try:
-            return self._call("block/get", params={"arg": str(as_cid(cid)), "timeout": "60s"}).content
+            return self._call("block/get", params=params).content
         except KuboError:
             return None
 
