@@ -6,12 +6,11 @@ from pathlib import Path
 
 import typer
 
-from mintprep.cli.app import app, console, print_json, reports_errors
+from mintprep.cli.app import app, console, print_json
 from mintprep.config import load_collection
 
 
 @app.command("import")
-@reports_errors
 def import_(
     collection: Path = typer.Argument(..., help="the collection file (collection.yaml)"),
     source: str = typer.Option(..., "--from", help="a contract address (0x…), an ipfs:// metadata root, or a folder "
