@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 from typing import Optional
 
@@ -46,12 +47,13 @@ def render_check(report: CheckReport) -> Table:
         table.add_column(column, overflow="fold")
     for row in report.rows:
         table.add_row(row.field, row.expected or "", row.on_chain or "", marks[row.ok])
-    if report.mint_cost:
-        cost = report.mint_cost
-        l1 = format_wei(cost.l1_fee_wei) if cost.l1_fee_wei is not None else "none (no GasPriceOracle)"
-        table.add_row("mint(1) fee", "", f"{cost.gas} gas: L2 {format_wei(cost.l2_fee_wei)}, L1 {l1}", marks[None])
-    else:
-        table.add_row("mint(1) fee", "", f"not estimated: {report.mint_cost_note}", marks[None])
+    for cost in report.mint_costs:
+        l1 = format_wei(cost.l1_fee_wei) if cost.l1_fee_wei is not None else "none (no GasPriceOracle predeploy)"
+        table.add_row(f"mint({cost.quantity}) fee", "",
+                      f"{cost.gas} gas: L2 {format_wei(cost.l2_fee_wei)}, L1 {l1}, total {format_wei(cost.total_fee_wei)}",
+                      marks[None])
+    if not report.mint_costs:
+        table.add_row("mint fee", "", f"not estimated: {report.mint_cost_note}", marks[None])
     return table
 
 
@@ -114,11 +116,13 @@ def deploy_command(
         deployed = deploy_collection(col, ledger, signer, network_name=network, rpc_url=rpc_url, again=again)
     if as_json:
         print_json(deployed.to_json())
-    console.print(f"deployed MintprepDrop at {deployed.address} (tx {deployed.tx_hash}, {deployed.gas_used} gas)")
+    # soft_wrap: a URL or path wrapped at the console width (80 when not a terminal) cannot be copied or clicked.
+    say = functools.partial(console.print, soft_wrap=True, highlight=False, markup=False)
+    say(f"deployed MintprepDrop at {deployed.address} (tx {deployed.tx_hash}, {deployed.gas_used} gas)")
     explorer = col.spec.chain.endpoint(network)[0].tx_url(deployed.tx_hash)
     if explorer:
-        console.print(f"explorer: {explorer}")
-    console.print(f'add to {col.path}:  chain: {{contract: "{deployed.address}"}}')
+        say(f"explorer: {explorer}")
+    say(f'add to {col.path}:  chain: {{contract: "{deployed.address}"}}')
 
 
 @contract_app.command("set-base-uri")

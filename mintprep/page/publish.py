@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, Callable, Mapping
 from urllib.parse import quote
 
 from mintprep.chain.networks import network
+from mintprep.chain.rpc import redact_url
 from mintprep.errors import RemoteError, UserError
 from mintprep.http import RetryPolicy, json_object, send
 from mintprep.ipfs.backends import make_backend
@@ -60,16 +61,27 @@ def collection_page_inputs(col: "Collection", ledger: "Ledger", *, gateway: str 
     spec = col.spec
     net = network(spec.chain.network)
     deployment = ledger.latest_deployment(net.chain_id)
-    # chain.rpc_url may be a private endpoint with a key in it, and the page is public: on Base the page
-    # reads through the public RPC unless page.rpc_url names another.
-    public_rpc = (spec.chain.rpc_url or net.default_rpc) if net.name == "local" else net.default_rpc
     return PageInputs(
         manifest=record.manifest,
         contract=spec.chain.contract or (deployment.address if deployment else None),
         chain_id=net.chain_id,
-        rpc_url=spec.page.rpc_url or public_rpc,
+        rpc_url=page_rpc_url(spec.page.rpc_url, spec.chain.rpc_url, net.default_rpc),
         gateway=gateway or spec.page.gateway or spec.ipfs.gateway,
     )
+
+
+def page_rpc_url(page_rpc: str | None, chain_rpc: str | None, public_rpc: str) -> str:
+    """page.rpc_url, else chain.rpc_url, else the network's public RPC.
+
+    The page is public, so a chain.rpc_url that carries a key (user:password, or a key-like path or query
+    part such as Alchemy's /v2/<key>) is refused rather than published: set page.rpc_url to a public endpoint.
+    """
+    if page_rpc:
+        return page_rpc
+    if chain_rpc and redact_url(chain_rpc) != chain_rpc:
+        raise UserError(f"chain.rpc_url ({redact_url(chain_rpc)}) looks like it carries an API key, and the page would "
+                        "publish it: set page.rpc_url to a public RPC for the page")
+    return chain_rpc or public_rpc
 
 
 def build_collection_page(col: "Collection", inputs: PageInputs, out_dir: Path | None = None) -> PageBuild:

@@ -41,7 +41,7 @@ def on_chain(path: Path, chain: Chain):
 def test_repair_updates_the_base_uri_and_leaves_minted_tokens_alone(collection: Path, chain: Chain,
                                                                      monkeypatch: pytest.MonkeyPatch):
     planted, drop = on_chain(collection, chain)
-    drop.functions.mint(2).transact({"from": chain.accounts[1].address, "value": 2 * PRICE_WEI})  # tokens 1, 2
+    drop.functions.mint(0, 2, []).transact({"from": chain.accounts[1].address, "value": 2 * PRICE_WEI})  # tokens 1, 2
     monkeypatch.setenv(PRIVATE_KEY_ENV, chain.owner.key.hex())
     col = load_collection(collection)
 
