@@ -46,7 +46,7 @@ class ExpectedDrop:
     provenance_hash: str | None  # sha256 hex of the manifest
     phases: tuple[SalePhase, ...] = ()
     royalty: tuple[str, int] | None = None  # (receiver, bps); None: receiver unknown (owner not known)
-    payouts: tuple[tuple[str, int], ...] | None = None  # None: default payee (owner) not known
+    payouts: tuple[tuple[str, int], ...] | None = None  # None: chain.payouts not set (all to the owner at deploy)
     published_allowlists: dict[int, dict[str, Any]] = field(default_factory=dict)  # phase -> the page's tree dump
 
 
@@ -274,7 +274,8 @@ def expected_drop(col: Collection, ledger: Ledger | None, network: Network) -> E
         provenance_hash=manifest.provenance_hash if manifest else None,
         phases=phases,
         royalty=_expected_royalty(chain.royalty_bps, royalty_receiver),
-        payouts=tuple(chain.payouts.items()) or (((owner, 1),) if owner else None),
+        # The default payee is whoever owned the drop at deploy; only a configured split is compared.
+        payouts=tuple(chain.payouts.items()) or None,
         published_allowlists=read_published_allowlists(col, phases),
     )
 
