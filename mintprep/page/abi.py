@@ -10,8 +10,10 @@ from eth_utils import keccak
 from mintprep.chain.artifact import load_artifact
 from mintprep.errors import MintprepError
 
-# What the page calls: the views it shows and the one payable function. Outputs are single static words.
-PAGE_FUNCTIONS = ("mintPrice", "maxPerWallet", "maxSupply", "totalMinted", "mintedBy", "mint")
+# What the page calls: the views it shows and the one payable function. Outputs are static words (a struct of
+# static fields is its fields' words in order); the one dynamic input is mint's proof (bytes32[]).
+PAGE_FUNCTIONS = ("maxSupply", "totalMinted", "phaseCount", "phase", "mintedInPhase", "paused", "mint")
+TRANSFER_EVENT = "Transfer(address,address,uint256)"
 
 
 @lru_cache(maxsize=1)
@@ -39,10 +41,12 @@ def page_abi() -> dict[str, Any]:
             name: {
                 "selector": selector(entry),
                 "inputs": [_canonical_type(i) for i in entry["inputs"]],
-                "outputs": [_canonical_type(o) for o in entry.get("outputs", [])],
+                "outputs": [t for o in entry.get("outputs", []) for t in _word_types(o)],
             }
             for name, entry in sorted(functions.items())
         },
+        # Topic 0 of ERC-721 Transfer: the page reads the token ids a mint produced from the receipt's logs.
+        "transfer_topic": "0x" + keccak(text=TRANSFER_EVENT).hex(),
         "errors": {
             selector(entry): {
                 "name": entry["name"],
@@ -51,6 +55,13 @@ def page_abi() -> dict[str, Any]:
             for entry in sorted((e for e in abi if e.get("type") == "error"), key=signature)
         },
     }
+
+
+def _word_types(param: dict[str, Any]) -> list[str]:
+    """One type per returned word: a static struct flattens to its fields."""
+    if param["type"] == "tuple":
+        return [t for c in param["components"] for t in _word_types(c)]
+    return [_canonical_type(param)]
 
 
 def _canonical_type(param: dict[str, Any]) -> str:

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, Callable, Mapping
 from urllib.parse import quote
 
 from mintprep.chain.networks import network
+from mintprep.chain.phases import SalePhase, collection_phases
 from mintprep.chain.rpc import redact_url
 from mintprep.errors import RemoteError, UserError
 from mintprep.http import RetryPolicy, json_object, send
@@ -37,6 +38,7 @@ class PageInputs:
     chain_id: int
     rpc_url: str
     gateway: str
+    phases: tuple[SalePhase, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -67,6 +69,7 @@ def collection_page_inputs(col: "Collection", ledger: "Ledger", *, gateway: str 
         chain_id=net.chain_id,
         rpc_url=page_rpc_url(spec.page.rpc_url, spec.chain.rpc_url, net.default_rpc),
         gateway=gateway or spec.page.gateway or spec.ipfs.gateway,
+        phases=tuple(collection_phases(col)),
     )
 
 
@@ -86,7 +89,7 @@ def page_rpc_url(page_rpc: str | None, chain_rpc: str | None, public_rpc: str) -
 
 def build_collection_page(col: "Collection", inputs: PageInputs, out_dir: Path | None = None) -> PageBuild:
     return build_page(col, inputs.manifest, out_dir or col.page_dir, contract=inputs.contract,
-                      chain_id=inputs.chain_id, rpc_url=inputs.rpc_url, gateway=inputs.gateway)
+                      chain_id=inputs.chain_id, rpc_url=inputs.rpc_url, gateway=inputs.gateway, phases=inputs.phases)
 
 
 def publish_collection(col: "Collection", ledger: "Ledger", **http: Any) -> PublishResult:
