@@ -196,7 +196,8 @@
       'sold-out': 'Sold out. Every token has been minted.',
       paused: 'Minting is paused by the creator.',
       ended: 'The sale has ended.',
-      allowlist: `${sale.open && sale.open.name}: allowlist only. Connect a wallet to see whether it is listed.`,
+      allowlist: `${sale.open && sale.open.name}: allowlist only.` +
+        (state.account ? '' : ' Connect a wallet to see whether it is listed.'),
       public: `${sale.open && sale.open.name}: open to everyone.`,
     };
     if (sale.kind === 'not-open') {
