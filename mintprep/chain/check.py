@@ -271,7 +271,8 @@ def expected_drop(col: Collection, ledger: Ledger | None, network: Network) -> E
         # Unrevealed, the base URI stays empty until the reveal sets it (reading it earlier would show the art).
         base_uri=("" if chain.reveal else base_uri_for(manifest.metadata_root)) if manifest else None,
         contract_uri=contract_uri_for(manifest.metadata_root) if manifest else None,
-        provenance_hash=manifest.provenance_hash if manifest else None,
+        # Compared only for a fair reveal, where it is the promise; otherwise a repaired image may change it.
+        provenance_hash=manifest.provenance_hash if manifest and chain.reveal else None,
         phases=phases,
         royalty=_expected_royalty(chain.royalty_bps, royalty_receiver),
         # The default payee is whoever owned the drop at deploy; only a configured split is compared.

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import asdict, dataclass
-from typing import Any, Callable, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Mapping
 
 from eth_abi import encode
 from eth_account.messages import encode_defunct
@@ -23,6 +23,10 @@ from web3 import Web3
 from mintprep.chain.artifact import load_artifact
 from mintprep.chain.txs import send_call
 from mintprep.errors import UserError
+
+if TYPE_CHECKING:
+    from mintprep.config import Collection
+    from mintprep.ledger import Ledger
 
 BLOCK_POLL_S = 0.5
 
@@ -101,3 +105,26 @@ def run_reveal(w3: Web3, signer: LocalAccount, address: str, secret: bytes, base
     sent.append(send_call(w3, signer, views.reveal(secret, base_uri, contract_uri), "reveal")["transactionHash"].to_0x_hex())
     return RevealResult(target, "0x" + views.revealSeed().call().hex(), views.startingOffset().call(), base_uri,
                         tuple(sent))
+
+
+def reveal_collection(col: "Collection", ledger: "Ledger", signer: LocalAccount) -> RevealResult:
+    """Reveal the collection's drop at the ledger's current metadata root and record the transactions."""
+    from mintprep.chain.deploy import base_uri_for, contract_uri_for, deployed_address, require_chain
+    from mintprep.chain.rpc import connect
+
+    if col.spec.chain.reveal is None:
+        raise UserError(f"{col.path}: chain.reveal is not set: this collection was minted revealed")
+    manifest = ledger.current_manifest()
+    if manifest is None:
+        raise UserError(f"{col.path}: no manifest yet; run `mintprep run` first")
+    network, url = col.spec.chain.endpoint()
+    address = deployed_address(col, ledger, network)
+    w3 = connect(url)
+    chain_id = require_chain(w3, network)
+    secret = reveal_secret(signer, chain_id, manifest.provenance_hash)
+    root = manifest.metadata_root
+    result = run_reveal(w3, signer, address, secret, base_uri_for(root), contract_uri_for(root))
+    for tx_hash in result.tx_hashes:
+        ledger.record_chain_tx("reveal", chain_id, address, tx_hash,
+                               {"starting_offset": result.starting_offset, "seed": result.seed})
+    return result

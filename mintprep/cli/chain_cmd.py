@@ -13,6 +13,7 @@ from mintprep.chain.artifact import build_artifacts
 from mintprep.chain.base_uri import collection_base_uri_update, send_collection_base_uri
 from mintprep.chain.check import CheckReport, check_collection, format_wei
 from mintprep.chain.deploy import deploy_collection
+from mintprep.chain.reveal import reveal_collection
 from mintprep.chain.keys import load_signer
 from mintprep.chain.networks import NETWORKS
 from mintprep.cli.app import app, console, print_json, reports_errors
@@ -151,3 +152,17 @@ def set_base_uri_command(
         console.print(f"sent: {update.tx_hash}")
     elif not as_json:
         typer.echo(f"to: {update.to}\nvalue: 0\ndata: {update.data}")
+
+
+@app.command("reveal")
+@reports_errors
+def reveal_command(collection: Path = COLLECTION, keystore: Optional[Path] = KEYSTORE, as_json: bool = JSON) -> None:
+    """Reveal an unrevealed drop: startReveal, wait for its future block, then reveal with the committed secret."""
+    col = load_collection(collection)
+    signer = load_signer(keystore, _ask_password)
+    with Ledger.open(col.state_dir) as ledger:
+        result = reveal_collection(col, ledger, signer)
+    if as_json:
+        print_json(result.to_json())
+    console.print(f"revealed: starting offset {result.starting_offset} (seed {result.seed}, block "
+                  f"{result.reveal_block}); base URI {result.base_uri}", soft_wrap=True, highlight=False, markup=False)

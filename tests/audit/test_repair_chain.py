@@ -31,7 +31,8 @@ def on_chain(path: Path, chain: Chain):
     planted = plant_images(path, {2: broken["black"], 3: broken["flat"], 4: broken["noise"]})
     with Ledger.open(col.state_dir, readonly=True) as ledger:
         root = ledger.current_manifest().metadata_root
-    drop = deploy_test_drop(chain.w3, chain.owner, DropParams(max_supply=col.spec.size, base_uri=f"ipfs://{root}/"))
+    drop = deploy_test_drop(chain.w3, chain.owner, DropParams(max_supply=col.spec.size, base_uri=f"ipfs://{root}/",
+                                                              contract_uri=f"ipfs://{root}/collection.json"))
     data = yaml.safe_load(path.read_text())
     data["chain"].update(rpc_url=chain.node.url, contract=drop.contract.address)
     path.write_text(yaml.safe_dump(data, sort_keys=False))

@@ -27,7 +27,7 @@ def test_matching_deployment_passes_with_every_field_compared(deployed_collectio
     report = check(deployed_collection.col)
     assert report.ok, report.to_json()
     compared = {row.field: row for row in report.rows}
-    for field in ("chain_id", "code", "max_supply", "owner", "base_uri", "contract_uri", "provenance_hash", "royalty",
+    for field in ("chain_id", "code", "max_supply", "owner", "base_uri", "contract_uri", "royalty",
                   "phase_count", "phases.0.start", "phases.0.end", "phases.0.price", "phases.0.max_per_wallet",
                   "phases.0.max_mints", "phases.0.allowlist_root"):
         assert compared[field].ok is True, field

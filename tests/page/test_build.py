@@ -49,8 +49,11 @@ def test_page_embeds_root_contract_chain_and_tokens(collection, tmp_path: Path) 
 
 def test_selectors_come_from_the_contract_abi() -> None:
     abi = page_abi()
-    assert abi["functions"]["mint"]["selector"] == "0xa0712d68"  # keccak("mint(uint256)")[:4]
-    assert abi["functions"]["mintedBy"]["inputs"] == ["address"]
+    assert abi["functions"]["mint"]["selector"] == "0xe6d37b88"  # keccak("mint(uint256,uint256,bytes32[])")[:4]
+    assert abi["functions"]["mint"]["inputs"] == ["uint256", "uint256", "bytes32[]"]
+    assert abi["functions"]["mintedInPhase"]["inputs"] == ["uint256", "address"]
+    # phase(i) returns a struct of static fields: one output type per word.
+    assert abi["functions"]["phase"]["outputs"] == ["uint64", "uint64", "uint128", "uint32", "uint32", "bytes32"]
     by_name = {e["name"]: sel for sel, e in abi["errors"].items()}
     assert by_name["WrongPayment"] == "0x0dd32d1c"
     assert {"SoldOut", "WalletLimit", "ZeroQuantity"} <= set(by_name)
