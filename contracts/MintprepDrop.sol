@@ -38,9 +38,9 @@ contract MintprepDrop is ERC721, ERC2981, IERC4906, Ownable, Pausable, Reentranc
     uint256 public immutable maxSupply;
     uint256 public totalMinted;
     Phase[] private _phases;
+    /// @dev Counted only for phases with a maxMints cap (an uncapped phase saves the buyer a storage write).
     mapping(uint256 phaseId => uint256 count) public phaseMinted;
     mapping(uint256 phaseId => mapping(address minter => uint256 count)) public mintedInPhase;
-    mapping(address minter => uint256 count) public mintedBy;
 
     string private _baseTokenURI;
     string private _contractURI;
@@ -153,9 +153,12 @@ contract MintprepDrop is ERC721, ERC2981, IERC4906, Ownable, Pausable, Reentranc
         if (quantity == 0) revert ZeroQuantity();
         uint256 minted = totalMinted;
         if (quantity > maxSupply - minted) revert SoldOut(maxSupply - minted);
-        uint256 inPhase = phaseMinted[phaseId];
-        if (phase.maxMints != 0 && inPhase + quantity > phase.maxMints) {
-            revert PhaseSoldOut(phase.maxMints > inPhase ? phase.maxMints - inPhase : 0);
+        if (phase.maxMints != 0) {
+            uint256 inPhase = phaseMinted[phaseId];
+            if (inPhase + quantity > phase.maxMints) {
+                revert PhaseSoldOut(phase.maxMints > inPhase ? phase.maxMints - inPhase : 0);
+            }
+            phaseMinted[phaseId] = inPhase + quantity;
         }
         uint256 already = mintedInPhase[phaseId][msg.sender];
         if (already + quantity > phase.maxPerWallet) {
@@ -167,8 +170,6 @@ contract MintprepDrop is ERC721, ERC2981, IERC4906, Ownable, Pausable, Reentranc
         // Effects before interactions: _safeMint calls onERC721Received on contract receivers, which must
         // already see the updated counters (the guard above also blocks re-entering mint).
         mintedInPhase[phaseId][msg.sender] = already + quantity;
-        mintedBy[msg.sender] += quantity;
-        phaseMinted[phaseId] = inPhase + quantity;
         totalMinted = minted + quantity;
         for (uint256 i = 1; i <= quantity; ++i) {
             _safeMint(msg.sender, minted + i);

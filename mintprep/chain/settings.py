@@ -97,6 +97,21 @@ class PhaseSettings(StrictModel):
         return int(Decimal(self.price) * WEI_PER_ETH)
 
 
+class VerifySettings(StrictModel):
+    """Where `mintprep contract verify` submits the source and `check` asks whether it is verified."""
+
+    sourcify_url: str = Field("https://sourcify.dev/server", description="Sourcify server (APIv2)")
+    etherscan_url: str = Field("https://api.etherscan.io/v2/api", description="Etherscan API V2 endpoint (any chain)")
+    etherscan_api_key_env: str = Field("ETHERSCAN_API_KEY", description="environment variable holding the API key")
+
+    @field_validator("sourcify_url", "etherscan_url")
+    @classmethod
+    def _http(cls, value: str) -> str:
+        if not value.startswith(("https://", "http://")):
+            raise ValueError(f"must be an http(s) URL, got {value!r}")
+        return value
+
+
 class RevealSettings(StrictModel):
     """Mint unrevealed: every token shows the placeholder until `mintprep reveal` shifts the art by a random offset."""
 
@@ -125,6 +140,9 @@ class ChainSettings(StrictModel):
         description="timed sale phases; without them the sale is one public phase at mint_price and max_per_wallet",
     )
     reveal: RevealSettings | None = Field(None, description="mint unrevealed, then `mintprep reveal` (fair offset)")
+    verify: VerifySettings | None = Field(
+        None, description="source verification services; when set, `check` also asks them whether the drop is verified"
+    )
     payouts: dict[str, int] = Field(
         default_factory=dict,
         description="address -> shares of the mint proceeds, each payee pulls its part; default: all to the owner",

@@ -14,6 +14,11 @@ from mintprep.errors import MintprepError
 # static fields is its fields' words in order); the one dynamic input is mint's proof (bytes32[]).
 PAGE_FUNCTIONS = ("maxSupply", "totalMinted", "phaseCount", "phase", "mintedInPhase", "paused", "mint")
 TRANSFER_EVENT = "Transfer(address,address,uint256)"
+# The errors a mint can revert with (the drop's own checks, pause, the guard, a receiver refusing the token): the
+# page decodes these; owner-only errors would only weigh on the first load.
+MINT_ERRORS = ("UnknownPhase", "PhaseNotStarted", "PhaseEnded", "NotOnAllowlist", "ZeroQuantity", "SoldOut",
+               "PhaseSoldOut", "WalletLimit", "WrongPayment", "EnforcedPause", "ReentrancyGuardReentrantCall",
+               "ERC721InvalidReceiver")
 
 
 @lru_cache(maxsize=1)
@@ -33,7 +38,8 @@ def page_abi() -> dict[str, Any]:
     """{"functions": {name: {selector, inputs, outputs}}, "errors": {selector: {name, inputs}}} for app.js."""
     abi = drop_abi()
     functions = {e["name"]: e for e in abi if e.get("type") == "function" and e["name"] in PAGE_FUNCTIONS}
-    missing = sorted(set(PAGE_FUNCTIONS) - set(functions))
+    missing = sorted(set(PAGE_FUNCTIONS) - set(functions)) + sorted(
+        set(MINT_ERRORS) - {e["name"] for e in abi if e.get("type") == "error"})
     if missing:
         raise MintprepError(f"contract ABI lacks {', '.join(missing)}: the page cannot work with this contract")
     return {
@@ -52,7 +58,7 @@ def page_abi() -> dict[str, Any]:
                 "name": entry["name"],
                 "inputs": [{"name": i.get("name", ""), "type": _canonical_type(i)} for i in entry.get("inputs", [])],
             }
-            for entry in sorted((e for e in abi if e.get("type") == "error"), key=signature)
+            for entry in sorted((e for e in abi if e.get("type") == "error" and e["name"] in MINT_ERRORS), key=signature)
         },
     }
 

@@ -42,7 +42,7 @@ def test_wallet_mints_one_to_five_then_the_sixth_hits_the_wallet_limit(drop, cha
     views = drop.contract.functions
     for expected_total in range(1, 6):
         assert mint(drop, buyer, 1)["status"] == 1
-        assert views.mintedBy(buyer).call() == expected_total
+        assert views.mintedInPhase(0, buyer).call() == expected_total
     assert [views.ownerOf(i).call() for i in range(1, 6)] == [buyer] * 5  # ids start at 1
     with reverts_with("WalletLimit(allowed=0)"):
         mint(drop, buyer, 1)
@@ -210,7 +210,7 @@ def test_receiver_reentering_mint_cannot_pass_the_wallet_limit(drop, chain):
         attacker.functions.attack(5).transact({"from": chain.accounts[5].address, "value": 15 * PRICE})
     )
     views = attacker.functions
-    assert drop.contract.functions.mintedBy(attacker.address).call() == 5
+    assert drop.contract.functions.mintedInPhase(0, attacker.address).call() == 5
     assert drop.contract.functions.balanceOf(attacker.address).call() == 5
     assert views.reentryAttempts().call() == 5
     assert views.reentrySuccesses().call() == 0

@@ -146,3 +146,20 @@ def test_refuses_to_replace_a_folder_it_did_not_write(collection, tmp_path: Path
     with pytest.raises(UserError, match="contains"):
         build_page(collection, manifest, collection.base_dir, contract=None, **TARGET)
     assert collection.path.exists()
+
+
+def test_shipped_scripts_are_the_sources_compacted_and_compacting_is_safe_for_them(collection, tmp_path) -> None:
+    """compact_source drops indentation and whole-line comments: safe only while no literal spans lines."""
+    from importlib import resources
+
+    from mintprep.page.build import compact_source
+
+    static = resources.files("mintprep.page").joinpath("static")
+    for name in ("app.js", "style.css"):
+        source = static.joinpath(name).read_text(encoding="utf-8")
+        for number, line in enumerate(source.splitlines(), 1):
+            assert line.count("`") % 2 == 0 and not line.rstrip().endswith("\\"), f"{name}:{number} spans lines"
+        shipped = compact_source(source)
+        assert len(shipped) < len(source) and "\n  " not in shipped
+        assert [l.strip() for l in source.splitlines() if l.strip() and not l.strip().startswith("//")] == \
+            shipped.splitlines(), "only indentation, blank lines and comment lines are removed"
