@@ -40,7 +40,10 @@ function compile({ source, contract }) {
     sources: { [source]: { content } },
     settings: {
       ...SETTINGS,
-      outputSelection: { [source]: { [contract]: ['abi', 'evm.bytecode.object', 'evm.deployedBytecode.object'] } },
+      outputSelection: {
+        [source]: { [contract]: ['abi', 'evm.bytecode.object', 'evm.deployedBytecode.object',
+          'evm.deployedBytecode.immutableReferences'] },
+      },
     },
   };
   const output = JSON.parse(solc.compile(JSON.stringify(input), { import: findImports }));
@@ -58,6 +61,9 @@ function compile({ source, contract }) {
     compiler: solc.version(),
     contract_name: contract,
     deployed_bytecode: '0x' + compiled.evm.deployedBytecode.object,
+    // Byte ranges of the runtime code the constructor fills with immutables: `check` masks them to compare.
+    immutable_references: Object.values(compiled.evm.deployedBytecode.immutableReferences || {}).flat()
+      .sort((a, b) => a.start - b.start),
     packages: Object.fromEntries(PACKAGES.map((name) => [name, packageVersion(name)])),
     settings: SETTINGS,
     source_path: source,

@@ -33,10 +33,13 @@ class Artifact:
     settings: dict[str, Any]
     source_sha256: str
     sources: dict[str, str]
+    immutable_references: tuple[dict[str, int], ...] = ()  # [{start, length}] in deployed_bytecode
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Artifact:
-        return cls(**{name: data[name] for name in cls.__dataclass_fields__})
+        fields = {name: data[name] for name in cls.__dataclass_fields__ if name in data}
+        fields["immutable_references"] = tuple(data.get("immutable_references", ()))
+        return cls(**fields)
 
     @functools.cached_property
     def errors_by_selector(self) -> dict[bytes, dict[str, Any]]:

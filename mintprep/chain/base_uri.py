@@ -1,4 +1,7 @@
-"""Pointing the drop at newly pinned metadata: setBaseURI, sent here or printed for a multisig to send."""
+"""Pointing the drop at newly pinned metadata: setBaseURI(base, contractURI), sent here or printed for a multisig.
+
+Both URIs move together: collection.json (ERC-7572 contractURI) lives in the same metadata directory.
+"""
 
 from __future__ import annotations
 
@@ -9,7 +12,7 @@ from eth_account.signers.local import LocalAccount
 from web3 import Web3
 
 from mintprep.chain.artifact import load_artifact
-from mintprep.chain.deploy import base_uri_for, deployed_address, require_chain
+from mintprep.chain.deploy import base_uri_for, contract_uri_for, deployed_address, require_chain
 from mintprep.chain.rpc import connect
 from mintprep.chain.txs import send_call
 from mintprep.config import Collection
@@ -28,21 +31,23 @@ class BaseUriUpdate:
     data: str
     value: int
     base_uri: str
+    contract_uri: str
     tx_hash: str | None = None  # set once mintprep itself sent it
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
 
 
-def base_uri_update(chain_id: int, address: str, base_uri: str) -> BaseUriUpdate:
+def base_uri_update(chain_id: int, address: str, base_uri: str, contract_uri: str) -> BaseUriUpdate:
     drop = Web3().eth.contract(address=Web3.to_checksum_address(address), abi=load_artifact().abi)
-    return BaseUriUpdate(chain_id, drop.address, drop.encode_abi("setBaseURI", [base_uri]), 0, base_uri)
+    data = drop.encode_abi("setBaseURI", [base_uri, contract_uri])
+    return BaseUriUpdate(chain_id, drop.address, data, 0, base_uri, contract_uri)
 
 
-def set_base_uri(w3: Web3, signer: LocalAccount, address: str, base_uri: str) -> str:
+def set_base_uri(w3: Web3, signer: LocalAccount, address: str, base_uri: str, contract_uri: str) -> str:
     """Send setBaseURI and return the transaction hash (simulated first: a non-owner key fails before sending)."""
     drop = w3.eth.contract(address=address, abi=load_artifact().abi)
-    receipt = send_call(w3, signer, drop.functions.setBaseURI(base_uri), "setBaseURI")
+    receipt = send_call(w3, signer, drop.functions.setBaseURI(base_uri, contract_uri), "setBaseURI")
     return receipt["transactionHash"].to_0x_hex()
 
 
@@ -54,14 +59,17 @@ def collection_base_uri_update(col: Collection, ledger: Ledger) -> tuple[BaseUri
     manifest = ledger.current_manifest()
     if manifest is None:
         raise UserError(f"{col.path}: no metadata pinned yet; run `mintprep run` before setting the base URI")
+    if col.spec.chain.reveal is not None:
+        raise UserError(f"{col.path}: chain.reveal is set: the base URI is set by `mintprep reveal` (setting it "
+                        "earlier would show the art before the reveal)")
     address = deployed_address(col, ledger, network)
-    update = base_uri_update(network.chain_id, address, base_uri_for(manifest.metadata_root))
+    root = manifest.metadata_root
+    update = base_uri_update(network.chain_id, address, base_uri_for(root), contract_uri_for(root))
     drop = connect(url).eth.contract(address=update.to, abi=load_artifact().abi)
     current = drop.functions.baseURI().call()
     if current != update.base_uri:
         minted = range(1, drop.functions.totalMinted().call() + 1)
-        check_base_uri_change(ledger, current, manifest.metadata_root, minted,
-                              make_backend(col.spec.ipfs, col.state_dir).fetch_block)
+        check_base_uri_change(ledger, current, root, minted, make_backend(col.spec.ipfs, col.state_dir).fetch_block)
     return update, url
 
 
@@ -70,6 +78,7 @@ def send_collection_base_uri(col: Collection, ledger: Ledger, signer: LocalAccou
     planned, url = collection_base_uri_update(col, ledger)
     w3 = connect(url)
     require_chain(w3, col.spec.chain.endpoint()[0])
-    sent = replace(planned, tx_hash=set_base_uri(w3, signer, planned.to, planned.base_uri))
-    ledger.record_chain_tx("set-base-uri", sent.chain_id, sent.to, sent.tx_hash, {"base_uri": sent.base_uri})
+    sent = replace(planned, tx_hash=set_base_uri(w3, signer, planned.to, planned.base_uri, planned.contract_uri))
+    ledger.record_chain_tx("set-base-uri", sent.chain_id, sent.to, sent.tx_hash,
+                           {"base_uri": sent.base_uri, "contract_uri": sent.contract_uri})
     return sent

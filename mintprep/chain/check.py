@@ -7,38 +7,48 @@ shown (ok None: nothing to compare it with, or not readable because an earlier r
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
+from datetime import datetime, timezone
 from decimal import Decimal
 from typing import Any, Callable
 
+from eth_utils import to_checksum_address
 from web3 import Web3
 from web3.contract import Contract
 from web3.exceptions import BadFunctionCallOutput, ContractLogicError
 
 from mintprep.chain.artifact import load_artifact
 from mintprep.chain.costs import MintCost, describe_estimate_failure, estimate_mint_cost
-from mintprep.chain.deploy import base_uri_for, deployed_address
+from mintprep.chain.deploy import base_uri_for, contract_uri_for, deployed_address
+from mintprep.chain.merkle import AllowlistTree, verify
 from mintprep.chain.networks import Network
+from mintprep.chain.phases import OnChainPhase, SalePhase, collection_phases
 from mintprep.chain.rpc import RPC_FAILURES, connect, describe_failure, redact_url
-from mintprep.chain.settings import WEI_PER_ETH
+from mintprep.chain.settings import NEVER, WEI_PER_ETH
 from mintprep.config import Collection
 from mintprep.contract import find_contract
 from mintprep.errors import UserError
 from mintprep.ledger import Ledger
 
 # Fields whose disagreement means the page would show or charge something the config does not say.
-COMPARED_FIELDS = ("chain_id", "code", "mint_price", "max_per_wallet", "max_supply", "owner", "base_uri")
+COMPARED_FIELDS = ("chain_id", "code", "max_supply", "owner", "base_uri", "contract_uri", "provenance_hash",
+                   "royalty", "payouts", "phase_count")
+ZERO32 = b"\x00" * 32
 
 
 @dataclass(frozen=True)
 class ExpectedDrop:
     network: Network
     address: str
-    mint_price_wei: int
-    max_per_wallet: int
     max_supply: int
     owner: str | None  # None: nothing to compare (no owner configured, no deployment recorded)
-    base_uri: str | None  # None: no metadata pinned yet
+    base_uri: str | None  # None: no metadata pinned yet ("" while an unrevealed drop waits for its reveal)
+    contract_uri: str | None
+    provenance_hash: str | None  # sha256 hex of the manifest
+    phases: tuple[SalePhase, ...] = ()
+    royalty: tuple[str, int] | None = None  # (receiver, bps); None: receiver unknown (owner not known)
+    payouts: tuple[tuple[str, int], ...] | None = None  # None: chain.payouts not set (all to the owner at deploy)
+    published_allowlists: dict[int, dict[str, Any]] = field(default_factory=dict)  # phase -> the page's tree dump
 
 
 @dataclass(frozen=True)
@@ -58,7 +68,7 @@ class CheckReport:
     rpc_url: str  # redacted
     address: str
     rows: tuple[CheckRow, ...]
-    mint_cost: MintCost | None
+    mint_costs: tuple[MintCost, ...]  # mint(1) and mint(5) in the phase open now
     mint_cost_note: str | None = None
 
     @property
@@ -79,7 +89,7 @@ class CheckReport:
             "address": self.address,
             "mismatches": self.mismatches,
             "rows": [row.to_json() for row in self.rows],
-            "mint_cost": self.mint_cost.to_json() if self.mint_cost else None,
+            "mint_costs": [cost.to_json() for cost in self.mint_costs],
             "mint_cost_note": self.mint_cost_note,
         }
 
@@ -89,6 +99,16 @@ def format_wei(wei: int) -> str:
     return f"{wei} wei ({eth:f} ETH)"
 
 
+def format_time(seconds: int) -> str:
+    if seconds >= NEVER:
+        return "never"
+    return f"{seconds} ({datetime.fromtimestamp(seconds, timezone.utc):%Y-%m-%dT%H:%M:%SZ})"
+
+
+def _hex32(value: bytes) -> str:
+    return "0x" + bytes(value).hex()
+
+
 def _row(field: str, expected: Any, on_chain: Any, show: Callable[[Any], str] = str, fix: str | None = None) -> CheckRow:
     if expected is None:
         return CheckRow(field, None, show(on_chain), None)
@@ -96,8 +116,8 @@ def _row(field: str, expected: Any, on_chain: Any, show: Callable[[Any], str] = 
     return CheckRow(field, show(expected), show(on_chain), ok, None if ok else fix)
 
 
-def _read(contract: Contract, name: str) -> Any:
-    return getattr(contract.functions, name)().call()
+def _read(contract: Contract, name: str, *args: Any) -> Any:
+    return getattr(contract.functions, name)(*args).call()
 
 
 def compare_drop(w3: Web3, rpc_url: str, expected: ExpectedDrop) -> CheckReport:
@@ -119,33 +139,120 @@ def _compare(w3: Web3, rpc_url: str, expected: ExpectedDrop) -> CheckReport:
     report = dict(rpc_url=redact_url(rpc_url), address=expected.address)
     if not code:
         skipped = [CheckRow(f, None, "not read: no code at the address", None) for f in COMPARED_FIELDS[2:]]
-        return CheckReport(**report, rows=tuple(rows + skipped), mint_cost=None, mint_cost_note="no contract")
+        return CheckReport(**report, rows=tuple(rows + skipped), mint_costs=(), mint_cost_note="no contract")
     drop = w3.eth.contract(address=expected.address, abi=load_artifact().abi)
     try:
-        price = _read(drop, "mintPrice")
-        rows += [
-            _row("mint_price", expected.mint_price_wei, price, format_wei,
-                 f"correct chain.mint_price, or if the config is right call setMintPrice({expected.mint_price_wei})"),
-            _row("max_per_wallet", expected.max_per_wallet, _read(drop, "maxPerWallet"),
-                 fix=f"correct chain.max_per_wallet, or if the config is right call "
-                     f"setMaxPerWallet({expected.max_per_wallet})"),
-            _row("max_supply", expected.max_supply, _read(drop, "maxSupply"),
-                 fix="maxSupply is immutable: redeploy, or set `size` to the deployed supply"),
-            _row("owner", expected.owner, _read(drop, "owner"), fix="transferOwnership from the current owner"),
-            _row("base_uri", expected.base_uri, _read(drop, "baseURI"),
-                 fix="`mintprep contract set-base-uri` (or --print for a multisig)"),
-            _row("total_minted", None, _read(drop, "totalMinted")),
-        ]
+        rows += _drop_rows(drop, expected)
+        on_chain_phases = [OnChainPhase.from_tuple(_read(drop, "phase", i)) for i in range(_read(drop, "phaseCount"))]
     except (ContractLogicError, BadFunctionCallOutput) as exc:
         # Code is there but it does not answer MintprepDrop's views: some other contract.
         rows.append(CheckRow("interface", "MintprepDrop views", f"call failed ({type(exc).__name__})", False,
                              "chain.contract does not point at a MintprepDrop"))
-        return CheckReport(**report, rows=tuple(rows), mint_cost=None, mint_cost_note="not a MintprepDrop")
+        return CheckReport(**report, rows=tuple(rows), mint_costs=(), mint_cost_note="not a MintprepDrop")
+    rows.append(_row("phase_count", len(expected.phases), len(on_chain_phases),
+                     fix="make chain.phases list the deployed phases, or add one with setPhase"))
+    for number, (phase, deployed) in enumerate(zip(expected.phases, on_chain_phases)):
+        rows += phase_rows(number, phase, deployed, expected.published_allowlists.get(number))
     try:
-        return CheckReport(**report, rows=tuple(rows), mint_cost=estimate_mint_cost(w3, drop, price))
+        costs = estimate_open_phase_costs(w3, drop, expected.phases, on_chain_phases)
     except (*RPC_FAILURES, ContractLogicError) as exc:
         # The estimate is shown beside the price; failing it (sold out, node without state overrides) is no drift.
-        return CheckReport(**report, rows=tuple(rows), mint_cost=None, mint_cost_note=describe_estimate_failure(exc))
+        return CheckReport(**report, rows=tuple(rows), mint_costs=(), mint_cost_note=describe_estimate_failure(exc))
+    note = None if costs else "no phase is open now"
+    return CheckReport(**report, rows=tuple(rows), mint_costs=costs, mint_cost_note=note)
+
+
+def _drop_rows(drop: Contract, expected: ExpectedDrop) -> list[CheckRow]:
+    receiver, amount = _read(drop, "royaltyInfo", 1, 10_000)
+    payees = tuple((payee, _read(drop, "shares", payee)) for payee in _read(drop, "payees"))
+    show_payees = lambda value: ", ".join(f"{a}: {n}" for a, n in value)  # noqa: E731
+    revealed = _read(drop, "revealed")
+    rows = [
+        _row("max_supply", expected.max_supply, _read(drop, "maxSupply"),
+             fix="maxSupply is immutable: redeploy, or set `size` to the deployed supply"),
+        _row("owner", expected.owner, _read(drop, "owner"), fix="transferOwnership from the current owner"),
+        _row("base_uri", None if expected.base_uri == "" and revealed else expected.base_uri, _read(drop, "baseURI"),
+             fix="`mintprep contract set-base-uri` (or --print for a multisig)"),
+        _row("contract_uri", expected.contract_uri, _read(drop, "contractURI"),
+             fix="`mintprep contract set-base-uri` sets both URIs (or --print for a multisig)"),
+        _row("provenance_hash", expected.provenance_hash and _hex32(bytes.fromhex(expected.provenance_hash)),
+             _hex32(_read(drop, "provenanceHash")),
+             fix="the provenance is immutable: the art changed after deploy; redeploy or restore the manifest"),
+        _row("royalty", expected.royalty, (receiver, amount), lambda v: f"{v[1]} bps to {v[0]}",
+             fix=f"call setDefaultRoyalty{expected.royalty}" if expected.royalty else None),
+        _row("payouts", expected.payouts, payees, show_payees,
+             fix="payees are fixed at deploy: correct chain.payouts to the deployed split"),
+        _row("paused", None, _read(drop, "paused")),
+        _row("revealed", None, f"offset {_read(drop, 'startingOffset')}" if revealed else "no"),
+        _row("total_minted", None, _read(drop, "totalMinted")),
+    ]
+    return rows
+
+
+def phase_rows(number: int, phase: SalePhase, deployed: OnChainPhase,
+               published: dict[str, Any] | None = None) -> list[CheckRow]:
+    """Every field of one phase, then whether every listed address can prove itself against the on-chain root.
+
+    The proofs come from the tree the page publishes (`published`, a StandardMerkleTree dump) when given, else
+    from the allowlist file: either way they are checked against the root the contract holds.
+    """
+    wanted = phase.on_chain()
+    shows: dict[str, Callable[[Any], str]] = {"start": format_time, "end": format_time, "price": format_wei,
+                                               "allowlist_root": _hex32}
+    fix = f"correct chain.phases.{number} ({phase.name}), or if the config is right call setPhase({number}, …)"
+    rows = [_row(f"phases.{number}.{name}", getattr(wanted, name), getattr(deployed, name), shows.get(name, str), fix)
+            for name in OnChainPhase.FIELDS]
+    if phase.allowlist is not None:
+        failing = allowlist_failures(phase, deployed.allowlist_root, published)
+        listed = len(phase.allowlist.addresses)
+        rows.append(CheckRow(f"phases.{number}.allowlist_proofs", f"{listed} of {listed} addresses prove",
+                             f"{listed - len(failing)} of {listed} prove" + (f"; first failing: {failing[0]}" if failing else ""),
+                             not failing, None if not failing else
+                             "rebuild the page (`mintprep run`) so its allowlist file matches, and setPhase the root"))
+    return rows
+
+
+def allowlist_failures(phase: SalePhase, root: bytes, published: dict[str, Any] | None) -> list[str]:
+    """Listed addresses whose proof does not lead to `root` (proofs from the published dump when given)."""
+    assert phase.allowlist is not None
+    tree = phase.allowlist
+    if published is not None:
+        tree = published_tree(published)
+    failing = []
+    for address in phase.allowlist.addresses:
+        try:
+            proof = tree.proof(address)
+        except (KeyError, IndexError):
+            failing.append(address)
+            continue
+        if not verify(bytes(root), address, proof):
+            failing.append(address)
+    return failing
+
+
+def published_tree(dump: dict[str, Any]) -> AllowlistTree:
+    """An AllowlistTree from a "standard-v1" dump as written, not rebuilt: so a corrupt file fails its proofs."""
+    try:
+        nodes = tuple(bytes.fromhex(str(node)[2:]) for node in dump.get("tree", []))
+        index = {to_checksum_address(v["value"][0]): int(v["treeIndex"]) for v in dump.get("values", [])}
+    except (TypeError, ValueError, KeyError, IndexError, AttributeError):
+        return AllowlistTree((), (), {})  # unreadable: every listed address fails
+    return AllowlistTree(tuple(index), nodes, index)
+
+
+def estimate_open_phase_costs(w3: Web3, drop: Contract, phases: tuple[SalePhase, ...],
+                              on_chain: list[OnChainPhase]) -> tuple[MintCost, ...]:
+    """mint(1) and mint(5) (or the wallet cap, if lower) in the first phase open at the latest block."""
+    now = w3.eth.get_block("latest")["timestamp"]
+    for number, deployed in enumerate(on_chain):
+        if not deployed.start <= now < deployed.end:
+            continue
+        tree = phases[number].allowlist if number < len(phases) else None
+        buyer = tree.addresses[0] if tree else None
+        proof = tree.proof(buyer) if tree and buyer else []
+        return tuple(estimate_mint_cost(w3, drop, number, quantity, deployed.price, buyer, proof)
+                     for quantity in sorted({1, min(5, deployed.max_per_wallet)}))
+    return ()
 
 
 def expected_drop(col: Collection, ledger: Ledger | None, network: Network) -> ExpectedDrop:
@@ -154,15 +261,44 @@ def expected_drop(col: Collection, ledger: Ledger | None, network: Network) -> E
     address = deployed_address(col, ledger, network)
     deployment = ledger.latest_deployment(network.chain_id) if ledger else None
     manifest = ledger.current_manifest() if ledger else None
+    owner = chain.owner or (deployment.deployer if deployment and deployment.address == address else None)
+    royalty_receiver = chain.royalty_receiver or owner
+    phases = tuple(collection_phases(col))
     return ExpectedDrop(
         network=network,
         address=address,
-        mint_price_wei=chain.mint_price_wei,
-        max_per_wallet=chain.max_per_wallet,
         max_supply=col.spec.size,
-        owner=chain.owner or (deployment.deployer if deployment and deployment.address == address else None),
-        base_uri=base_uri_for(manifest.metadata_root) if manifest else None,
+        owner=owner,
+        # Unrevealed, the base URI stays empty until the reveal sets it (reading it earlier would show the art).
+        base_uri=("" if chain.reveal else base_uri_for(manifest.metadata_root)) if manifest else None,
+        contract_uri=contract_uri_for(manifest.metadata_root) if manifest else None,
+        # Compared only for a fair reveal, where it is the promise; otherwise a repaired image may change it.
+        provenance_hash=manifest.provenance_hash if manifest and chain.reveal else None,
+        phases=phases,
+        royalty=_expected_royalty(chain.royalty_bps, royalty_receiver),
+        # The default payee is whoever owned the drop at deploy; only a configured split is compared.
+        payouts=tuple(chain.payouts.items()) or None,
+        published_allowlists=read_published_allowlists(col, phases),
     )
+
+
+def _expected_royalty(bps: int, receiver: str | None) -> tuple[str, int] | None:
+    if bps == 0:
+        return ("0x" + "00" * 20, 0)  # what ERC2981.royaltyInfo answers with no default royalty
+    return (receiver, bps) if receiver else None
+
+
+def read_published_allowlists(col: Collection, phases: tuple[SalePhase, ...]) -> dict[int, dict[str, Any]]:
+    """The allowlist trees the built page serves to buyers, by phase number (none when no page is built)."""
+    from mintprep.page.allowlists import read_site_allowlist  # the page owns the file layout
+
+    found = {}
+    for number, phase in enumerate(phases):
+        if phase.allowlist is not None:
+            dump = read_site_allowlist(col.page_dir, number)
+            if dump is not None:
+                found[number] = dump
+    return found
 
 
 def check_collection(col: Collection, ledger: Ledger | None, rpc_url: str | None = None) -> CheckReport:

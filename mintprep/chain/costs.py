@@ -36,6 +36,7 @@ _ESTIMATE_BALANCE_WEI = 10**24
 
 @dataclass(frozen=True)
 class MintCost:
+    quantity: int
     gas: int
     l2_fee_wei: int
     l1_fee_wei: int | None  # None: the chain has no GasPriceOracle (not an OP-stack chain, or a local node)
@@ -55,14 +56,21 @@ def unsigned_type2_tx(chain_id: int, to: str, data: bytes, value: int, gas: int,
     return b"\x02" + rlp.encode(fields)
 
 
-def estimate_mint_cost(w3: Web3, drop: Contract, price_wei: int) -> MintCost:
-    """Gas and fees for `mint(1)` by a first-time buyer at the current fees (raises on RPC failure or revert)."""
-    buyer = to_checksum_address("0x" + secrets.token_hex(20))
-    call = {"from": buyer, "to": drop.address, "value": price_wei, "data": drop.encode_abi("mint", [1])}
-    gas = w3.eth.estimate_gas(call, "latest", {buyer: {"balance": _ESTIMATE_BALANCE_WEI}})
+def estimate_mint_cost(w3: Web3, drop: Contract, phase: int, quantity: int, price_wei: int,
+                       buyer: str | None = None, proof: list[bytes] | None = None) -> MintCost:
+    """Gas and fees for `mint(phase, quantity, proof)` by a buyer with no mints yet (raises on RPC failure or revert).
+
+    `buyer` defaults to a fresh random address (a public phase); an allowlist phase needs a listed one and its proof.
+    """
+    buyer = buyer or to_checksum_address("0x" + secrets.token_hex(20))
+    value = price_wei * quantity
+    call = {"from": buyer, "to": drop.address, "value": value,
+            "data": drop.encode_abi("mint", [phase, quantity, proof or []])}
+    gas = w3.eth.estimate_gas(call, "latest", {buyer: {"balance": value + _ESTIMATE_BALANCE_WEI}})
     fees = quote_fees(w3)
     l2_fee = gas * (fees.base_fee + fees.priority_fee)
-    return MintCost(gas=gas, l2_fee_wei=l2_fee, l1_fee_wei=_l1_fee(w3, call, gas, fees.max_fee, fees.priority_fee))
+    return MintCost(quantity=quantity, gas=gas, l2_fee_wei=l2_fee,
+                    l1_fee_wei=_l1_fee(w3, call, gas, fees.max_fee, fees.priority_fee))
 
 
 def _l1_fee(w3: Web3, call: dict[str, Any], gas: int, max_fee: int, tip: int) -> int | None:
@@ -75,5 +83,5 @@ def _l1_fee(w3: Web3, call: dict[str, Any], gas: int, max_fee: int, tip: int) ->
 
 def describe_estimate_failure(exc: BaseException) -> str:
     if isinstance(exc, ContractCustomError):
-        return f"mint(1) would revert: {describe_revert(exc.data)}"
+        return f"the mint would revert: {describe_revert(exc.data)}"
     return describe_failure(exc) if isinstance(exc, RPC_FAILURES) else f"{type(exc).__name__}: {exc}"

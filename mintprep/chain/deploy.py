@@ -11,30 +11,39 @@ from web3 import Web3
 
 from mintprep.chain.artifact import Artifact, load_artifact
 from mintprep.chain.networks import Network
+from mintprep.chain.phases import OnChainPhase, collection_phases
+from mintprep.chain.reveal import reveal_commitment, reveal_secret
 from mintprep.chain.rpc import connect
 from mintprep.chain.txs import send_call
 from mintprep.config import Collection
 from mintprep.contract import find_contract
 from mintprep.errors import UserError
-from mintprep.ledger import Ledger
+from mintprep.ledger import Ledger, ManifestRecord
+from mintprep.manifest import COLLECTION_METADATA_NAME
 
 
 @dataclass(frozen=True)
 class DropConfig:
-    """The constructor arguments, in the contract's order."""
+    """The constructor arguments: MintprepDrop.Init's fields in order, then phases and payees."""
 
     name: str
     symbol: str
     max_supply: int
-    mint_price_wei: int
-    max_per_wallet: int
     base_uri: str
+    contract_uri: str
+    placeholder_uri: str
+    provenance_hash: bytes
+    reveal_commitment: bytes
     owner: str
     royalty_receiver: str
     royalty_bps: int
+    phases: tuple[OnChainPhase, ...]
+    payees: tuple[tuple[str, int], ...]
 
     def constructor_args(self) -> tuple[Any, ...]:
-        return tuple(asdict(self).values())
+        init = (self.name, self.symbol, self.max_supply, self.base_uri, self.contract_uri, self.placeholder_uri,
+                self.provenance_hash, self.reveal_commitment, self.owner, self.royalty_receiver, self.royalty_bps)
+        return (init, [p.as_tuple() for p in self.phases], [a for a, _ in self.payees], [n for _, n in self.payees])
 
 
 @dataclass(frozen=True)
@@ -53,6 +62,16 @@ class Deployed:
 def base_uri_for(metadata_root: str) -> str:
     """tokenURI(id) = base + id + ".json", so the base is the metadata directory with a trailing slash."""
     return f"ipfs://{metadata_root}/"
+
+
+def contract_uri_for(metadata_root: str) -> str:
+    """ERC-7572 contractURI: the collection.json the manifest stage writes beside the token files."""
+    return f"ipfs://{metadata_root}/{COLLECTION_METADATA_NAME}"
+
+
+def provenance_bytes(provenance_hash: str | None) -> bytes:
+    """The manifest's sha256 hex as the contract's bytes32 (zero when nothing is pinned yet)."""
+    return bytes.fromhex(provenance_hash) if provenance_hash else b"\x00" * 32
 
 
 def require_chain(w3: Web3, expected: Network) -> int:
@@ -81,20 +100,27 @@ def deploy_drop(w3: Web3, signer: LocalAccount, config: DropConfig, artifact: Ar
     )
 
 
-def drop_config(col: Collection, deployer: str, base_uri: str) -> DropConfig:
-    """Constructor values from collection.yaml: owner and royalty payee default to the deploying account."""
+def drop_config(col: Collection, deployer: str, manifest: ManifestRecord | None,
+                reveal_commitment: bytes = b"\x00" * 32) -> DropConfig:
+    """Constructor values from collection.yaml and the current manifest; owner, royalty payee and the payout
+    default to the deploying account. An unrevealed collection starts without a base URI (it would show the art)."""
     chain = col.spec.chain
     owner = chain.owner or deployer
+    unrevealed = chain.reveal is not None
     return DropConfig(
         name=col.spec.name,
         symbol=col.spec.symbol,
         max_supply=col.spec.size,
-        mint_price_wei=chain.mint_price_wei,
-        max_per_wallet=chain.max_per_wallet,
-        base_uri=base_uri,
+        base_uri=base_uri_for(manifest.metadata_root) if manifest and not unrevealed else "",
+        contract_uri=contract_uri_for(manifest.metadata_root) if manifest else "",
+        placeholder_uri=chain.reveal.placeholder_uri if chain.reveal else "",
+        provenance_hash=provenance_bytes(manifest.provenance_hash if manifest else None),
+        reveal_commitment=reveal_commitment,
         owner=owner,
         royalty_receiver=chain.royalty_receiver or owner,
         royalty_bps=chain.royalty_bps,
+        phases=tuple(p.on_chain() for p in collection_phases(col)),
+        payees=tuple(chain.payouts.items()) or ((owner, 1),),
     )
 
 
@@ -126,14 +152,23 @@ def deploy_collection(
         if recovered:
             return recovered
     manifest = ledger.current_manifest()
-    base_uri = base_uri_for(manifest.metadata_root) if manifest else ""
+    config = drop_config(col, signer.address, manifest, _commitment(col, signer, manifest, chain_id))
     nonce = w3.eth.get_transaction_count(signer.address, "pending")
     # Written before sending: a crash while waiting for the receipt must not lead to a second contract.
     ledger.record_chain_tx("deploy-sent", chain_id, create_address(signer.address, nonce), "",
                            {"deployer": signer.address, "nonce": nonce, "network": net.name})
-    deployed = deploy_drop(w3, signer, drop_config(col, signer.address, base_uri))
+    deployed = deploy_drop(w3, signer, config)
     ledger.record_deployment(net.name, deployed.chain_id, deployed.address, deployed.tx_hash, deployed.deployer)
     return deployed
+
+
+def _commitment(col: Collection, signer: LocalAccount, manifest: ManifestRecord | None, chain_id: int) -> bytes:
+    if col.spec.chain.reveal is None:
+        return b"\x00" * 32
+    if manifest is None:
+        raise UserError(f"{col.path}: chain.reveal needs the provenance hash on chain at deploy; "
+                        "run `mintprep run` before deploying")
+    return reveal_commitment(reveal_secret(signer, chain_id, manifest.provenance_hash))
 
 
 def create_address(sender: str, nonce: int) -> str:

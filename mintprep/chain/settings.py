@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import re
+from datetime import datetime
 from decimal import Decimal
 
 from eth_utils import is_address, is_checksum_address, to_checksum_address
-from pydantic import Field, field_validator
+from pydantic import Field, field_validator, model_validator
 
 from mintprep.chain.networks import Network, NetworkName, network
 from mintprep.model import StrictModel
@@ -15,6 +16,107 @@ from mintprep.urls import PrivateUrl
 WEI_PER_ETH = 10**18
 MAX_PRICE_ETH = 1_000_000  # far above any real drop, far below uint256: a typo, not a price
 PRICE = re.compile(r"(0|[1-9][0-9]{0,5})(\.[0-9]{1,18})?", re.ASCII)
+# A phase without `end` stays open: the largest uint64, the contract's type for times.
+NEVER = 2**64 - 1
+
+
+def eth_to_wei_string(value: object) -> str:
+    """A quoted decimal ETH amount, checked: plain digits, at most 18 decimals (1 wei), below MAX_PRICE_ETH."""
+    if not isinstance(value, str):
+        raise ValueError(f'must be a decimal string in ETH such as "0.00063" (quoted), got {value!r}')
+    if not PRICE.fullmatch(value):
+        # Decimal() would read "1_0" as 10, " 1 " as 1 and "1e400" as a number no contract holds.
+        raise ValueError(f'must be plain digits with at most one point and 18 decimals, below '
+                         f'{MAX_PRICE_ETH:,} ETH, such as "0.00063"; got {value[:40]!r}')
+    return value
+
+
+def _address(value: str | None) -> str | None:
+    if value is None:
+        return None
+    if not is_address(value):
+        raise ValueError(f"must be a 0x-prefixed 20-byte hex address, got {value!r}")
+    digits = value[2:]
+    # Mixed case is an EIP-55 checksum: a typo in it must fail here, not send funds to a wrong address.
+    if digits != digits.lower() and digits != digits.upper() and not is_checksum_address(value):
+        raise ValueError(f"has an invalid EIP-55 checksum (a mistyped letter?), got {value!r}")
+    return to_checksum_address(value)
+
+
+def _unix_seconds(value: datetime | int | None, default: int) -> int:
+    if value is None:
+        return default
+    return value if isinstance(value, int) else int(value.timestamp())
+
+
+class PhaseSettings(StrictModel):
+    """One sale phase: open from `start` (inclusive) to `end` (exclusive), at its price and per-wallet cap."""
+
+    name: str = Field(min_length=1, max_length=64)
+    start: datetime | int | None = Field(
+        None, description="ISO 8601 time with a timezone (2026-12-01T17:00:00Z) or unix seconds; default: at deploy"
+    )
+    end: datetime | int | None = Field(None, description="first second the phase is closed; default: never")
+    price: str = Field("0", description='price per token in ETH, a quoted decimal string such as "0.00063"')
+    max_per_wallet: int = Field(5, ge=1, lt=2**32)
+    max_mints: int | None = Field(None, ge=1, lt=2**32, description="tokens this phase may mint in all; default: no cap")
+    allowlist: str | None = Field(
+        None, description="file of addresses allowed in this phase (one per line or CSV first column), relative to the yaml"
+    )
+
+    @field_validator("price", mode="before")
+    @classmethod
+    def _price(cls, value: object) -> str:
+        return eth_to_wei_string(value)
+
+    @field_validator("start", "end")
+    @classmethod
+    def _aware_time(cls, value: datetime | int | None) -> datetime | int | None:
+        if isinstance(value, datetime) and value.tzinfo is None:
+            raise ValueError("needs a timezone (end it with Z for UTC), otherwise the time depends on the machine")
+        if isinstance(value, int) and not 0 <= value < NEVER:
+            raise ValueError(f"must be unix seconds between 0 and {NEVER - 1}, got {value}")
+        return value
+
+    @model_validator(mode="after")
+    def _start_before_end(self) -> "PhaseSettings":
+        if self.start_time >= self.end_time:
+            raise ValueError(f"phase {self.name!r}: start must be before end")
+        return self
+
+    @property
+    def start_time(self) -> int:
+        return _unix_seconds(self.start, 0)
+
+    @property
+    def end_time(self) -> int:
+        return _unix_seconds(self.end, NEVER)
+
+    @property
+    def price_wei(self) -> int:
+        return int(Decimal(self.price) * WEI_PER_ETH)
+
+
+class VerifySettings(StrictModel):
+    """Where `mintprep contract verify` submits the source and `check` asks whether it is verified."""
+
+    sourcify_url: PrivateUrl = Field("https://sourcify.dev/server", description="Sourcify server (APIv2)")
+    etherscan_url: PrivateUrl = Field("https://api.etherscan.io/v2/api",
+                                      description="Etherscan API V2 endpoint (any chain)")
+    etherscan_api_key_env: str = Field("ETHERSCAN_API_KEY", description="environment variable holding the API key")
+
+
+class RevealSettings(StrictModel):
+    """Mint unrevealed: every token shows the placeholder until `mintprep reveal` shifts the art by a random offset."""
+
+    placeholder_uri: str = Field(description="tokenURI of every token before the reveal (a pinned placeholder JSON)")
+
+    @field_validator("placeholder_uri")
+    @classmethod
+    def _uri(cls, value: str) -> str:
+        if not value.startswith(("ipfs://", "https://")):
+            raise ValueError(f"must be an ipfs:// or https:// URI, got {value!r}")
+        return value
 
 
 class ChainSettings(StrictModel):
@@ -27,29 +129,57 @@ class ChainSettings(StrictModel):
     royalty_bps: int = Field(0, ge=0, le=10_000, description="ERC-2981 royalty in basis points (500 = 5%)")
     royalty_receiver: str | None = Field(None, description="royalty payee; default: the owner")
 
+    phases: list[PhaseSettings] = Field(
+        default_factory=list,
+        description="timed sale phases; without them the sale is one public phase at mint_price and max_per_wallet",
+    )
+    reveal: RevealSettings | None = Field(None, description="mint unrevealed, then `mintprep reveal` (fair offset)")
+    verify: VerifySettings | None = Field(
+        None, description="source verification services; when set, `check` also asks them whether the drop is verified"
+    )
+    payouts: dict[str, int] = Field(
+        default_factory=dict,
+        description="address -> shares of the mint proceeds, each payee pulls its part; default: all to the owner",
+    )
+
     @field_validator("mint_price", mode="before")
     @classmethod
     def _decimal_string(cls, value: object) -> str:
-        if not isinstance(value, str):
-            raise ValueError(f'must be a decimal string in ETH such as "0.00063" (quoted), got {value!r}')
-        if not PRICE.fullmatch(value):
-            # Decimal() would read "1_0" as 10, " 1 " as 1 and "1e400" as a number no contract holds.
-            raise ValueError(f'must be plain digits with at most one point and 18 decimals, below '
-                             f'{MAX_PRICE_ETH:,} ETH, such as "0.00063"; got {value[:40]!r}')
-        return value
+        return eth_to_wei_string(value)
 
     @field_validator("contract", "owner", "royalty_receiver")
     @classmethod
     def _address(cls, value: str | None) -> str | None:
-        if value is None:
-            return None
-        if not is_address(value):
-            raise ValueError(f"must be a 0x-prefixed 20-byte hex address, got {value!r}")
-        digits = value[2:]
-        # Mixed case is an EIP-55 checksum: a typo in it must fail here, not send funds to a wrong address.
-        if digits != digits.lower() and digits != digits.upper() and not is_checksum_address(value):
-            raise ValueError(f"has an invalid EIP-55 checksum (a mistyped letter?), got {value!r}")
-        return to_checksum_address(value)
+        return _address(value)
+
+    @field_validator("payouts")
+    @classmethod
+    def _payees(cls, value: dict[str, int]) -> dict[str, int]:
+        checked: dict[str, int] = {}
+        for address, share in value.items():
+            payee = _address(address)
+            if not isinstance(share, int) or share < 1:
+                raise ValueError(f"{address}: shares must be a whole number ≥ 1, got {share!r}")
+            if payee in checked:
+                raise ValueError(f"{address} is listed twice")
+            checked[payee] = share  # type: ignore[index]
+        return checked
+
+    @model_validator(mode="after")
+    def _one_way_to_price(self) -> "ChainSettings":
+        if self.phases and {"mint_price", "max_per_wallet"} & self.model_fields_set:
+            raise ValueError("with chain.phases, set price and max_per_wallet on each phase, not chain.mint_price / "
+                             "chain.max_per_wallet")
+        names = [p.name for p in self.phases]
+        if len(set(names)) != len(names):
+            raise ValueError("chain.phases: two phases have the same name")
+        return self
+
+    def sale_phases(self) -> list[PhaseSettings]:
+        """The phases the contract gets: chain.phases, or one public phase from mint_price and max_per_wallet."""
+        if self.phases:
+            return list(self.phases)
+        return [PhaseSettings(name="public", price=self.mint_price, max_per_wallet=self.max_per_wallet)]
 
     @property
     def mint_price_wei(self) -> int:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 from typing import TYPE_CHECKING, Optional
 
@@ -48,12 +49,13 @@ def render_check(report: "CheckReport") -> Table:
         table.add_column(column, overflow="fold")
     for row in report.rows:
         table.add_row(row.field, row.expected or "", row.on_chain or "", marks[row.ok])
-    if report.mint_cost:
-        cost = report.mint_cost
-        l1 = format_wei(cost.l1_fee_wei) if cost.l1_fee_wei is not None else "none (no GasPriceOracle)"
-        table.add_row("mint(1) fee", "", f"{cost.gas} gas: L2 {format_wei(cost.l2_fee_wei)}, L1 {l1}", marks[None])
-    else:
-        table.add_row("mint(1) fee", "", f"not estimated: {report.mint_cost_note}", marks[None])
+    for cost in report.mint_costs:
+        l1 = format_wei(cost.l1_fee_wei) if cost.l1_fee_wei is not None else "none (no GasPriceOracle predeploy)"
+        table.add_row(f"mint({cost.quantity}) fee", "",
+                      f"{cost.gas} gas: L2 {format_wei(cost.l2_fee_wei)}, L1 {l1}, total {format_wei(cost.total_fee_wei)}",
+                      marks[None])
+    if not report.mint_costs:
+        table.add_row("mint fee", "", f"not estimated: {report.mint_cost_note}", marks[None])
     return table
 
 
@@ -123,11 +125,13 @@ def deploy_command(
         deployed = deploy_collection(col, ledger, signer, network_name=network, rpc_url=rpc_url, again=again)
     if as_json:
         print_json(deployed.to_json())
-    console.print(f"deployed MintprepDrop at {deployed.address} (tx {deployed.tx_hash}, {deployed.gas_used} gas)")
+    # soft_wrap: a URL or path wrapped at the console width (80 when not a terminal) cannot be copied or clicked.
+    say = functools.partial(console.print, soft_wrap=True, highlight=False, markup=False)
+    say(f"deployed MintprepDrop at {deployed.address} (tx {deployed.tx_hash}, {deployed.gas_used} gas)")
     explorer = col.spec.chain.endpoint(network)[0].tx_url(deployed.tx_hash)
     if explorer:
-        console.print(f"explorer: {explorer}")
-    console.print(f'add to {col.path}:  chain: {{contract: "{deployed.address}"}}')
+        say(f"explorer: {explorer}")
+    say(f'add to {col.path}:  chain: {{contract: "{deployed.address}"}}')
 
 
 @contract_app.command("set-base-uri")
@@ -160,3 +164,21 @@ def set_base_uri_command(
         console.print(f"sent: {update.tx_hash}")
     elif not as_json:
         typer.echo(f"to: {update.to}\nvalue: 0\ndata: {update.data}")
+
+
+@app.command("reveal")
+def reveal_command(collection: Path = COLLECTION, keystore: Optional[Path] = KEYSTORE, as_json: bool = JSON) -> None:
+    """Reveal an unrevealed drop: startReveal, wait for its future block, then reveal with the committed secret."""
+    from mintprep.chain.keys import load_signer
+    from mintprep.chain.reveal import reveal_collection
+    from mintprep.config import load_collection
+    from mintprep.ledger import Ledger
+
+    col = load_collection(collection)
+    signer = load_signer(keystore, _ask_password)
+    with Ledger.open(col.state_dir) as ledger:
+        result = reveal_collection(col, ledger, signer)
+    if as_json:
+        print_json(result.to_json())
+    console.print(f"revealed: starting offset {result.starting_offset} (seed {result.seed}, block "
+                  f"{result.reveal_block}); base URI {result.base_uri}", soft_wrap=True, highlight=False, markup=False)

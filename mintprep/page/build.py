@@ -16,14 +16,16 @@ from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 from string import Template
-from typing import TYPE_CHECKING, Any, Mapping
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
 from urllib.parse import urlsplit
 
 from eth_utils import is_hex_address, to_checksum_address
 
 from mintprep.errors import UserError
 from mintprep.hashing import content_key, sha256_hex
+from mintprep.chain.phases import SalePhase
 from mintprep.page.abi import page_abi
+from mintprep.page.allowlists import allowlist_files, allowlist_path
 from mintprep.page.chains import chain_info
 from mintprep.page.gallery import read_gallery, split_gallery
 from mintprep.page.headers import render_headers, site_header_rules
@@ -32,7 +34,7 @@ from mintprep.page.sitedir import CONFIG_ELEMENT_ID, ensure_replaceable, replace
 if TYPE_CHECKING:
     from mintprep.config import Collection
 
-PAGE_FORMAT = 2  # 2: gallery in chunk files beside index.html
+PAGE_FORMAT = 3  # 2: gallery in chunk files beside index.html; 3: sale phases, allowlist files
 STATIC_ASSETS = ("app.js", "style.css")
 _CID = re.compile(r"^[A-Za-z0-9]{10,128}$")
 
@@ -55,14 +57,16 @@ def build_page(
     chain_id: int,
     rpc_url: str,
     gateway: str,
+    phases: Sequence[SalePhase] = (),
 ) -> PageBuild:
     """Write the mint page for `manifest` into `out_dir`, replacing what was there in one swap.
 
     Deterministic: the same inputs give byte-identical files (and `site_digest`), and a rebuild
     that changes nothing writes nothing.
     """
-    config = page_config(manifest, contract=contract, chain_id=chain_id, rpc_url=rpc_url, gateway=gateway)
-    files = render_site(config)
+    config = page_config(manifest, contract=contract, chain_id=chain_id, rpc_url=rpc_url, gateway=gateway,
+                         phases=phases)
+    files = {**render_site(config), **allowlist_files(list(phases))}
     out_dir = Path(out_dir).resolve()
     ensure_replaceable(out_dir, protect=(col.path, col.state_dir))
     written = replace_tree(files, out_dir)
@@ -71,7 +75,8 @@ def build_page(
 
 
 def page_config(
-    manifest: Mapping[str, Any], *, contract: str | None, chain_id: int, rpc_url: str, gateway: str
+    manifest: Mapping[str, Any], *, contract: str | None, chain_id: int, rpc_url: str, gateway: str,
+    phases: Sequence[SalePhase] = (),
 ) -> dict[str, Any]:
     """The JSON the page runs on, gallery `tokens` included; `read_page_config` gives it back from a built site."""
     if not isinstance(chain_id, int) or isinstance(chain_id, bool) or chain_id <= 0:
@@ -99,6 +104,9 @@ def page_config(
         },
         "gateway": _http_url("gateway (page.gateway / ipfs.gateway)", gateway).rstrip("/"),
         "abi": page_abi(),
+        # Names and allowlist files only: times, prices and caps are read from the contract, never trusted from here.
+        "phases": [{"name": p.name, "allowlist": allowlist_path(i) if p.allowlist else None}
+                   for i, p in enumerate(phases)],
         "tokens": [_token(t, i) for i, t in enumerate(_field(manifest, "tokens", list))],
     }
 
@@ -124,9 +132,20 @@ def render_site(config: Mapping[str, Any]) -> dict[str, bytes]:
         config_json=script_safe_json(embedded),
     )
     files = {"index.html": index.encode(), "_headers": render_headers(site_header_rules(csp))}
-    files.update({name: static.joinpath(name).read_bytes() for name in STATIC_ASSETS})
+    files.update({name: compact_source(static.joinpath(name).read_text(encoding="utf-8")).encode()
+                  for name in STATIC_ASSETS})
     files.update(gallery.files)
     return files
+
+
+def compact_source(text: str) -> str:
+    """app.js / style.css as shipped: without indentation, blank lines and whole-line // comments.
+
+    Safe for these two files because neither has a string or template literal spanning lines (a test checks);
+    it keeps the first load under its weight budget without a minifier in the build.
+    """
+    kept = (line.strip() for line in text.splitlines())
+    return "\n".join(line for line in kept if line and not line.startswith("//")) + "\n"
 
 
 def content_security_policy(config: Mapping[str, Any]) -> str:

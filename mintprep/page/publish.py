@@ -16,6 +16,8 @@ from urllib.parse import quote
 
 from mintprep.chain.networks import network
 from mintprep.contract import find_contract
+from mintprep.chain.phases import SalePhase, collection_phases
+from mintprep.chain.rpc import redact_url
 from mintprep.errors import RemoteError, UserError
 from mintprep.http import RetryPolicy, json_object, send
 from mintprep.ipfs.backends import make_backend
@@ -37,6 +39,7 @@ class PageInputs:
     chain_id: int
     rpc_url: str
     gateway: str
+    phases: tuple[SalePhase, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -60,21 +63,33 @@ def collection_page_inputs(col: "Collection", ledger: "Ledger", *, gateway: str 
         raise UserError(f"{col.path}: no manifest yet; run `mintprep run {col.path}` first")
     spec = col.spec
     net = network(spec.chain.network)
-    # chain.rpc_url may be a private endpoint with a key in it, and the page is public: on Base the page
-    # reads through the public RPC unless page.rpc_url names another.
-    public_rpc = (spec.chain.rpc_url or net.default_rpc) if net.name == "local" else net.default_rpc
     return PageInputs(
         manifest=record.manifest.to_json(),
         contract=find_contract(col, ledger, net),
         chain_id=net.chain_id,
-        rpc_url=spec.page.rpc_url or public_rpc,
+        rpc_url=page_rpc_url(spec.page.rpc_url, spec.chain.rpc_url, net.default_rpc),
         gateway=gateway or spec.page.gateway or spec.ipfs.gateway,
+        phases=tuple(collection_phases(col)),
     )
+
+
+def page_rpc_url(page_rpc: str | None, chain_rpc: str | None, public_rpc: str) -> str:
+    """page.rpc_url, else chain.rpc_url, else the network's public RPC.
+
+    The page is public, so a chain.rpc_url that carries a key (user:password, or a key-like path or query
+    part such as Alchemy's /v2/<key>) is refused rather than published: set page.rpc_url to a public endpoint.
+    """
+    if page_rpc:
+        return page_rpc
+    if chain_rpc and redact_url(chain_rpc) != chain_rpc:
+        raise UserError(f"chain.rpc_url ({redact_url(chain_rpc)}) looks like it carries an API key, and the page would "
+                        "publish it: set page.rpc_url to a public RPC for the page")
+    return chain_rpc or public_rpc
 
 
 def build_collection_page(col: "Collection", inputs: PageInputs, out_dir: Path | None = None) -> PageBuild:
     return build_page(col, inputs.manifest, out_dir or col.page_dir, contract=inputs.contract,
-                      chain_id=inputs.chain_id, rpc_url=inputs.rpc_url, gateway=inputs.gateway)
+                      chain_id=inputs.chain_id, rpc_url=inputs.rpc_url, gateway=inputs.gateway, phases=inputs.phases)
 
 
 def publish_collection(col: "Collection", ledger: "Ledger", **http: Any) -> PublishResult:

@@ -31,7 +31,8 @@ def on_chain(path: Path, chain: Chain):
     planted = plant_images(path, {2: broken["black"], 3: broken["flat"], 4: broken["noise"]})
     with Ledger.open(col.state_dir, readonly=True) as ledger:
         root = ledger.current_manifest().metadata_root
-    drop = deploy_test_drop(chain.w3, chain.owner, DropParams(max_supply=col.spec.size, base_uri=f"ipfs://{root}/"))
+    drop = deploy_test_drop(chain.w3, chain.owner, DropParams(max_supply=col.spec.size, base_uri=f"ipfs://{root}/",
+                                                              contract_uri=f"ipfs://{root}/collection.json"))
     data = yaml.safe_load(path.read_text())
     data["chain"].update(rpc_url=chain.node.url, contract=drop.contract.address)
     path.write_text(yaml.safe_dump(data, sort_keys=False))
@@ -41,7 +42,7 @@ def on_chain(path: Path, chain: Chain):
 def test_repair_updates_the_base_uri_and_leaves_minted_tokens_alone(collection: Path, chain: Chain,
                                                                      monkeypatch: pytest.MonkeyPatch):
     planted, drop = on_chain(collection, chain)
-    drop.functions.mint(2).transact({"from": chain.accounts[1].address, "value": 2 * PRICE_WEI})  # tokens 1, 2
+    drop.functions.mint(0, 2, []).transact({"from": chain.accounts[1].address, "value": 2 * PRICE_WEI})  # tokens 1, 2
     monkeypatch.setenv(PRIVATE_KEY_ENV, chain.owner.key.hex())
     col = load_collection(collection)
 

@@ -29,7 +29,7 @@ def test_artifact_records_the_hash_of_the_current_source():
     assert artifact.settings == {"evmVersion": "cancun", "optimizer": {"enabled": True, "runs": 200}}
     assert artifact.compiler.startswith("0.8.")
     names = {entry.get("name") for entry in artifact.abi}
-    for view in ("mintPrice", "maxPerWallet", "maxSupply", "totalMinted", "mintedBy", "baseURI", "owner", "mint"):
+    for view in ("phase", "phaseCount", "maxSupply", "totalMinted", "mintedInPhase", "baseURI", "owner", "mint", "reveal"):
         assert view in names
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import secrets
 
 import pytest
@@ -11,7 +12,8 @@ from mintprep.chain.check import check_collection, check_if_deployed
 from mintprep.chain.costs import GAS_PRICE_ORACLE
 from mintprep.errors import UserError
 from mintprep.ledger import Ledger
-from tests.chain.conftest import METADATA_ROOT, DeployedCollection, chain_collection, record_metadata_root
+from tests.chain.conftest import (METADATA_ROOT, DeployedCollection, chain_collection, deploy_for,
+                                  record_metadata_root)
 
 PRICE_WEI = 630_000_000_000_000
 
@@ -25,36 +27,44 @@ def test_matching_deployment_passes_with_every_field_compared(deployed_collectio
     report = check(deployed_collection.col)
     assert report.ok, report.to_json()
     compared = {row.field: row for row in report.rows}
-    for field in ("chain_id", "code", "mint_price", "max_per_wallet", "max_supply", "owner", "base_uri"):
+    for field in ("chain_id", "code", "max_supply", "owner", "base_uri", "contract_uri", "royalty",
+                  "phase_count", "phases.0.start", "phases.0.end", "phases.0.price", "phases.0.max_per_wallet",
+                  "phases.0.max_mints", "phases.0.allowlist_root"):
         assert compared[field].ok is True, field
-    assert compared["mint_price"].on_chain == f"{PRICE_WEI} wei (0.00063 ETH)"
+    assert compared["phases.0.price"].on_chain == f"{PRICE_WEI} wei (0.00063 ETH)"
     assert compared["base_uri"].on_chain == f"ipfs://{METADATA_ROOT}/"
+    # ERC-7572: deploy pointed contractURI at the collection.json beside the token files.
+    assert compared["contract_uri"].on_chain == f"ipfs://{METADATA_ROOT}/collection.json"
     assert compared["owner"].on_chain == deployed_collection.chain.owner.address
     assert compared["total_minted"].on_chain == "0" and compared["total_minted"].ok is None
-    assert report.mint_cost is not None and 60_000 < report.mint_cost.gas < 200_000
-    assert report.mint_cost.l1_fee_wei is None  # anvil has no GasPriceOracle predeploy
+    one, five = report.mint_costs
+    assert (one.quantity, five.quantity) == (1, 5)
+    assert 60_000 < one.gas < 200_000 and one.gas < five.gas < 5 * one.gas
+    assert one.l1_fee_wei is None  # anvil has no GasPriceOracle predeploy
     assert report.to_json()["mismatches"] == []
 
 
 def test_price_off_by_one_wei_on_chain_is_named(deployed_collection: DeployedCollection):
     drop = deployed_collection.chain.w3.eth.contract(address=deployed_collection.deployed.address, abi=load_artifact().abi)
-    drop.functions.setMintPrice(PRICE_WEI + 1).transact({"from": deployed_collection.chain.owner.address})
+    drop.functions.setPhase(0, (0, 2**64 - 1, PRICE_WEI + 1, 5, 0, b"\x00" * 32)).transact(
+        {"from": deployed_collection.chain.owner.address})
     report = check(deployed_collection.col)
-    assert report.mismatches == ["mint_price"]
-    row = report.row("mint_price")
+    assert report.mismatches == ["phases.0.price"]
+    row = report.row("phases.0.price")
     assert (row.expected, row.on_chain) == (f"{PRICE_WEI} wei (0.00063 ETH)", f"{PRICE_WEI + 1} wei (0.000630000000000001 ETH)")
-    assert row.fix.endswith(f"call setMintPrice({PRICE_WEI})")
+    assert "setPhase(0" in row.fix
 
 
 def test_price_typed_ten_times_too_high_in_config_is_named(deployed_collection: DeployedCollection):
     report = check(deployed_collection.with_chain(mint_price="0.0063"))
-    assert report.mismatches == ["mint_price"]
+    assert report.mismatches == ["phases.0.price"]
 
 
 def test_wallet_cap_that_differs_is_named(deployed_collection: DeployedCollection):
     report = check(deployed_collection.with_chain(max_per_wallet=50))
-    assert report.mismatches == ["max_per_wallet"]
-    assert (report.row("max_per_wallet").expected, report.row("max_per_wallet").on_chain) == ("50", "5")
+    assert report.mismatches == ["phases.0.max_per_wallet"]
+    row = report.row("phases.0.max_per_wallet")
+    assert (row.expected, row.on_chain) == ("50", "5")
 
 
 def test_supply_that_differs_from_collection_size_is_named(deployed_collection: DeployedCollection):
@@ -73,14 +83,14 @@ def test_no_code_at_the_address_is_named_and_the_rest_is_not_read(deployed_colle
     empty = deployed_collection.chain.w3.to_checksum_address("0x" + secrets.token_hex(20))
     report = check(deployed_collection.with_chain(contract=empty))
     assert report.mismatches == ["code"]
-    assert report.row("mint_price").ok is None and "no code" in report.row("mint_price").on_chain
-    assert report.mint_cost is None
+    assert report.row("base_uri").ok is None and "no code" in report.row("base_uri").on_chain
+    assert report.mint_costs == ()
 
 
 def test_stale_base_uri_is_named_after_new_metadata_is_pinned(deployed_collection: DeployedCollection):
     record_metadata_root(deployed_collection.col, "bafybeinewroot")
     report = check(deployed_collection.col)
-    assert report.mismatches == ["base_uri"]
+    assert report.mismatches == ["base_uri", "contract_uri"]
     row = report.row("base_uri")
     assert (row.expected, row.on_chain) == ("ipfs://bafybeinewroot/", f"ipfs://{METADATA_ROOT}/")
 
@@ -102,8 +112,9 @@ def test_l1_data_fee_from_the_gas_price_oracle_is_added(deployed_collection: Dep
     chain.w3.provider.make_request("anvil_setCode", [GAS_PRICE_ORACLE, "0x63075bcd1560005260206000f3"])
     report = check(deployed_collection.col)
     assert report.ok
-    assert report.mint_cost.l1_fee_wei == 123456789
-    assert report.mint_cost.total_fee_wei == report.mint_cost.l2_fee_wei + 123456789
+    for cost in report.mint_costs:
+        assert cost.l1_fee_wei == 123456789
+        assert cost.total_fee_wei == cost.l2_fee_wei + 123456789
 
 
 def test_unreachable_rpc_is_a_user_error_naming_the_url(deployed_collection: DeployedCollection):
@@ -138,3 +149,86 @@ def test_without_a_ledger_the_base_uri_is_shown_not_compared(deployed_collection
     report = check_collection(deployed_collection.col, None)
     assert report.ok
     assert report.row("base_uri").ok is None and report.row("owner").ok is None
+
+
+# -- phases and allowlists --------------------------------------------------------------------------------------
+
+LISTED = ["0x" + f"{i:040x}" for i in range(1, 6)]
+PHASES = [
+    {"name": "early", "start": "2030-01-01T00:00:00Z", "end": "2030-01-02T00:00:00Z", "price": "0.0005",
+     "max_per_wallet": 2, "max_mints": 40, "allowlist": "early.txt"},
+    {"name": "public", "start": "2030-01-02T00:00:00Z", "price": "0.001", "max_per_wallet": 5},
+]
+
+
+@pytest.fixture
+def phased(chain, tmp_path):
+    folder = tmp_path / "phased"
+    folder.mkdir()
+    (folder / "early.txt").write_text("# friends\n" + "\n".join(LISTED) + "\n")
+    col = chain_collection(folder, chain.node.url, mint_price=None, max_per_wallet=None, phases=PHASES)
+    record_metadata_root(col, METADATA_ROOT)
+    deployed = deploy_for(col, chain.owner)
+    col = chain_collection(folder, chain.node.url, mint_price=None, max_per_wallet=None, phases=PHASES,
+                           contract=deployed.address)
+    return DeployedCollection(col=col, deployed=deployed, chain=chain)
+
+
+def with_phases(d: DeployedCollection, phases):
+    return chain_collection(d.col.base_dir, d.chain.node.url, mint_price=None, max_per_wallet=None, phases=phases,
+                            contract=d.deployed.address)
+
+
+def test_phased_deployment_matches_with_every_listed_address_proving(phased: DeployedCollection):
+    report = check(phased.col)
+    assert report.ok, report.to_json()
+    assert report.row("phase_count").on_chain == "2"
+    assert report.row("phases.0.start").on_chain == "1893456000 (2030-01-01T00:00:00Z)"
+    assert report.row("phases.1.end").on_chain == "never"
+    assert report.row("phases.0.allowlist_proofs").on_chain == "5 of 5 prove"
+    assert report.mint_costs == () and report.mint_cost_note == "no phase is open now"
+
+
+@pytest.mark.parametrize("field, value, mismatch", [
+    ("start", "2030-01-01T00:00:01Z", "phases.0.start"),
+    ("end", "2030-01-01T23:59:59Z", "phases.0.end"),
+    ("price", "0.0005000000000001", "phases.0.price"),
+    ("max_per_wallet", 3, "phases.0.max_per_wallet"),
+    ("max_mints", 41, "phases.0.max_mints"),
+])
+def test_a_drift_in_each_phase_field_is_named(phased: DeployedCollection, field, value, mismatch):
+    changed = [dict(PHASES[0], **{field: value}), PHASES[1]]
+    assert check(with_phases(phased, changed)).mismatches == [mismatch]
+
+
+def test_an_allowlist_file_whose_root_is_not_on_chain_is_named(phased: DeployedCollection):
+    (phased.col.base_dir / "early.txt").write_text("\n".join(LISTED + ["0x" + "ab" * 20]))
+    report = check(phased.col)
+    assert "phases.0.allowlist_root" in report.mismatches
+    # The five old addresses' proofs come from the new tree, so none reaches the deployed root.
+    assert report.row("phases.0.allowlist_proofs").ok is False
+
+
+def test_a_listed_address_whose_published_proof_fails_is_named(phased: DeployedCollection):
+    """The site's allowlist file (what buyers' browsers use) is corrupted for one address: check names it."""
+    from mintprep.chain.phases import collection_phases
+    from mintprep.page.allowlists import allowlist_files
+
+    files = allowlist_files(collection_phases(phased.col))
+    dump = json.loads(files["allowlist/0.json"])
+    victim = dump["values"][2]
+    victim["treeIndex"] = dump["values"][0]["treeIndex"]  # its entry points at another address's leaf
+    site = phased.col.page_dir / "allowlist"
+    site.mkdir(parents=True)
+    (site / "0.json").write_text(json.dumps(dump))
+    report = check(phased.col)
+    assert report.mismatches == ["phases.0.allowlist_proofs"]
+    row = report.row("phases.0.allowlist_proofs")
+    assert row.on_chain.startswith("4 of 5 prove; first failing: ") and victim["value"][0] in row.on_chain
+    assert report.row("phases.0.allowlist_root").ok is True
+
+
+def test_a_phase_missing_on_chain_is_named(phased: DeployedCollection):
+    extra = {"name": "late", "start": "2031-01-01T00:00:00Z", "price": "0.002", "max_per_wallet": 1}
+    report = check(with_phases(phased, PHASES + [extra]))
+    assert report.mismatches == ["phase_count"]

@@ -5,7 +5,11 @@ from __future__ import annotations
 
 import json
 import logging
+import os
+import re
 import sqlite3
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -67,6 +71,7 @@ def test_deploy_check_and_set_base_uri_never_leak_the_key(runner, chain, tmp_pat
     drop = chain.w3.eth.contract(address=result["address"], abi=load_artifact().abi)
     assert drop.functions.maxSupply().call() == 77 and drop.functions.owner().call() == signer.address
     assert drop.functions.baseURI().call() == f"ipfs://{METADATA_ROOT}/"  # metadata existed: set at deploy
+    assert drop.functions.contractURI().call() == f"ipfs://{METADATA_ROOT}/collection.json"  # ERC-7572
 
     col = chain_collection(col.base_dir, chain.node.url, contract=result["address"])
     checked = runner.invoke(app, ["check", str(col.path), "--json"])
@@ -84,7 +89,8 @@ def test_deploy_check_and_set_base_uri_never_leak_the_key(runner, chain, tmp_pat
     receipt = chain.w3.eth.get_transaction_receipt(sent["tx_hash"])
     (event,) = drop.events.BatchMetadataUpdate().process_receipt(receipt)
     assert (event.args._fromTokenId, event.args._toTokenId) == (1, 2**256 - 1)
-    drop.functions.mint(1).transact({"from": chain.accounts[1].address, "value": drop.functions.mintPrice().call()})
+    assert drop.functions.contractURI().call() == "ipfs://bafybeirepaired/collection.json"  # moved with it
+    drop.functions.mint(0, 1, []).transact({"from": chain.accounts[1].address, "value": drop.functions.phase(0).call()[2]})
     assert drop.functions.tokenURI(1).call() == "ipfs://bafybeirepaired/1.json"
     assert runner.invoke(app, ["check", str(col.path)]).exit_code == 0
 
@@ -103,7 +109,7 @@ def test_set_base_uri_print_shows_the_call_for_a_multisig_and_sends_nothing(
     assert printed.exit_code == 0, printed.output
     drop = deployed_collection.chain.w3.eth.contract(address=deployed_collection.deployed.address,
                                                      abi=load_artifact().abi)
-    expected_data = drop.encode_abi("setBaseURI", ["ipfs://bafybeimultisig/"])
+    expected_data = drop.encode_abi("setBaseURI", ["ipfs://bafybeimultisig/", "ipfs://bafybeimultisig/collection.json"])
     assert f"to: {drop.address}" in printed.stdout and f"data: {expected_data}" in printed.stdout
     assert deployed_collection.chain.w3.eth.block_number == block  # nothing was sent
 
@@ -186,3 +192,16 @@ def test_second_deploy_is_refused_unless_asked_for(runner, deployed_collection: 
     again = runner.invoke(app, ["contract", "deploy", str(unpasted.path), "--again", "--json"])
     assert again.exit_code == 0, again.output
     assert json.loads(again.stdout)["address"] != deployed_collection.deployed.address
+
+
+def test_deploy_output_keeps_the_explorer_url_on_one_line_when_not_a_terminal(chain, tmp_path):
+    """stderr to a pipe (as in CI or `2> log`): rich would wrap at 80 columns; the URL must stay whole."""
+    col = chain_collection(tmp_path / ("a-rather-long-folder-name-" * 3) / "col", chain.node.url)
+    env = {**os.environ, KEY_ENV: chain.accounts[6].key.hex(), "COLUMNS": "40"}
+    done = subprocess.run([sys.executable, "-m", "mintprep", "contract", "deploy", str(col.path)],
+                          capture_output=True, text=True, env=env, timeout=120)
+    assert done.returncode == 0, done.stderr
+    lines = done.stderr.splitlines()
+    (explorer,) = [line for line in lines if line.startswith("explorer: ")]
+    assert re.fullmatch(r"explorer: https://basescan\.org/tx/0x[0-9a-f]{64}", explorer), explorer
+    assert any(str(col.path) in line for line in lines), "the config path is printed whole too"

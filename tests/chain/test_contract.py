@@ -33,7 +33,7 @@ def reverts_with(expected: str) -> Iterator[None]:
 
 def mint(drop: DeployedDrop, sender: str, quantity: int, value: int | None = None) -> dict:
     paid = PRICE * quantity if value is None else value
-    tx = drop.contract.functions.mint(quantity).transact({"from": sender, "value": paid})
+    tx = drop.contract.functions.mint(0, quantity, []).transact({"from": sender, "value": paid})
     return drop.w3.eth.wait_for_transaction_receipt(tx)
 
 
@@ -42,7 +42,7 @@ def test_wallet_mints_one_to_five_then_the_sixth_hits_the_wallet_limit(drop, cha
     views = drop.contract.functions
     for expected_total in range(1, 6):
         assert mint(drop, buyer, 1)["status"] == 1
-        assert views.mintedBy(buyer).call() == expected_total
+        assert views.mintedInPhase(0, buyer).call() == expected_total
     assert [views.ownerOf(i).call() for i in range(1, 6)] == [buyer] * 5  # ids start at 1
     with reverts_with("WalletLimit(allowed=0)"):
         mint(drop, buyer, 1)
@@ -89,14 +89,16 @@ def test_zero_max_supply_cannot_be_deployed(chain):
 @pytest.mark.parametrize(
     "call",
     [
-        lambda f: f.setBaseURI("ipfs://evil/"),
+        lambda f: f.setBaseURI("ipfs://evil/", "ipfs://evil/collection.json"),
         lambda f: f.setContractURI("ipfs://evil"),
-        lambda f: f.setMintPrice(0),
-        lambda f: f.setMaxPerWallet(1000),
+        lambda f: f.setPhase(0, (0, 2**64 - 1, 0, 1000, 0, b"\x00" * 32)),
+        lambda f: f.setPhase(1, (0, 2**64 - 1, 0, 1000, 0, b"\x00" * 32)),
         lambda f: f.setDefaultRoyalty("0x000000000000000000000000000000000000dEaD", 1000),
-        lambda f: f.withdraw("0x000000000000000000000000000000000000dEaD"),
+        lambda f: f.pause(),
+        lambda f: f.startReveal(),
+        lambda f: f.reveal(b"\x00" * 32, "ipfs://evil/", ""),
     ],
-    ids=["setBaseURI", "setContractURI", "setMintPrice", "setMaxPerWallet", "setDefaultRoyalty", "withdraw"],
+    ids=["setBaseURI", "setContractURI", "setPhase", "addPhase", "setDefaultRoyalty", "pause", "startReveal", "reveal"],
 )
 def test_owner_only_functions_revert_for_others(drop, chain, call):
     stranger = chain.accounts[4].address
@@ -106,20 +108,32 @@ def test_owner_only_functions_revert_for_others(drop, chain, call):
 
 def test_owner_setters_change_values_and_emit_events(drop, chain):
     functions, events = drop.contract.functions, drop.contract.events
-    receipt = chain.w3.eth.wait_for_transaction_receipt(functions.setMintPrice(PRICE * 2).transact({"from": chain.owner.address}))
-    (changed,) = events.MintPriceUpdated().process_receipt(receipt)
-    assert (changed.args.previousPrice, changed.args.newPrice) == (PRICE, PRICE * 2)
-    receipt = chain.w3.eth.wait_for_transaction_receipt(functions.setMaxPerWallet(2).transact({"from": chain.owner.address}))
-    (changed,) = events.MaxPerWalletUpdated().process_receipt(receipt)
-    assert (changed.args.previousLimit, changed.args.newLimit) == (5, 2)
-    receipt = chain.w3.eth.wait_for_transaction_receipt(
-        functions.setContractURI("ipfs://bafycontract").transact({"from": chain.owner.address})
-    )
+    owner = {"from": chain.owner.address}
+    doubled = (0, 2**64 - 1, PRICE * 2, 2, 0, b"\x00" * 32)
+    receipt = chain.w3.eth.wait_for_transaction_receipt(functions.setPhase(0, doubled).transact(owner))
+    (changed,) = events.PhaseUpdated().process_receipt(receipt)
+    assert changed.args.phaseId == 0 and tuple(changed.args.phase.values()) == doubled
+    assert tuple(functions.phase(0).call()) == doubled
+    receipt = chain.w3.eth.wait_for_transaction_receipt(functions.setContractURI("ipfs://bafycontract").transact(owner))
     assert len(events.ContractURIUpdated().process_receipt(receipt)) == 1
-    assert (functions.mintPrice().call(), functions.maxPerWallet().call()) == (PRICE * 2, 2)
     assert functions.contractURI().call() == "ipfs://bafycontract"
     with reverts_with(f"WrongPayment(expected={PRICE * 2}, sent={PRICE})"):
         mint(drop, chain.accounts[1].address, 1)
+    with reverts_with("BadPhase()"):
+        functions.setPhase(0, (10, 10, 0, 1, 0, b"\x00" * 32)).transact(owner)
+    with reverts_with("UnknownPhase(phaseId=2)"):
+        functions.setPhase(2, doubled).transact(owner)
+    chain.w3.eth.wait_for_transaction_receipt(functions.setPhase(1, doubled).transact(owner))
+    assert functions.phaseCount().call() == 2
+
+
+def test_paused_drop_refuses_mints_until_unpaused(drop, chain):
+    owner = {"from": chain.owner.address}
+    drop.contract.functions.pause().transact(owner)
+    with reverts_with("EnforcedPause()"):
+        mint(drop, chain.accounts[1].address, 1)
+    drop.contract.functions.unpause().transact(owner)
+    assert mint(drop, chain.accounts[1].address, 1)["status"] == 1
 
 
 def test_set_base_uri_emits_batch_update_and_token_uri_appends_json(drop, chain):
@@ -127,9 +141,12 @@ def test_set_base_uri_emits_batch_update_and_token_uri_appends_json(drop, chain)
     mint(drop, buyer, 2)
     assert drop.contract.functions.tokenURI(1).call() == ""  # no base yet: empty, as OpenZeppelin does
     receipt = chain.w3.eth.wait_for_transaction_receipt(
-        drop.contract.functions.setBaseURI("ipfs://bafyroot/").transact({"from": chain.owner.address})
+        drop.contract.functions.setBaseURI("ipfs://bafyroot/", "ipfs://bafyroot/collection.json").transact(
+            {"from": chain.owner.address})
     )
     (update,) = drop.contract.events.BatchMetadataUpdate().process_receipt(receipt)
+    assert len(drop.contract.events.ContractURIUpdated().process_receipt(receipt)) == 1
+    assert drop.contract.functions.contractURI().call() == "ipfs://bafyroot/collection.json"
     assert (update.args._fromTokenId, update.args._toTokenId) == (1, MAX_UINT256)
     assert drop.contract.functions.tokenURI(2).call() == "ipfs://bafyroot/2.json"
     assert drop.contract.functions.baseURI().call() == "ipfs://bafyroot/"
@@ -137,19 +154,37 @@ def test_set_base_uri_emits_batch_update_and_token_uri_appends_json(drop, chain)
         drop.contract.functions.tokenURI(3).call()
 
 
-def test_withdraw_pays_the_named_address_the_whole_balance(drop, chain):
-    mint(drop, chain.accounts[1].address, 3)
-    payee = chain.accounts[7].address
-    before = chain.w3.eth.get_balance(payee)
-    receipt = chain.w3.eth.wait_for_transaction_receipt(
-        drop.contract.functions.withdraw(payee).transact({"from": chain.owner.address})
-    )
-    assert chain.w3.eth.get_balance(payee) - before == 3 * PRICE
-    assert chain.w3.eth.get_balance(drop.contract.address) == 0
-    (paid,) = drop.contract.events.Withdrawn().process_receipt(receipt)
-    assert (paid.args.to, paid.args.amount) == (payee, 3 * PRICE)
-    with reverts_with("ZeroAddress()"):
-        drop.contract.functions.withdraw("0x" + "00" * 20).transact({"from": chain.owner.address})
+def test_payees_pull_their_shares_and_strangers_get_nothing(chain):
+    """A 70/30 split: anyone may trigger a release, the money only goes to the payee, and never twice."""
+    a, b, stranger = chain.accounts[6].address, chain.accounts[7].address, chain.accounts[8].address
+    split = deploy_test_drop(chain.w3, chain.owner, DropParams(payees=((a, 70), (b, 30))))
+    mint(split, chain.accounts[1].address, 5)
+    mint(split, chain.accounts[2].address, 5)
+    received = 10 * PRICE
+    functions = split.contract.functions
+    assert functions.releasable(a).call() == received * 70 // 100
+    before = chain.w3.eth.get_balance(a)
+    receipt = chain.w3.eth.wait_for_transaction_receipt(functions.release(a).transact({"from": stranger}))
+    assert chain.w3.eth.get_balance(a) - before == received * 70 // 100
+    (paid,) = split.contract.events.PaymentReleased().process_receipt(receipt)
+    assert (paid.args.to, paid.args.amount) == (a, received * 70 // 100)
+    with reverts_with(f"NothingDue(payee={a})"):
+        functions.release(a).transact({"from": stranger})
+    with reverts_with(f"NotPayee(account={stranger})"):
+        functions.release(stranger).transact({"from": stranger})
+    mint(split, chain.accounts[3].address, 1)  # later sales: b's share grows with them
+    assert functions.releasable(b).call() == (received + PRICE) * 30 // 100
+    functions.release(b).transact({"from": b})
+    assert functions.releasable(a).call() == (received + PRICE) * 70 // 100 - received * 70 // 100
+    assert functions.payees().call() == [a, b] and functions.totalShares().call() == 100
+
+
+def test_bad_payee_lists_cannot_be_deployed(chain):
+    a = chain.accounts[6].address
+    for payees in (((a, 0),), ((a, 1), (a, 1)), (("0x" + "00" * 20, 1),)):
+        with pytest.raises(ContractCustomError) as caught:
+            deploy_test_drop(chain.w3, chain.owner, DropParams(payees=payees))
+        assert describe_revert(caught.value.data) == "BadPayees()"
 
 
 def test_interfaces_and_royalty(chain):
@@ -167,7 +202,7 @@ def test_receiver_reentering_mint_cannot_pass_the_wallet_limit(drop, chain):
     minter = load_artifact("ReentrantMinter", directory=TEST_ARTIFACTS)
     factory = chain.w3.eth.contract(abi=minter.abi, bytecode=minter.bytecode)
     receipt = chain.w3.eth.wait_for_transaction_receipt(
-        factory.constructor(drop.contract.address).transact({"from": chain.accounts[5].address})
+        factory.constructor(drop.contract.address, PRICE).transact({"from": chain.accounts[5].address})
     )
     attacker = chain.w3.eth.contract(address=receipt["contractAddress"], abi=minter.abi)
     # Pay for 5 and fund 10 more re-entrant mints: a broken guard would end far above the cap.
@@ -175,7 +210,7 @@ def test_receiver_reentering_mint_cannot_pass_the_wallet_limit(drop, chain):
         attacker.functions.attack(5).transact({"from": chain.accounts[5].address, "value": 15 * PRICE})
     )
     views = attacker.functions
-    assert drop.contract.functions.mintedBy(attacker.address).call() == 5
+    assert drop.contract.functions.mintedInPhase(0, attacker.address).call() == 5
     assert drop.contract.functions.balanceOf(attacker.address).call() == 5
     assert views.reentryAttempts().call() == 5
     assert views.reentrySuccesses().call() == 0

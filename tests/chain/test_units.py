@@ -98,7 +98,9 @@ def test_rpc_urls_are_printed_without_keys(url, shown):
 
 
 def test_base_uri_update_is_the_set_base_uri_calldata():
-    update = base_uri_update(8453, "0x5fbdb2315678afecb367f032d93f642f64180aa3", "ipfs://bafyroot/")
+    update = base_uri_update(8453, "0x5fbdb2315678afecb367f032d93f642f64180aa3", "ipfs://bafyroot/",
+                             "ipfs://bafyroot/collection.json")
     assert update.to == "0x5FbDB2315678afecb367f032d93F642f64180aa3" and update.value == 0
-    expected = keccak(text="setBaseURI(string)")[:4] + encode(["string"], ["ipfs://bafyroot/"])
+    expected = keccak(text="setBaseURI(string,string)")[:4] + encode(
+        ["string", "string"], ["ipfs://bafyroot/", "ipfs://bafyroot/collection.json"])
     assert update.data == "0x" + expected.hex()

@@ -8,6 +8,7 @@ gateway (GET /ipfs/<cid>). Screenshots land in test-artifacts/ for a person to l
 from __future__ import annotations
 
 import json
+import re
 from decimal import Decimal
 from pathlib import Path
 from typing import Any, Iterator
@@ -97,7 +98,7 @@ def test_connect_switch_mint_and_decoded_reverts(chain, collection, open_page, w
     deployed: DeployedDrop = deploy_test_drop(chain.w3, chain.owner, DropParams(max_per_wallet=3))
     drop = deployed.contract
     minter = chain.accounts[1].address
-    price = drop.functions.mintPrice().call()
+    price = drop.functions.phase(0).call()[2]
     sample = sample_collection(8)
 
     with path_gateway(sample.images) as gateway:
@@ -134,7 +135,7 @@ def test_connect_switch_mint_and_decoded_reverts(chain, collection, open_page, w
             page.click("#mint")
             status.filter(has_text="Minted 2.").wait_for()
             assert drop.functions.balanceOf(minter).call() == 2
-            assert drop.functions.mintedBy(minter).call() == 2
+            assert drop.functions.mintedInPhase(0, minter).call() == 2
             expect(page.locator("#allowance")).to_have_text("1 of 3 left")
             assert page.inner_text("#supply") == "2 / 77"
             assert page.input_value("#qty") == "1", "the choice narrows to the new allowance"
@@ -143,7 +144,8 @@ def test_connect_switch_mint_and_decoded_reverts(chain, collection, open_page, w
 
             # The owner changes the price behind the page's back: the simulation catches it, nothing is sent.
             new_price = price * 2
-            drop.functions.setMintPrice(new_price).transact({"from": chain.owner.address})
+            drop.functions.setPhase(0, (0, 2**64 - 1, new_price, 3, 0, b"\x00" * 32)).transact(
+                {"from": chain.owner.address})
             page.click("#mint")
             status.filter(has_text="Wrong price").wait_for()
             assert f"expects {_eth(new_price)}" in status.inner_text()
@@ -151,7 +153,7 @@ def test_connect_switch_mint_and_decoded_reverts(chain, collection, open_page, w
             expect(page.locator("#price")).to_have_text(_eth(new_price))
 
             # The same wallet mints elsewhere, so the page's allowance is stale: the forced attempt is refused.
-            drop.functions.mint(1).transact({"from": minter, "value": new_price})
+            drop.functions.mint(0, 1, []).transact({"from": minter, "value": new_price})
             assert page.inner_text("#allowance") == "1 of 3 left"
             page.click("#mint")
             status.filter(has_text="Over the wallet limit").wait_for()
@@ -159,7 +161,7 @@ def test_connect_switch_mint_and_decoded_reverts(chain, collection, open_page, w
             expect(page.locator("#allowance")).to_have_text("0 of 3 left")
             assert page.locator("#mint").is_disabled()
             assert calls_of(page, "eth_sendTransaction") == sends, "no transaction sent after a failed simulation"
-            assert drop.functions.mintedBy(minter).call() == 3
+            assert drop.functions.mintedInPhase(0, minter).call() == 3
             page.screenshot(path=str(artifacts_dir / "page-revert-desktop.png"), full_page=True)
             assert watch.problems == []
 
@@ -205,12 +207,13 @@ def test_wallet_picker_rejection_fallback_and_sold_out(chain, collection, open_p
             assert legacy.get_attribute("#qty", "max") == "2"
 
             # Someone else buys the rest first: the page's stale view is corrected by the simulation.
-            drop.functions.mint(2).transact({"from": other, "value": 2 * drop.functions.mintPrice().call()})
+            drop.functions.mint(0, 2, []).transact({"from": other, "value": 2 * drop.functions.phase(0).call()[2]})
             legacy.click("#mint")
             legacy.locator("#status").filter(has_text="Sold out").wait_for()
             assert "SoldOut(remaining: 0)" in legacy.inner_text("#status")
             expect(legacy.locator("#supply")).to_have_text("2 / 2")
-            expect(legacy.locator("#qty-hint")).to_have_text("Sold out.")
+            expect(legacy.locator("#qty-hint")).to_contain_text("Sold out.")
+            assert legacy.get_attribute("#sale-state", "data-state") == "sold-out"
             assert drop.functions.balanceOf(minter).call() == 0
             assert watch.problems == []
 
@@ -315,3 +318,137 @@ def test_an_unreachable_chunk_is_reported_and_show_more_retries(collection, larg
 
         file_page, _ = open_page(build.index.as_uri())
         expect(file_page.locator("#gallery-status")).to_contain_text("mintprep serve")
+
+
+# A wallet on another chain that cannot switch (nor add) the page's: the page must say which chain it needs.
+STUCK_WALLET = """
+window.addEventListener('eip6963:requestProvider', () => window.dispatchEvent(new CustomEvent(
+  'eip6963:announceProvider', { detail: { info: { uuid: 'stuck', name: 'Stuck Wallet', icon: '', rdns: 'x.stuck' },
+    provider: { request: async ({ method }) => {
+      if (method === 'eth_requestAccounts') return ['0x000000000000000000000000000000000000dEaD'];
+      if (method === 'eth_chainId') return '0x89';
+      throw Object.assign(new Error('Unsupported'), { code: -32603 });
+    }, on() {} } } })));
+"""
+
+
+def test_every_state_of_the_sale(chain, collection, open_page, wallet_shim, tmp_path: Path, artifacts_dir: Path) -> None:
+    """Not yet open (countdown), allowlist (listed / not listed, proof from the published file), wallet limit,
+    insufficient funds, token ids received, public, paused, wrong network, sold out: desktop and phone shots."""
+    from mintprep.chain.merkle import AllowlistTree
+    from mintprep.chain.phases import SalePhase
+    from mintprep.chain.settings import PhaseSettings
+
+    listed, outsider, poor = chain.accounts[1], chain.accounts[2], chain.accounts[3]
+    now = chain.w3.eth.get_block("latest")["timestamp"]
+    tree = AllowlistTree.of([listed.address, chain.accounts[4].address])
+    price = 10**15
+    allowlist_phase = (now + 3600, now + 7200, price, 2, 0, tree.root)
+    public_phase = (now + 7200, 2**64 - 1, 2 * price, 3, 0, b"\x00" * 32)
+    deployed = deploy_test_drop(chain.w3, chain.owner, DropParams(max_supply=6, phases=(allowlist_phase, public_phase)))
+    drop = deployed.contract
+    (tmp_path / "al.txt").write_text(f"{listed.address}\n{chain.accounts[4].address}\n")
+    phases = [SalePhase(PhaseSettings(name="Friends", allowlist="al.txt", max_per_wallet=2), tree),
+              SalePhase(PhaseSettings(name="Public", max_per_wallet=3), None)]
+    # The poor wallet keeps 0.0005 ETH: less than one token's price.
+    chain.w3.provider.make_request("anvil_setBalance", [poor.address, hex(5 * 10**14)])
+    sample = sample_collection(6)
+
+    def shoot(page: Any, name: str) -> None:
+        page.screenshot(path=str(artifacts_dir / f"state-{name}-desktop.png"), full_page=True)
+        phone, _ = open_page(page.url, viewport=PHONE, init_script=page_wallet[page])
+        if page_wallet[page]:
+            phone.click("#connect")
+        expect(phone.locator("#sale-state")).to_have_attribute("data-state", page.get_attribute("#sale-state", "data-state"))
+        phone.wait_for_timeout(300)
+        assert phone.evaluate("document.documentElement.scrollWidth") <= PHONE["width"], name
+        phone.screenshot(path=str(artifacts_dir / f"state-{name}-phone.png"), full_page=True)
+
+    page_wallet: dict[Any, str] = {}
+
+    def visit(account: Any = None, extra: str = "") -> Any:
+        script = (wallet_shim(chain.node.url, account.address) if account else "") + extra
+        page, watch = open_page(site + "/index.html", init_script=script or None)
+        page_wallet[page] = script
+        watches.append(watch)
+        return page
+
+    watches: list[PageWatch] = []
+    with path_gateway(sample.images) as gateway:
+        build = build_page(collection, sample.manifest, tmp_path / "site", contract=drop.address,
+                           chain_id=chain.node.chain_id, rpc_url=chain.node.url, gateway=gateway, phases=phases)
+        assert (build.out_dir / "allowlist/0.json").is_file()
+        with serve_dir(build.out_dir) as site:
+            # Not yet open: a countdown to the Friends phase, read from chain time.
+            page = visit()
+            expect(page.locator("#sale-state")).to_have_attribute("data-state", "not-open")
+            assert re.match(r"Friends opens in (01:00:00|00:59:\d\d) \(", page.inner_text("#sale-state"))
+            first = page.inner_text("#sale-state")
+            page.wait_for_timeout(1100)
+            assert page.inner_text("#sale-state") != first, "the countdown ticks"
+            shoot(page, "not-open")
+
+            # Allowlist phase: the listed wallet is told so and mints with the proof from allowlist/0.json.
+            chain.w3.provider.make_request("evm_setNextBlockTimestamp", [now + 3601])
+            chain.w3.provider.make_request("evm_mine", [])
+            page = visit(listed)
+            page.click("#connect")
+            expect(page.locator("#listed")).to_have_text("This wallet is on the Friends allowlist.")
+            assert page.get_attribute("#sale-state", "data-state") == "allowlist"
+            expect(page.locator("#allowance")).to_have_text("2 of 2 left")
+            page.fill("#qty", "2")
+            page.click("#mint")
+            page.locator("#status").filter(has_text="Minted 2.").wait_for()
+            expect(page.locator("#received li")).to_have_text(["#1", "#2"])
+            assert drop.functions.balanceOf(listed.address).call() == 2
+            # Wallet limit reached: a normal state, not an error.
+            expect(page.locator("#allowance")).to_have_text("0 of 2 left")
+            assert "minted its limit of 2 in Friends" in page.inner_text("#qty-hint")
+            assert page.get_attribute("#qty-hint", "data-reason") == "cap" and page.locator("#mint").is_disabled()
+            page.screenshot(path=str(artifacts_dir / "state-minted-limit-desktop.png"), full_page=True)
+
+            page = visit(outsider)
+            page.click("#connect")
+            expect(page.locator("#listed")).to_contain_text("This wallet is not on the Friends allowlist.")
+            assert "Public opens" in page.inner_text("#listed") and page.locator("#mint").is_disabled()
+            shoot(page, "allowlist-not-listed")
+
+            # Public phase: the poor wallet is told how much it needs.
+            chain.w3.provider.make_request("evm_setNextBlockTimestamp", [now + 7201])
+            chain.w3.provider.make_request("evm_mine", [])
+            page = visit(poor)
+            page.click("#connect")
+            expect(page.locator("#sale-state")).to_have_attribute("data-state", "public")
+            expect(page.locator("#qty-hint")).to_contain_text("Not enough ETH: minting 1 needs 0.002 ETH plus gas")
+            assert "this wallet has 0.0005 ETH" in page.inner_text("#qty-hint") and page.locator("#mint").is_disabled()
+            shoot(page, "insufficient-funds")
+
+            page = visit(outsider)
+            page.click("#connect")
+            expect(page.locator("#allowance")).to_have_text("3 of 3 left")
+            assert page.locator("#listed").is_hidden()
+            shoot(page, "public")
+
+            # Wrong network: the wallet cannot leave chain 137.
+            page = visit(extra=STUCK_WALLET)
+            page.click("#connect")
+            expect(page.locator("#status")).to_contain_text(
+                "Wrong network: your wallet is on chain 137; switch it to Base to mint.")
+            shoot(page, "wrong-network")
+
+            # Paused by the owner.
+            drop.functions.pause().transact({"from": chain.owner.address})
+            page = visit()
+            expect(page.locator("#sale-state")).to_have_attribute("data-state", "paused")
+            shoot(page, "paused")
+            drop.functions.unpause().transact({"from": chain.owner.address})
+
+            # Sold out.
+            drop.functions.mint(1, 3, []).transact({"from": outsider.address, "value": 6 * price})
+            drop.functions.mint(1, 1, []).transact({"from": chain.accounts[5].address, "value": 2 * price})
+            page = visit()
+            expect(page.locator("#sale-state")).to_have_attribute("data-state", "sold-out")
+            assert page.inner_text("#supply") == "6 / 6"
+            shoot(page, "sold-out")
+    for watch in watches:
+        assert [p for p in watch.problems if "Failed to load resource" not in p] == []

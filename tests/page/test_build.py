@@ -49,8 +49,11 @@ def test_page_embeds_root_contract_chain_and_tokens(collection, tmp_path: Path) 
 
 def test_selectors_come_from_the_contract_abi() -> None:
     abi = page_abi()
-    assert abi["functions"]["mint"]["selector"] == "0xa0712d68"  # keccak("mint(uint256)")[:4]
-    assert abi["functions"]["mintedBy"]["inputs"] == ["address"]
+    assert abi["functions"]["mint"]["selector"] == "0xe6d37b88"  # keccak("mint(uint256,uint256,bytes32[])")[:4]
+    assert abi["functions"]["mint"]["inputs"] == ["uint256", "uint256", "bytes32[]"]
+    assert abi["functions"]["mintedInPhase"]["inputs"] == ["uint256", "address"]
+    # phase(i) returns a struct of static fields: one output type per word.
+    assert abi["functions"]["phase"]["outputs"] == ["uint64", "uint64", "uint128", "uint32", "uint32", "bytes32"]
     by_name = {e["name"]: sel for sel, e in abi["errors"].items()}
     assert by_name["WrongPayment"] == "0x0dd32d1c"
     assert {"SoldOut", "WalletLimit", "ZeroQuantity"} <= set(by_name)
@@ -143,3 +146,20 @@ def test_refuses_to_replace_a_folder_it_did_not_write(collection, tmp_path: Path
     with pytest.raises(UserError, match="contains"):
         build_page(collection, manifest, collection.base_dir, contract=None, **TARGET)
     assert collection.path.exists()
+
+
+def test_shipped_scripts_are_the_sources_compacted_and_compacting_is_safe_for_them(collection, tmp_path) -> None:
+    """compact_source drops indentation and whole-line comments: safe only while no literal spans lines."""
+    from importlib import resources
+
+    from mintprep.page.build import compact_source
+
+    static = resources.files("mintprep.page").joinpath("static")
+    for name in ("app.js", "style.css"):
+        source = static.joinpath(name).read_text(encoding="utf-8")
+        for number, line in enumerate(source.splitlines(), 1):
+            assert line.count("`") % 2 == 0 and not line.rstrip().endswith("\\"), f"{name}:{number} spans lines"
+        shipped = compact_source(source)
+        assert len(shipped) < len(source) and "\n  " not in shipped
+        assert [l.strip() for l in source.splitlines() if l.strip() and not l.strip().startswith("//")] == \
+            shipped.splitlines(), "only indentation, blank lines and comment lines are removed"

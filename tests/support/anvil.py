@@ -114,13 +114,25 @@ class Chain:
 
 @dataclass(frozen=True)
 class DropParams:
+    """Constructor values for a test drop; without `phases`, one public phase at mint_price_wei / max_per_wallet."""
+
     name: str = "Sunflower Study"
     symbol: str = "SUNF"
     max_supply: int = 77
     mint_price_wei: int = 630_000_000_000_000  # 0.00063 ETH
     max_per_wallet: int = 5
     base_uri: str = ""
+    contract_uri: str = ""
+    placeholder_uri: str = ""
+    provenance_hash: bytes = b"\x00" * 32
+    reveal_commitment: bytes = b"\x00" * 32
     royalty_bps: int = 0
+    phases: tuple[tuple, ...] = ()  # MintprepDrop.Phase tuples: (start, end, price, maxPerWallet, maxMints, root)
+    payees: tuple[tuple[str, int], ...] = ()  # default: the owner, one share
+
+    def phase_tuples(self) -> list[tuple]:
+        public = (0, 2**64 - 1, self.mint_price_wei, self.max_per_wallet, 0, b"\x00" * 32)
+        return list(self.phases) or [public]
 
 
 @dataclass(frozen=True)
@@ -135,16 +147,12 @@ def deploy_test_drop(w3: Web3, owner: LocalAccount, params: DropParams = DropPar
     """Deploy MintprepDrop straight from the artifact, independently of mintprep's own deploy code."""
     artifact = load_artifact()
     factory = w3.eth.contract(abi=artifact.abi, bytecode=artifact.bytecode)
+    init = (params.name, params.symbol, params.max_supply, params.base_uri, params.contract_uri,
+            params.placeholder_uri, params.provenance_hash, params.reveal_commitment, owner.address, owner.address,
+            params.royalty_bps)
+    payees = params.payees or ((owner.address, 1),)
     tx_hash = factory.constructor(
-        params.name,
-        params.symbol,
-        params.max_supply,
-        params.mint_price_wei,
-        params.max_per_wallet,
-        params.base_uri,
-        owner.address,
-        owner.address,
-        params.royalty_bps,
+        init, params.phase_tuples(), [a for a, _ in payees], [n for _, n in payees]
     ).transact({"from": owner.address})
     receipt = w3.eth.wait_for_transaction_receipt(tx_hash, timeout=10)
     assert receipt["status"] == 1, "MintprepDrop deployment reverted"

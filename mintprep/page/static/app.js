@@ -17,6 +17,7 @@
   // ---------- ABI: static words only (uint, int, address, bool, bytesN); selectors come from the build ----------
   function encodeWord(type, value) {
     if (type === 'address') return value.toLowerCase().replace(/^0x/, '').padStart(64, '0');
+    if (type === 'bytes32') return value.toLowerCase().replace(/^0x/, '').padEnd(64, '0');
     return BigInt(value).toString(16).padStart(64, '0');
   }
 
@@ -33,9 +34,17 @@
 
   const words = (data) => (data || '0x').replace(/^0x/, '').match(/.{64}/g) || [];
 
+  // Static words in the head; a `T[]` argument gets an offset there and its length and items in the tail.
   function callData(name, args = []) {
     const fn = cfg.abi.functions[name];
-    return fn.selector + fn.inputs.map((type, i) => encodeWord(type, args[i])).join('');
+    let head = '';
+    let tail = '';
+    fn.inputs.forEach((type, i) => {
+      if (!type.endsWith('[]')) { head += encodeWord(type, args[i]); return; }
+      head += encodeWord('uint256', BigInt(fn.inputs.length * 32 + tail.length / 2));
+      tail += encodeWord('uint256', BigInt(args[i].length)) + args[i].map((v) => encodeWord(type.slice(0, -2), v)).join('');
+    });
+    return fn.selector + head + tail;
   }
 
   const ERROR_STRING = '0x08c379a0'; // Error(string), from require(..., "text")
@@ -49,6 +58,11 @@
       : `Over the wallet limit: this wallet can mint ${a.allowed} more.`),
     WrongPayment: (a) => `Wrong price: the contract expects ${formatEth(a.expected)} ETH, ` +
       `the page offered ${formatEth(a.sent)} ETH. The price has been re-read; try again.`,
+    PhaseSoldOut: (a) => (a.remaining === 0n ? 'This phase has sold its share.' : `This phase has only ${a.remaining} left.`),
+    NotOnAllowlist: () => 'This wallet is not on the allowlist for this phase.',
+    PhaseNotStarted: () => 'This phase has not opened yet.',
+    PhaseEnded: () => 'This phase has ended.',
+    EnforcedPause: () => 'Minting is paused.',
   };
 
   function decodeRevert(data) {
@@ -96,13 +110,19 @@
     return reply.result;
   }
 
-  async function read(name, args = []) {
+  async function readAll(name, args = []) {
     const result = await rpc('eth_call', [{ to: cfg.contract, data: callData(name, args) }, 'latest']);
-    return decodeWord(cfg.abi.functions[name].outputs[0], words(result)[0] || '0'.repeat(64));
+    const w = words(result);
+    return cfg.abi.functions[name].outputs.map((type, i) => decodeWord(type, w[i] || '0'.repeat(64)));
   }
+  const read = async (name, args = []) => (await readAll(name, args))[0];
 
   // ---------- page state ----------
-  const state = { wallet: null, account: null, chain: null, busy: false, price: null, cap: 0, capReason: '' };
+  const state = {
+    wallet: null, account: null, chain: null, busy: false, price: null, cap: 0, capReason: '',
+    phase: null, proof: [], listed: null, clock: null, timer: null,
+  };
+  const NEVER = (1n << 64n) - 1n;
 
   function setStatus(message, kind = 'info', link = null, detail = null) {
     const status = $('status');
@@ -131,20 +151,124 @@
     return null;
   }
 
-  async function refresh() {
-    const [price, perWallet, maxSupply, minted, mine] = await Promise.all([
-      read('mintPrice'), read('maxPerWallet'), read('maxSupply'), read('totalMinted'),
-      state.account ? read('mintedBy', [state.account]) : Promise.resolve(null),
+  // Chain time, not the visitor's clock: phases open by block timestamp (and a test chain may run ahead).
+  function chainNow() {
+    return state.clock.chain + BigInt(Math.floor((Date.now() - state.clock.local) / 1000));
+  }
+
+  function formatWhen(seconds) {
+    return new Date(Number(seconds) * 1000).toISOString().replace('.000Z', ' UTC').replace('T', ' ');
+  }
+
+  function countdown(seconds) {
+    const s = Number(seconds);
+    const d = Math.floor(s / 86400), h = Math.floor(s / 3600) % 24, m = Math.floor(s / 60) % 60, r = s % 60;
+    return (d ? `${d}d ` : '') + `${String(h).padStart(2, '0')}:${String(m).padStart(2, '0')}:${String(r).padStart(2, '0')}`;
+  }
+
+  const phaseName = (i) => (cfg.phases[i] && cfg.phases[i].name) || `Phase ${i + 1}`;
+
+  // The sale's state from the chain: which phase is open now, else the next to open, sold out, paused.
+  async function readSale() {
+    const [count, maxSupply, minted, paused, block] = await Promise.all([
+      read('phaseCount'), read('maxSupply'), read('totalMinted'), read('paused'),
+      rpc('eth_getBlockByNumber', ['latest', false]),
     ]);
-    state.price = price;
-    const left = maxSupply - minted;
-    $('price').textContent = `${formatEth(price)} ETH`;
-    $('supply').textContent = `${minted} / ${maxSupply}`;
-    if (mine === null) { state.cap = 0; updateQuantity(); return; }
-    const allowance = perWallet > mine ? perWallet - mine : 0n;
-    $('allowance').textContent = `${allowance} of ${perWallet} left`;
+    state.clock = { chain: BigInt(block.timestamp), local: Date.now() };
+    const phases = await Promise.all([...Array(Number(count)).keys()].map(async (i) => {
+      const [start, end, price, perWallet, phaseCap, root] = await readAll('phase', [i]);
+      return { id: i, start, end, price, perWallet, phaseCap, root, name: phaseName(i),
+        allowlist: root !== '0x' + '0'.repeat(64) };
+    }));
+    const now = chainNow();
+    const open = phases.find((p) => p.start <= now && now < p.end);
+    const next = phases.filter((p) => p.start > now).sort((a, b) => (a.start < b.start ? -1 : 1))[0];
+    const kind = minted >= maxSupply ? 'sold-out' : paused ? 'paused' : open ? (open.allowlist ? 'allowlist' : 'public')
+      : next ? 'not-open' : 'ended';
+    return { kind, open, next, maxSupply, minted, phases };
+  }
+
+  function showSale(sale) {
+    const banner = $('sale-state');
+    banner.dataset.state = sale.kind;
+    clearInterval(state.timer);
+    const texts = {
+      'sold-out': 'Sold out. Every token has been minted.',
+      paused: 'Minting is paused by the creator.',
+      ended: 'The sale has ended.',
+      allowlist: `${sale.open && sale.open.name}: allowlist only.` +
+        (state.account ? '' : ' Connect a wallet to see whether it is listed.'),
+      public: `${sale.open && sale.open.name}: open to everyone.`,
+    };
+    if (sale.kind === 'not-open') {
+      const tick = () => {
+        const left = sale.next.start - chainNow();
+        if (left <= 0n) { clearInterval(state.timer); refresh().catch(showError); return; }
+        banner.textContent = `${sale.next.name} opens in ${countdown(left)} (${formatWhen(sale.next.start)}).`;
+      };
+      tick();
+      state.timer = setInterval(tick, 1000);
+    } else {
+      banner.textContent = texts[sale.kind];
+      if (sale.open && sale.open.end !== NEVER) banner.textContent += ` Ends ${formatWhen(sale.open.end)}.`;
+    }
+  }
+
+  // The allowlist file published with the page: find the wallet's leaf, walk up to the root for the proof.
+  async function proofFor(phase, account) {
+    const file = cfg.phases[phase.id] && cfg.phases[phase.id].allowlist;
+    if (!file) return null;
+    const response = await fetch(file, { credentials: 'omit' });
+    if (!response.ok) throw new Error(`${file} answered HTTP ${response.status}`);
+    const tree = await response.json();
+    if (tree.tree[0].toLowerCase() !== phase.root.toLowerCase()) {
+      throw new Error('The allowlist published with this page does not match the contract; the creator must rebuild it.');
+    }
+    const entry = tree.values.find((v) => v.value[0].toLowerCase() === account.toLowerCase());
+    if (!entry) return null;
+    const proof = [];
+    for (let i = entry.treeIndex; i > 0; i = Math.floor((i - 1) / 2)) proof.push(tree.tree[i % 2 ? i + 1 : i - 1]);
+    return proof;
+  }
+
+  async function refresh() {
+    const sale = await readSale();
+    showSale(sale);
+    const phase = sale.open && sale.kind !== 'sold-out' && sale.kind !== 'paused' ? sale.open : null;
+    const shown = phase || sale.next || sale.phases[sale.phases.length - 1];
+    state.phase = phase;
+    state.price = shown ? shown.price : null;
+    const left = sale.maxSupply - sale.minted;
+    $('price').textContent = shown ? `${formatEth(shown.price)} ETH` : '–';
+    $('supply').textContent = `${sale.minted} / ${sale.maxSupply}`;
+    if (!state.account) { state.cap = 0; updateQuantity(); return; }
+    if (!phase) {
+      $('allowance').textContent = '–';
+      state.cap = 0;
+      state.capReason = $('sale-state').textContent;
+      updateQuantity();
+      return;
+    }
+    const [mine, balance] = await Promise.all([read('mintedInPhase', [phase.id, state.account]),
+      rpc('eth_getBalance', [state.account, 'latest'])]);
+    state.balance = BigInt(balance);
+    let allowance = phase.perWallet > mine ? phase.perWallet - mine : 0n;
+    state.capReason = left === 0n ? 'Sold out.' : `This wallet has minted its limit of ${phase.perWallet} in ${phase.name}.`;
+    state.proof = [];
+    if (phase.allowlist) {
+      const proof = await proofFor(phase, state.account);
+      state.listed = proof !== null;
+      $('listed').hidden = false;
+      $('listed').dataset.listed = String(state.listed);
+      $('listed').textContent = state.listed ? `This wallet is on the ${phase.name} allowlist.`
+        : `This wallet is not on the ${phase.name} allowlist.` +
+          (sale.next ? ` ${sale.next.name} opens ${formatWhen(sale.next.start)}.` : '');
+      if (state.listed) state.proof = proof; else { allowance = 0n; state.capReason = $('listed').textContent; }
+    } else {
+      $('listed').hidden = true;
+    }
+    $('allowance').textContent = `${allowance} of ${phase.perWallet} left`;
     state.cap = Number(allowance < left ? allowance : left);
-    state.capReason = left === 0n ? 'Sold out.' : 'This wallet has minted its limit.';
     // A fresh read narrows the choice itself; only what the user types is flagged instead of corrected.
     const qty = Number($('qty').value);
     $('qty').value = String(state.cap === 0 ? 0 : Math.min(Math.max(qty, 1), state.cap));
@@ -155,11 +279,18 @@
   // The quantity can never exceed what the chain said this wallet may still mint (the contract checks again).
   function updateQuantity() {
     const qty = Number($('qty').value);
-    const valid = Number.isInteger(qty) && qty >= 1 && qty <= state.cap;
+    const inRange = Number.isInteger(qty) && qty >= 1 && qty <= state.cap;
+    const cost = inRange && state.price !== null ? state.price * BigInt(qty) : null;
+    // Gas comes on top, so this only catches the certain case: the balance does not even cover the price.
+    const short = cost !== null && state.balance !== undefined && state.balance < cost;
+    const valid = inRange && !short;
     const hint = $('qty-hint');
     hint.hidden = valid || !state.account;
-    hint.textContent = state.cap === 0 ? state.capReason : state.cap === 1 ? 'This wallet may mint only 1 more.'
-      : `Choose between 1 and ${state.cap}: that is what this wallet may still mint.`;
+    hint.dataset.reason = short ? 'funds' : state.cap === 0 ? 'cap' : 'range';
+    hint.textContent = short
+      ? `Not enough ETH: minting ${qty} needs ${formatEth(cost)} ETH plus gas; this wallet has ${formatEth(state.balance)} ETH.`
+      : state.cap === 0 ? state.capReason : state.cap === 1 ? 'This wallet may mint only 1 more.'
+        : `Choose between 1 and ${state.cap}: that is what this wallet may still mint.`;
     $('mint').disabled = state.busy || !state.account || !valid;
     $('mint').textContent = valid && state.price !== null ? `Mint ${qty} · ${formatEth(state.price * BigInt(qty))} ETH` : 'Mint';
     $('qty-down').disabled = state.busy || qty <= 1;
@@ -251,11 +382,15 @@
     } catch (err) {
       if (isRejection(err)) throw err;
       // 4902 means "unknown chain"; wallets report others here too (-32603, nested codes), so try adding either way.
-      await wallet.request({ method: 'wallet_addEthereumChain', params: [cfg.chain.add] });
+      // If that fails as well, the check below says which chain the wallet is on and which it needs.
+      await wallet.request({ method: 'wallet_addEthereumChain', params: [cfg.chain.add] }).catch((added) => {
+        if (isRejection(added)) throw added;
+      });
     }
     state.chain = Number(await wallet.request({ method: 'eth_chainId' }));
     if (state.chain !== cfg.chain.id) {
-      throw new Error(`Your wallet is on chain ${state.chain}; switch it to ${cfg.chain.name} to mint.`);
+      $('status').dataset.state = 'wrong-network';
+      throw new Error(`Wrong network: your wallet is on chain ${state.chain}; switch it to ${cfg.chain.name} to mint.`);
     }
   }
 
@@ -263,11 +398,13 @@
   async function mint() {
     const qty = Number($('qty').value);
     if (!Number.isInteger(qty) || qty < 1) return setStatus('Choose at least one token.', 'error');
+    const phase = state.phase;
+    if (!phase) return setStatus($('sale-state').textContent, 'error');
     state.busy = true; updateQuantity();
     try {
       await ensureChain();
       const tx = {
-        from: state.account, to: cfg.contract, data: callData('mint', [qty]),
+        from: state.account, to: cfg.contract, data: callData('mint', [phase.id, qty, state.proof]),
         value: '0x' + (state.price * BigInt(qty)).toString(16),
       };
       setStatus('Checking the mint with the contract…');
@@ -283,6 +420,7 @@
       const receipt = await waitForReceipt(hash);
       if (receipt.status === '0x1') {
         setStatus(`Minted ${qty}.`, 'ok', txLink(hash), hash);
+        showReceived(receivedTokenIds(receipt));
       } else {
         // Replaying the call on the block before tells why it reverted.
         const before = '0x' + (BigInt(receipt.blockNumber) - 1n).toString(16);
@@ -296,6 +434,33 @@
       await refresh().catch(() => {});
       updateQuantity();
     }
+  }
+
+  // ERC-721 Transfer(from 0, to the buyer, id) logs of this contract: the ids the buyer really got.
+  function receivedTokenIds(receipt) {
+    const zero = '0x' + '0'.repeat(64);
+    const to = '0x' + encodeWord('address', state.account);
+    return receipt.logs
+      .filter((log) => log.address.toLowerCase() === cfg.contract.toLowerCase() && log.topics.length === 4 &&
+        log.topics[0] === cfg.abi.transfer_topic && log.topics[1] === zero && log.topics[2].toLowerCase() === to)
+      .map((log) => BigInt(log.topics[3]));
+  }
+
+  function showReceived(ids) {
+    const list = $('received');
+    list.replaceChildren(...ids.map((id) => {
+      const item = el('li');
+      const label = `#${id}`;
+      if (cfg.chain.explorer) {
+        const a = el('a', null, label);
+        a.href = `${cfg.chain.explorer}/nft/${cfg.contract}/${id}`; a.target = '_blank'; a.rel = 'noopener noreferrer';
+        item.append(a);
+      } else {
+        item.append(el('span', null, label));
+      }
+      return item;
+    }));
+    $('received-box').hidden = ids.length === 0;
   }
 
   async function waitForReceipt(hash) {

@@ -1,0 +1,86 @@
+"""The fair reveal on anvil: provenance and commitment on chain from the deploy, offset fixed only once a block
+after startReveal is mined, and the token -> image mapping the contract serves equals `revealed_images`."""
+
+from __future__ import annotations
+
+import hashlib
+
+import pytest
+
+from mintprep.chain.reveal import (metadata_id, reveal_commitment, reveal_secret, revealed_images, run_reveal,
+                                   starting_offset)
+from tests.chain.test_contract import reverts_with
+from tests.support.anvil import DropParams, deploy_test_drop
+
+SIZE = 12
+PRICE = DropParams().mint_price_wei
+
+
+def manifest() -> dict:
+    tokens = [{"token_id": i, "image_cid": f"bafkimage{i:02d}", "png_sha256": hashlib.sha256(bytes([i])).hexdigest()}
+              for i in range(1, SIZE + 1)]
+    provenance = hashlib.sha256("".join(t["png_sha256"] for t in tokens).encode()).hexdigest()
+    return {"size": SIZE, "tokens": tokens, "provenance_hash": provenance}
+
+
+def mine(w3, _block=None):
+    w3.provider.make_request("anvil_mine", ["0x6"])
+
+
+def test_reveal_offset_is_fixed_only_after_the_commit_and_matches_the_mapping(chain):
+    owner = chain.owner
+    m = manifest()
+    secret = reveal_secret(owner, chain.node.chain_id, m["provenance_hash"])
+    assert secret == reveal_secret(owner, chain.node.chain_id, m["provenance_hash"]), "same key, same secret"
+    assert secret != reveal_secret(chain.accounts[1], chain.node.chain_id, m["provenance_hash"])
+    drop = deploy_test_drop(chain.w3, owner, DropParams(
+        max_supply=SIZE, placeholder_uri="ipfs://bafkplaceholder", provenance_hash=bytes.fromhex(m["provenance_hash"]),
+        reveal_commitment=reveal_commitment(secret))).contract
+    views = drop.functions
+    # Provenance on chain before the first mint: it is in the constructor.
+    assert views.provenanceHash().call().hex() == m["provenance_hash"]
+    drop.functions.mint(0, 3, []).transact({"from": chain.accounts[1].address, "value": 3 * PRICE})
+    assert views.tokenURI(2).call() == "ipfs://bafkplaceholder"  # unrevealed
+    assert views.baseURI().call() == ""
+
+    owner_tx = {"from": owner.address}
+    with reverts_with("RevealNotStarted()"):
+        views.anchorRevealSeed().transact(owner_tx)
+    with reverts_with("WrongSecret()"):
+        views.reveal(b"\x01" * 32, "ipfs://bafyreal/", "").transact(owner_tx)
+    views.startReveal().transact(owner_tx)
+    target = views.revealBlock().call()
+    assert target == chain.w3.eth.block_number + 5  # REVEAL_DELAY blocks after the startReveal block
+    # Before its block exists nobody can know (or anchor) the seed, so the offset is not fixed yet.
+    with reverts_with(f"SeedNotReady(revealBlock={target})"):
+        views.anchorRevealSeed().transact({"from": chain.accounts[7].address})
+    with reverts_with(f"RevealPending(revealBlock={target})"):
+        views.startReveal().transact(owner_tx)  # no second draw while this one can still be anchored
+    with reverts_with(f"OwnableUnauthorizedAccount(account={chain.accounts[7].address})"):
+        views.reveal(secret, "ipfs://bafyreal/", "").transact({"from": chain.accounts[7].address})
+
+    result = run_reveal(chain.w3, owner, drop.address, secret, "ipfs://bafyreal/", "ipfs://bafyreal/collection.json",
+                        wait_past=mine)
+    seed = chain.w3.eth.get_block(target)["hash"]
+    assert result.seed == seed.to_0x_hex() and views.revealSeed().call() == seed
+    offset = starting_offset(secret, seed, SIZE)
+    assert result.starting_offset == offset == views.startingOffset().call()
+    assert views.revealed().call()
+
+    images = revealed_images(m, offset)
+    by_file = {t["token_id"]: t["image_cid"] for t in m["tokens"]}
+    for token_id in (1, 2, 3):
+        served = views.tokenURI(token_id).call()
+        file_id = int(served.removeprefix("ipfs://bafyreal/").removesuffix(".json"))
+        assert file_id == metadata_id(token_id, offset, SIZE) == views.metadataIdOf(token_id).call()
+        assert images[token_id] == by_file[file_id]
+    assert sorted(images.values()) == sorted(by_file.values()), "a permutation: every image shown exactly once"
+    with reverts_with("AlreadyRevealed()"):
+        views.startReveal().transact(owner_tx)
+    with pytest.raises(Exception):
+        run_reveal(chain.w3, owner, drop.address, secret, "ipfs://x/", "", wait_past=mine)
+
+
+def test_a_drop_without_reveal_cannot_start_one(drop, chain):
+    with reverts_with("NoReveal()"):
+        drop.contract.functions.startReveal().transact({"from": chain.owner.address})
