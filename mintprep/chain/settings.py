@@ -69,6 +69,17 @@ class PhaseSettings(StrictModel):
     def _price(cls, value: object) -> str:
         return eth_to_wei_string(value)
 
+    @field_validator("start", "end", mode="before")
+    @classmethod
+    def _iso_time(cls, value: object) -> object:
+        # The YAML loader keeps timestamps as text and the models are strict: ISO 8601 is parsed here, once.
+        if isinstance(value, str):
+            try:
+                return datetime.fromisoformat(value)
+            except ValueError:
+                raise ValueError(f"must be an ISO 8601 time such as 2026-12-01T17:00:00Z, got {value[:40]!r}") from None
+        return value
+
     @field_validator("start", "end")
     @classmethod
     def _aware_time(cls, value: datetime | int | None) -> datetime | int | None:

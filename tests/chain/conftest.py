@@ -9,10 +9,10 @@ from typing import Any
 import pytest
 from eth_account.signers.local import LocalAccount
 
-from mintprep.chain.deploy import Deployed, deploy_collection
+from mintprep.chain.deploy import Deployed, base_uri_for, contract_uri_for, deploy_collection
 from mintprep.config import Collection, load_collection
-from mintprep.hashing import canonical_json
 from mintprep.ledger import Ledger
+from mintprep.manifest import Manifest
 from tests.conftest import write_collection
 from tests.support.anvil import Chain
 
@@ -27,9 +27,12 @@ def chain_collection(folder: Path, rpc_url: str, **chain: Any) -> Collection:
 
 def record_metadata_root(col: Collection, metadata_root: str) -> None:
     """Record a pinned manifest the way the manifest stage does (object stored first, then the row)."""
-    manifest = {"name": col.spec.name, "metadata_root": metadata_root, "size": col.spec.size, "tokens": []}
+    manifest = Manifest(name=col.spec.name, symbol=col.spec.symbol, description=col.spec.description,
+                        size=col.spec.size, metadata_root=metadata_root, base_uri=base_uri_for(metadata_root),
+                        contract_uri=contract_uri_for(metadata_root), provenance_hash="0" * 64,
+                        ipfs_profile=col.spec.ipfs.profile)
     with Ledger.open(col.state_dir) as ledger:
-        digest = ledger.objects.put(canonical_json(manifest))
+        digest = ledger.objects.put(manifest.encode())
         ledger.record_manifest(metadata_root=metadata_root, manifest_cid="bafkreimanifest" + metadata_root[-8:],
                                manifest_sha256=digest, provenance_hash="0" * 64)
 
