@@ -100,6 +100,11 @@ def encode_json(value: Any) -> bytes:
     return (json.dumps(value, indent=2, sort_keys=True, ensure_ascii=False) + "\n").encode()
 
 
+def base_uri_for(metadata_root: str) -> str:
+    """tokenURI(id) = base + id + ".json", so the base is the metadata directory with a trailing slash."""
+    return f"ipfs://{metadata_root}/"
+
+
 def token_name(spec: CollectionSpec, token_id: int) -> str:
     return f"{spec.name} #{token_id}"
 
@@ -159,7 +164,7 @@ def build_manifest(spec: CollectionSpec, pieces: list[PinnedPiece], metadata_roo
     ordered = sorted(pieces, key=lambda p: p.token_id)
     return Manifest(
         name=spec.name, symbol=spec.symbol, description=spec.description, size=spec.size,
-        metadata_root=metadata_root, base_uri=f"ipfs://{metadata_root}/",
+        metadata_root=metadata_root, base_uri=base_uri_for(metadata_root),
         contract_uri=f"ipfs://{metadata_root}/{COLLECTION_METADATA_NAME}",
         provenance_hash=provenance_hash([p.png_sha256 for p in ordered]), ipfs_profile=profile,
         tokens=tuple(ManifestToken(p.token_id, token_name(spec, p.token_id), p.image_cid, metadata_cids[p.token_id],

@@ -17,6 +17,7 @@ from mintprep.config import Collection
 from mintprep.contract import find_contract
 from mintprep.errors import UserError
 from mintprep.ledger import Ledger
+from mintprep.manifest import base_uri_for
 
 
 @dataclass(frozen=True)
@@ -48,11 +49,6 @@ class Deployed:
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
-
-
-def base_uri_for(metadata_root: str) -> str:
-    """tokenURI(id) = base + id + ".json", so the base is the metadata directory with a trailing slash."""
-    return f"ipfs://{metadata_root}/"
 
 
 def require_chain(w3: Web3, expected: Network) -> int:

@@ -9,7 +9,6 @@ import json
 from pathlib import Path
 
 import pytest
-import yaml
 from typer.testing import CliRunner
 
 import mintprep.cli  # noqa: F401  (registers every command)

@@ -22,7 +22,7 @@ from mintprep.pipeline import run_collection
 from mintprep.published import check_base_uri_change
 from mintprep.repair import FAULT_ENV, repair_collection
 from tests.audit.breakage import broken_pngs, plant_images
-from tests.audit.faults import run_mintprep
+from tests.audit.faults import killed_at_every_step, run_mintprep
 from tests.audit.state import state_fingerprint
 
 
@@ -186,7 +186,6 @@ def minted_uris_resolve(path: Path, drop, minted: int) -> None:
 def test_upgrade_on_chain_minted_tokens_resolve_after_every_step_and_every_kill(collection: Path, chain,
                                                                                 tmp_path: Path):
     import shutil
-    import signal
 
     from mintprep.chain.keys import PRIVATE_KEY_ENV
     from mintprep.repair import STEPS
@@ -219,14 +218,7 @@ def test_upgrade_on_chain_minted_tokens_resolve_after_every_step_and_every_kill(
     assert drop.functions.baseURI().call() == f"ipfs://{reference['metadata_root']}/"
     minted_uris_resolve(collection, drop, minted)
 
-    for step in range(1, len(STEPS) + 1):
-        rpc.make_request("evm_revert", [snapshot])
-        snapshot = rpc.make_request("evm_snapshot", [])["result"]
-        work = tmp_path / f"killed-at-{step}"
-        shutil.copytree(pristine, work)
-        path = work / collection.name
-        killed = run_mintprep(["audit", str(path), "--repair"], {**env, FAULT_ENV: str(step)})
-        assert killed == -signal.SIGKILL, f"step {step} ({STEPS[step - 1]}): exit {killed}"
+    for step, path in killed_at_every_step(pristine, collection.name, tmp_path, rpc, snapshot, env):
         minted_uris_resolve(path, drop, minted)
         assert sorted(published_directory(path)) == [1, 2, 3, 4, 5]
         assert run_mintprep(["audit", str(path), "--repair"], env) in (0, 1)
