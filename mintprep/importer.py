@@ -24,9 +24,9 @@ from mintprep.ipfs.reader import CorruptBlock, NotUnixFS, fetch_verified, list_d
 from mintprep.ipfs.unixfs import Block, import_bytes
 from mintprep.ipfs.uri import ipfs_path, resolve
 from mintprep.ipfs.verify import BlockFetcher, BlockNotFound
-from mintprep.ledger import IMPORTED_TX, PieceRecord
+from mintprep.ledger import IMPORTED_KEY, IMPORTED_TX, PieceRecord
 from mintprep.manifest import PinnedPiece, build_manifest
-from mintprep.pipeline import IMPORTED_KEY, publish_metadata, record_manifest
+from mintprep.pipeline import publish_metadata, record_manifest
 from mintprep.progress import ProgressSink
 from mintprep.workspace import Workspace
 

@@ -62,15 +62,15 @@ class ManifestToken:
 class Manifest:
     """The collection manifest, pinned beside the metadata: this model alone reads and writes its format."""
 
-    name: str
-    symbol: str
-    description: str
-    size: int
     metadata_root: str
-    base_uri: str
-    contract_uri: str
-    provenance_hash: str
-    ipfs_profile: str
+    name: str = ""
+    symbol: str = ""
+    description: str = ""
+    size: int = 0
+    base_uri: str = ""
+    contract_uri: str = ""
+    provenance_hash: str = ""
+    ipfs_profile: str = ""
     tokens: tuple[ManifestToken, ...] = field(default_factory=tuple)  # in token order
 
     def by_token(self) -> dict[int, ManifestToken]:
@@ -84,8 +84,11 @@ class Manifest:
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> "Manifest":
+        """A manifest as written, or a partial one recorded by hand (only `metadata_root` is required)."""
         tokens = sorted((ManifestToken(**t) for t in data.get("tokens", [])), key=lambda t: t.token_id)
-        return cls(**{**data, "tokens": tuple(tokens)})
+        root = data["metadata_root"]
+        derived = {"base_uri": base_uri_for(root), "contract_uri": f"ipfs://{root}/{COLLECTION_METADATA_NAME}"}
+        return cls(**{**derived, **data, "tokens": tuple(tokens)})
 
     def encode(self) -> bytes:
         return encode_json(self.to_json())
