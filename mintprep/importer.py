@@ -78,6 +78,7 @@ class ImportPlan:
     tokens: list[ImportedToken] = field(default_factory=list)
     skipped: dict[int, str] = field(default_factory=dict)  # token id -> why it was not imported (left to `run`)
     blocks: dict[CID, bytes] = field(default_factory=dict, repr=False)  # every verified block read
+    listings: dict[CID, dict[str, CID]] = field(default_factory=dict, repr=False)  # directories, listed once
 
     def to_json(self) -> dict[str, Any]:
         return {"source": {"kind": self.source.kind, "text": self.source.text}, "metadata_root": self.metadata_root,
@@ -203,7 +204,7 @@ def _read_token(token_id: int, metadata_cid: CID, plan: ImportPlan, fetch: Block
     if document is None:
         return
     try:
-        image_cid = resolve(document["image"], fetch)
+        image_cid = resolve(document["image"], fetch, plan.listings)
         image = read_file(image_cid, fetch) if image_cid else None
     except UNREADABLE as exc:
         plan.skipped[token_id] = f"image {document['image']} unreadable: {exc}"
