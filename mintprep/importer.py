@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable
+import tempfile
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -24,10 +26,10 @@ from mintprep.ipfs.reader import CorruptBlock, NotUnixFS, fetch_verified, list_d
 from mintprep.ipfs.unixfs import Block, import_bytes
 from mintprep.ipfs.uri import ipfs_path, resolve
 from mintprep.ipfs.verify import BlockFetcher, BlockNotFound
-from mintprep.ledger import IMPORTED_KEY, IMPORTED_TX, PieceRecord
+from mintprep.ledger import IMPORTED_KEY, IMPORTED_TX, Ledger, PieceRecord
 from mintprep.manifest import PinnedPiece, build_manifest
 from mintprep.pipeline import publish_metadata, record_manifest
-from mintprep.progress import ProgressSink
+from mintprep.progress import NoProgress, ProgressSink
 from mintprep.workspace import Workspace
 
 ADDRESS = re.compile(r"^0x[0-9a-fA-F]{40}$")
@@ -103,7 +105,7 @@ def import_collection(col: Collection, source_text: str, *, gateways: tuple[str,
                       progress: ProgressSink | None = None) -> ImportPlan:
     """Read and verify everything the source publishes; unless `dry_run`, pin it and record it in the ledger."""
     source = parse_source(source_text, col.base_dir)
-    with Workspace.open(col, readonly=dry_run and (col.state_dir / "state.db").exists(), progress=progress) as ws:
+    with _workspace(col, dry_run, progress) as ws:
         if ws.ledger.current_manifest() is not None:
             raise UserError(f"{col.path}: this collection already has pinned metadata; import adopts a collection "
                             "into a fresh ledger only")
@@ -126,6 +128,19 @@ def import_collection(col: Collection, source_text: str, *, gateways: tuple[str,
         if not dry_run:
             _record(ws, plan, fetch)
     return plan
+
+
+@contextmanager
+def _workspace(col: Collection, dry_run: bool, progress: ProgressSink | None) -> Iterator[Workspace]:
+    """The collection's workspace; for a dry run of a collection without a ledger, a throwaway ledger (a dry run
+    writes nothing beside the collection file) over the collection's own block store."""
+    if dry_run and not (col.state_dir / "state.db").exists():
+        with tempfile.TemporaryDirectory(prefix="mintprep-import-") as scratch, Ledger.open(Path(scratch)) as ledger:
+            workspace = Workspace(col, ledger, progress or NoProgress())
+            yield workspace
+        return
+    with Workspace.open(col, readonly=dry_run, progress=progress) as workspace:
+        yield workspace
 
 
 # -- reading -------------------------------------------------------------------------------------

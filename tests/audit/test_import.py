@@ -77,6 +77,7 @@ def test_import_from_the_contract_then_audit_and_repair(seed_case, chain: Chain,
 
     dry_code, dry = cli("import", str(path), "--from", drop.address, "--gateway", gateway, "--dry-run")
     assert dry_code == 0 and len(dry["imported"]) == SIZE and dry["minted"] == list(range(1, MINTED + 1))
+    assert not (path.parent / ".mintprep").exists(), "a dry run writes nothing"
     code, imported = cli("import", str(path), "--from", drop.address, "--gateway", gateway)
     assert code == 0, imported
     assert {t["token_id"]: t["image_cid"] for t in imported["imported"]} == foreign.image_cids
