@@ -267,6 +267,7 @@ def audit_metadata(record: ManifestRecord, pieces: dict[int, PieceRecord], sourc
         if not walk.ok:
             report.add(None, "metadata-unretrievable", cid=root, source=other.name, reason=walk.describe())
     tokens = record.manifest.by_token()
+    listings: dict[CID, dict[str, CID]] = {}  # image directories, listed once
     expected_names = {f"{token_id}.json" for token_id in tokens} | {COLLECTION_METADATA_NAME}
     unexpected = sorted(set(listing) - expected_names)
     if unexpected:
@@ -290,16 +291,16 @@ def audit_metadata(record: ManifestRecord, pieces: dict[int, PieceRecord], sourc
             continue
         piece = pieces.get(token_id)
         expected_image = piece.image_cid if piece and piece.image_cid else token.image_cid
-        if _image_cid(document["image"], source) != expected_image:
+        if _image_cid(document["image"], source, listings) != expected_image:
             report.add(token_id, "metadata-wrong-image", cid=cid, points_at=document["image"],
                        expected=f"ipfs://{expected_image}")
     report.checked["metadata"] = len(tokens)
 
 
-def _image_cid(uri: str, source: BlockSource) -> str | None:
+def _image_cid(uri: str, source: BlockSource, listings: dict[CID, dict[str, CID]]) -> str | None:
     """The file CID an `image` URI names (a path under a directory is walked); None when it cannot be."""
     try:
-        found = resolve(uri, source.fetch_block)
+        found = resolve(uri, source.fetch_block, listings)
     except (BlockNotFound, CorruptBlock, NotUnixFS):
         return None
     return str(found) if found else None

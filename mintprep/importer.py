@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable
+import tempfile
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -24,10 +26,10 @@ from mintprep.ipfs.reader import CorruptBlock, NotUnixFS, fetch_verified, list_d
 from mintprep.ipfs.unixfs import Block, import_bytes
 from mintprep.ipfs.uri import ipfs_path, resolve
 from mintprep.ipfs.verify import BlockFetcher, BlockNotFound
-from mintprep.ledger import IMPORTED_TX, PieceRecord
+from mintprep.ledger import IMPORTED_KEY, IMPORTED_TX, Ledger, PieceRecord
 from mintprep.manifest import PinnedPiece, build_manifest
-from mintprep.pipeline import IMPORTED_KEY, publish_metadata, record_manifest
-from mintprep.progress import ProgressSink
+from mintprep.pipeline import publish_metadata, record_manifest
+from mintprep.progress import NoProgress, ProgressSink
 from mintprep.workspace import Workspace
 
 ADDRESS = re.compile(r"^0x[0-9a-fA-F]{40}$")
@@ -78,6 +80,7 @@ class ImportPlan:
     tokens: list[ImportedToken] = field(default_factory=list)
     skipped: dict[int, str] = field(default_factory=dict)  # token id -> why it was not imported (left to `run`)
     blocks: dict[CID, bytes] = field(default_factory=dict, repr=False)  # every verified block read
+    listings: dict[CID, dict[str, CID]] = field(default_factory=dict, repr=False)  # directories, listed once
 
     def to_json(self) -> dict[str, Any]:
         return {"source": {"kind": self.source.kind, "text": self.source.text}, "metadata_root": self.metadata_root,
@@ -102,7 +105,7 @@ def import_collection(col: Collection, source_text: str, *, gateways: tuple[str,
                       progress: ProgressSink | None = None) -> ImportPlan:
     """Read and verify everything the source publishes; unless `dry_run`, pin it and record it in the ledger."""
     source = parse_source(source_text, col.base_dir)
-    with Workspace.open(col, readonly=dry_run and (col.state_dir / "state.db").exists(), progress=progress) as ws:
+    with _workspace(col, dry_run, progress) as ws:
         if ws.ledger.current_manifest() is not None:
             raise UserError(f"{col.path}: this collection already has pinned metadata; import adopts a collection "
                             "into a fresh ledger only")
@@ -125,6 +128,19 @@ def import_collection(col: Collection, source_text: str, *, gateways: tuple[str,
         if not dry_run:
             _record(ws, plan, fetch)
     return plan
+
+
+@contextmanager
+def _workspace(col: Collection, dry_run: bool, progress: ProgressSink | None) -> Iterator[Workspace]:
+    """The collection's workspace; for a dry run of a collection without a ledger, a throwaway ledger (a dry run
+    writes nothing beside the collection file) over the collection's own block store."""
+    if dry_run and not (col.state_dir / "state.db").exists():
+        with tempfile.TemporaryDirectory(prefix="mintprep-import-") as scratch, Ledger.open(Path(scratch)) as ledger:
+            workspace = Workspace(col, ledger, progress or NoProgress())
+            yield workspace
+        return
+    with Workspace.open(col, readonly=dry_run, progress=progress) as workspace:
+        yield workspace
 
 
 # -- reading -------------------------------------------------------------------------------------
@@ -203,7 +219,7 @@ def _read_token(token_id: int, metadata_cid: CID, plan: ImportPlan, fetch: Block
     if document is None:
         return
     try:
-        image_cid = resolve(document["image"], fetch)
+        image_cid = resolve(document["image"], fetch, plan.listings)
         image = read_file(image_cid, fetch) if image_cid else None
     except UNREADABLE as exc:
         plan.skipped[token_id] = f"image {document['image']} unreadable: {exc}"

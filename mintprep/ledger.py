@@ -23,6 +23,7 @@ from mintprep.objects import ObjectStore
 
 SCHEMA_VERSION = 1
 IMPORTED_TX = "imported"  # the tx_hash of a deployment row adopted by `mintprep import`, not sent by mintprep
+IMPORTED_KEY = "imported:"  # request-key prefix of a piece taken as published by `mintprep import`
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);

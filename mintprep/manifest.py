@@ -62,15 +62,15 @@ class ManifestToken:
 class Manifest:
     """The collection manifest, pinned beside the metadata: this model alone reads and writes its format."""
 
-    name: str
-    symbol: str
-    description: str
-    size: int
     metadata_root: str
-    base_uri: str
-    contract_uri: str
-    provenance_hash: str
-    ipfs_profile: str
+    name: str = ""
+    symbol: str = ""
+    description: str = ""
+    size: int = 0
+    base_uri: str = ""
+    contract_uri: str = ""
+    provenance_hash: str = ""
+    ipfs_profile: str = ""
     tokens: tuple[ManifestToken, ...] = field(default_factory=tuple)  # in token order
 
     def by_token(self) -> dict[int, ManifestToken]:
@@ -84,8 +84,11 @@ class Manifest:
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> "Manifest":
+        """A manifest as written, or a partial one recorded by hand (only `metadata_root` is required)."""
         tokens = sorted((ManifestToken(**t) for t in data.get("tokens", [])), key=lambda t: t.token_id)
-        return cls(**{**data, "tokens": tuple(tokens)})
+        root = data["metadata_root"]
+        derived = {"base_uri": base_uri_for(root), "contract_uri": contract_uri_for(root)}
+        return cls(**{**derived, **data, "tokens": tuple(tokens)})
 
     def encode(self) -> bytes:
         return encode_json(self.to_json())
@@ -98,6 +101,16 @@ def encode_json(value: Any) -> bytes:
     order must not change a CID.
     """
     return (json.dumps(value, indent=2, sort_keys=True, ensure_ascii=False) + "\n").encode()
+
+
+def base_uri_for(metadata_root: str) -> str:
+    """tokenURI(id) = base + id + ".json", so the base is the metadata directory with a trailing slash."""
+    return f"ipfs://{metadata_root}/"
+
+
+def contract_uri_for(metadata_root: str) -> str:
+    """ERC-7572 contractURI: the collection.json the manifest stage writes beside the token files."""
+    return f"ipfs://{metadata_root}/{COLLECTION_METADATA_NAME}"
 
 
 def token_name(spec: CollectionSpec, token_id: int) -> str:
@@ -159,8 +172,8 @@ def build_manifest(spec: CollectionSpec, pieces: list[PinnedPiece], metadata_roo
     ordered = sorted(pieces, key=lambda p: p.token_id)
     return Manifest(
         name=spec.name, symbol=spec.symbol, description=spec.description, size=spec.size,
-        metadata_root=metadata_root, base_uri=f"ipfs://{metadata_root}/",
-        contract_uri=f"ipfs://{metadata_root}/{COLLECTION_METADATA_NAME}",
+        metadata_root=metadata_root, base_uri=base_uri_for(metadata_root),
+        contract_uri=contract_uri_for(metadata_root),
         provenance_hash=provenance_hash([p.png_sha256 for p in ordered]), ipfs_profile=profile,
         tokens=tuple(ManifestToken(p.token_id, token_name(spec, p.token_id), p.image_cid, metadata_cids[p.token_id],
                                    p.png_sha256, p.attributes, p.provenance, p.source_metadata_sha256)

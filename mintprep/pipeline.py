@@ -17,7 +17,7 @@ from mintprep.hashing import content_key, sha256_hex
 from mintprep.ipfs.reader import CorruptBlock, NotUnixFS, read_file
 from mintprep.ipfs.unixfs import import_bytes, import_directory
 from mintprep.ipfs.verify import BlockNotFound
-from mintprep.ledger import AttemptRow, GenerationRow, PieceRecord
+from mintprep.ledger import IMPORTED_KEY, AttemptRow, GenerationRow, PieceRecord
 from mintprep.manifest import Manifest, PinnedPiece, build_manifest, metadata_files
 from mintprep.pin import PinItem, pin_bytes, pin_content, pin_pieces
 from mintprep.progress import ProgressSink
@@ -27,7 +27,6 @@ from mintprep.validate import validate_png
 from mintprep.workspace import Workspace
 
 DROP_LOG = "drops.jsonl"
-IMPORTED_KEY = "imported:"  # request-key prefix of a piece taken as published by `mintprep import`
 
 
 @dataclass

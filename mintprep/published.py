@@ -18,7 +18,7 @@ from mintprep.errors import UserError
 from mintprep.ipfs.reader import CorruptBlock, NotUnixFS, list_directory
 from mintprep.ipfs.verify import BlockFetcher, BlockNotFound, verify_dag
 from mintprep.ledger import Ledger
-from mintprep.manifest import ManifestToken, PinnedPiece
+from mintprep.manifest import ManifestToken, PinnedPiece, base_uri_for
 
 
 def last_published(ledger: Ledger, wanted: Iterable[int]) -> dict[int, ManifestToken]:
@@ -54,8 +54,6 @@ def complete_publication(ledger: Ledger, accepted: list[PinnedPiece], size: int,
 
 def recorded_base_uris(ledger: Ledger) -> set[str]:
     """Base URIs this collection's ledger made or imported (a contract mintprep deployed may start empty)."""
-    from mintprep.chain.deploy import base_uri_for
-
     recorded = {base_uri_for(root) for root in ledger.metadata_roots()}
     recorded |= {tx["base_uri"] for tx in ledger.chain_txs("set-base-uri") + ledger.chain_txs("imported-base-uri")}
     if ledger.has_own_deployment():

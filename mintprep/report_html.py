@@ -31,16 +31,22 @@ table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #ccc;padding:
 def write_report(path: Path, col: "Collection", report: "AuditReport", outcome: "RepairOutcome | None" = None) -> None:
     """Write the report to `path` (atomically: a reader never sees half a file)."""
     after_images: dict[int, bytes] = {}
+    gallery: list[tuple[int, str, bytes | None]] = []
     if outcome is not None and outcome.plan is not None:
         with Ledger.open(col.state_dir, readonly=True) as ledger:
             for token_id, new in outcome.plan.replacements.items():
-                if ledger.objects.has(new["png_sha256"]):
+                if ledger.objects.intact(new["png_sha256"]):
                     after_images[int(token_id)] = ledger.objects.get(new["png_sha256"])
-    write_atomic(Path(path), render_report(col.spec.name, report, outcome, after_images).encode())
+            record = ledger.current_manifest()
+            if outcome.after is not None and record is not None:  # the after state: every token as it now is
+                gallery = [(t.token_id, t.image_cid,
+                            ledger.objects.get(t.png_sha256) if ledger.objects.intact(t.png_sha256) else None)
+                           for t in record.manifest.tokens]
+    write_atomic(Path(path), render_report(col.spec.name, report, outcome, after_images, gallery).encode())
 
 
 def render_report(title: str, report: "AuditReport", outcome: "RepairOutcome | None",
-                  after_images: dict[int, bytes]) -> str:
+                  after_images: dict[int, bytes], gallery: list[tuple[int, str, bytes | None]] = ()) -> str:
     """The report as HTML text (pure)."""
     minted = set(report.minted)
     status = ('<p class="ok">No problems found.</p>' if report.ok
@@ -63,7 +69,8 @@ def render_report(title: str, report: "AuditReport", outcome: "RepairOutcome | N
         + (f"<h2>Pieces</h2>{pieces}" if pieces else "")
         + (f"<h2>Collection</h2><table><tr><th>kind</th><th>evidence</th></tr>{collection_rows}</table>"
            if collection_rows else "")
-        + f"<h2>Checked</h2><code>{_e(json.dumps(report.checked, sort_keys=True))}</code></html>\n"
+        + f"<h2>Checked</h2><code>{_e(json.dumps(report.checked, sort_keys=True))}</code>"
+        + _after(outcome, gallery) + "</html>\n"
     )
 
 
@@ -76,7 +83,7 @@ def _piece(token_id: int, problems: list[Any], before: bytes | None, after: byte
         f"<tr><td>{_e(p.kind)}</td><td>{_evidence(p.evidence)}</td></tr>" for p in problems)
     note = " (minted)" if minted else ""
     if outcome is not None and outcome.plan is not None and token_id in outcome.plan.minted_skipped:
-        note += " — left alone: minted"
+        note += " — left alone: " + outcome.plan.minted_why.get(str(token_id), "minted")
     return (f'<section><h3>Token {token_id}{_e(note)}</h3>{images}'
             f"<table><tr><th>kind</th><th>evidence</th></tr>{rows}</table></section>")
 
@@ -100,12 +107,30 @@ def _repair_summary(outcome: "RepairOutcome | None") -> str:
         return ""
     plan = outcome.plan
     rows = "".join(
-        f"<tr><td>{t.token_id}</td><td><code>{_e(t.old_image_cid)}</code></td>"
-        f"<td><code>{_e(plan.replacements.get(str(t.token_id), {}).get('image_cid', t.action))}</code></td></tr>"
-        for t in plan.tokens)
-    return (f"<h2>Repair: {_e(outcome.status)}</h2><table><tr><th>token</th><th>old image</th><th>new image</th></tr>"
+        f"<tr><td>{t.token_id}</td><td>{_e(_done(plan, t))}</td><td>old image <code>{_e(t.old_image_cid)}</code></td>"
+        f"<td>new image <code>{_e(plan.replacements.get(str(t.token_id), {}).get('image_cid', t.old_image_cid))}"
+        "</code></td></tr>" for t in plan.tokens)
+    return (f"<h2>Repair: {_e(outcome.status)}</h2><table><tr><th>token</th><th>done</th><th>before</th>"
+            f"<th>after</th></tr>"
             f"{rows}</table><p>metadata root <code>{_e(plan.old_metadata_root)}</code> → "
             f"<code>{_e(plan.new_metadata_root or 'not yet written')}</code></p>")
+
+
+def _done(plan: Any, token: Any) -> str:
+    if token.action == "repin":
+        return "pinned again (same CID)"
+    return "regenerated" if str(token.token_id) in plan.replacements else "regeneration failed: kept"
+
+
+def _after(outcome: "RepairOutcome | None", gallery: list[tuple[int, str, bytes | None]]) -> str:
+    if outcome is None or outcome.after is None:
+        return ""
+    after = outcome.after
+    status = ('<p class="ok">No problems left.</p>' if after.ok else
+              f'<p class="bad">{len(after.problems)} problems left: '
+              + _e(", ".join(f"{p.kind} (token {p.token_id})" for p in after.problems)) + "</p>")
+    pieces = "".join(_thumb(data, f"token {token_id} · {cid}") for token_id, cid, data in gallery)
+    return f"<h2>After the repair</h2>{status}{pieces}"
 
 
 def _e(text: str) -> str:

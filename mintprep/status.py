@@ -6,7 +6,7 @@ from collections import Counter
 from typing import Any
 
 from mintprep.config import Collection
-from mintprep.ledger import Ledger
+from mintprep.ledger import IMPORTED_KEY, Ledger
 
 
 def collection_status(col: Collection) -> dict[str, Any]:
@@ -24,7 +24,8 @@ def collection_status(col: Collection) -> dict[str, Any]:
         "collection": str(col.path),
         "pieces": col.spec.size,
         "counts": dict(counts),
-        "tokens": [{"token_id": p.token_id, "status": p.status, "png_sha256": p.png_sha256,
+        "tokens": [{"token_id": p.token_id, "status": p.status, "imported": p.request_key.startswith(IMPORTED_KEY),
+                    "png_sha256": p.png_sha256,
                     "image_cid": p.image_cid, "metadata_cid": p.metadata_cid} for p in pieces.values()],
         "metadata_root": manifest.metadata_root if manifest else None,
         "manifest_cid": manifest.manifest_cid if manifest else None,

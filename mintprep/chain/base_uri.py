@@ -12,13 +12,14 @@ from eth_account.signers.local import LocalAccount
 from web3 import Web3
 
 from mintprep.chain.artifact import load_artifact
-from mintprep.chain.deploy import base_uri_for, contract_uri_for, deployed_address, require_chain
+from mintprep.chain.deploy import deployed_address, require_chain
 from mintprep.chain.rpc import connect
 from mintprep.chain.txs import send_call
 from mintprep.config import Collection
 from mintprep.errors import UserError
 from mintprep.ipfs.backends import make_backend
 from mintprep.ledger import Ledger
+from mintprep.manifest import base_uri_for, contract_uri_for
 from mintprep.published import check_base_uri_change
 
 

@@ -19,7 +19,7 @@ from web3.exceptions import BadFunctionCallOutput, ContractLogicError
 
 from mintprep.chain.artifact import load_artifact
 from mintprep.chain.costs import MintCost, describe_estimate_failure, estimate_mint_cost
-from mintprep.chain.deploy import base_uri_for, contract_uri_for, deployed_address
+from mintprep.chain.deploy import deployed_address
 from mintprep.chain.merkle import AllowlistTree, verify
 from mintprep.chain.networks import Network
 from mintprep.chain.phases import OnChainPhase, SalePhase, collection_phases
@@ -29,6 +29,7 @@ from mintprep.config import Collection
 from mintprep.contract import find_contract
 from mintprep.errors import UserError
 from mintprep.ledger import Ledger
+from mintprep.manifest import base_uri_for, contract_uri_for
 
 # Fields whose disagreement means the page would show or charge something the config does not say.
 COMPARED_FIELDS = ("chain_id", "code", "max_supply", "owner", "base_uri", "contract_uri", "provenance_hash",

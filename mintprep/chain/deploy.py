@@ -19,7 +19,7 @@ from mintprep.config import Collection
 from mintprep.contract import find_contract
 from mintprep.errors import UserError
 from mintprep.ledger import Ledger, ManifestRecord
-from mintprep.manifest import COLLECTION_METADATA_NAME
+from mintprep.manifest import base_uri_for, contract_uri_for
 
 
 @dataclass(frozen=True)
@@ -57,16 +57,6 @@ class Deployed:
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
-
-
-def base_uri_for(metadata_root: str) -> str:
-    """tokenURI(id) = base + id + ".json", so the base is the metadata directory with a trailing slash."""
-    return f"ipfs://{metadata_root}/"
-
-
-def contract_uri_for(metadata_root: str) -> str:
-    """ERC-7572 contractURI: the collection.json the manifest stage writes beside the token files."""
-    return f"ipfs://{metadata_root}/{COLLECTION_METADATA_NAME}"
 
 
 def provenance_bytes(provenance_hash: str | None) -> bytes:

@@ -109,7 +109,8 @@ def run_reveal(w3: Web3, signer: LocalAccount, address: str, secret: bytes, base
 
 def reveal_collection(col: "Collection", ledger: "Ledger", signer: LocalAccount) -> RevealResult:
     """Reveal the collection's drop at the ledger's current metadata root and record the transactions."""
-    from mintprep.chain.deploy import base_uri_for, contract_uri_for, deployed_address, require_chain
+    from mintprep.chain.deploy import deployed_address, require_chain
+    from mintprep.manifest import base_uri_for, contract_uri_for
     from mintprep.chain.rpc import connect
 
     if col.spec.chain.reveal is None:

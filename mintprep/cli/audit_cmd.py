@@ -91,12 +91,16 @@ def _print_repair(outcome: "RepairOutcome") -> None:
         console.print(f"resuming the interrupted repair (steps done: {outcome.step})")
     for token in plan.tokens:
         new = plan.replacements.get(str(token.token_id), {}).get("image_cid")
-        comes = new or ("the same CID, pinned again" if token.action == "repin"
-                        else f"a new image from attempt {token.next_attempt} (seed {token.seed})")
-        console.print(f"token {token.token_id} ({', '.join(token.problems)}): {verb} {token.old_image_cid} with {comes}",
-                      highlight=False)
+        if token.action == "repin":
+            console.print(f"token {token.token_id} ({', '.join(token.problems)}): image {token.old_image_cid} "
+                          "pinned again under the same CID", highlight=False)
+            continue
+        comes = f"new image {new}" if new else f"a new image from attempt {token.next_attempt} (seed {token.seed})"
+        console.print(f"token {token.token_id} ({', '.join(token.problems)}): {verb} old image {token.old_image_cid} "
+                      f"with {comes}", highlight=False)
     for token_id in plan.minted_skipped:
-        console.print(f"[yellow]token {token_id} is minted: left alone (pass --include-minted to replace it)[/]")
+        why = plan.minted_why.get(str(token_id), "minted (pass --include-minted to replace it)")
+        console.print(f"[yellow]token {token_id} left alone: {why}[/]", highlight=False)
     for token_id in plan.failed:
         console.print(f"[red]token {token_id}: every new attempt was rejected; it keeps its old image[/]")
     root = plan.new_metadata_root or "computed once the new images exist"
@@ -109,5 +113,13 @@ def _print_repair(outcome: "RepairOutcome") -> None:
         print_json({"chain_id": update["chain_id"], "to": update["to"], "data": update["data"], "value": 0})
     if plan.unpinned:
         console.print(f"unpinned: {', '.join(plan.unpinned)}", highlight=False)
+    for refresh in outcome.refreshes:
+        state = "accepted" if refresh["accepted"] else "not accepted"
+        console.print(f"OpenSea refresh of token {refresh['token_id']}: {state} ({refresh['detail']})",
+                      highlight=False)
+    if outcome.before is not None:
+        console.print("[bold]before the repair[/]")
+        _print_audit(outcome.before)
     if outcome.after is not None:
+        console.print("[bold]after the repair[/]")
         _print_audit(outcome.after)

@@ -9,7 +9,10 @@ from __future__ import annotations
 
 import multiprocessing
 import os
-from collections.abc import Sequence
+import shutil
+import signal
+from collections.abc import Iterator, Sequence
+from pathlib import Path
 
 _context = multiprocessing.get_context("forkserver")
 _context.set_forkserver_preload(["mintprep.cli", "mintprep.cli.audit_cmd", "mintprep.repair", "mintprep.generate.loading"])
@@ -34,3 +37,20 @@ def run_mintprep(argv: Sequence[str], env: dict[str, str] | None = None, timeout
         raise TimeoutError(f"mintprep {' '.join(argv)} still running after {timeout} s")
     assert child.exitcode is not None
     return child.exitcode
+
+
+def killed_at_every_step(pristine: Path, name: str, work_dir: Path, rpc, snapshot: str,
+                         env: dict[str, str]) -> Iterator[tuple[int, Path]]:
+    """For each repair step in turn: a fresh copy of `pristine` (and the chain back at `snapshot`), a repair
+    SIGKILLed at that step; yields (step, path of that copy's collection file) for the caller's checks."""
+    from mintprep.repair import FAULT_ENV, STEPS
+
+    for step in range(1, len(STEPS) + 1):
+        rpc.make_request("evm_revert", [snapshot])
+        snapshot = rpc.make_request("evm_snapshot", [])["result"]
+        work = work_dir / f"killed-at-{step}"
+        shutil.copytree(pristine, work)
+        path = work / name
+        killed = run_mintprep(["audit", str(path), "--repair"], {**env, FAULT_ENV: str(step)})
+        assert killed == -signal.SIGKILL, f"step {step} ({STEPS[step - 1]}): exit {killed}"
+        yield step, path

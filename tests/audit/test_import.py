@@ -9,7 +9,6 @@ import json
 from pathlib import Path
 
 import pytest
-import yaml
 from typer.testing import CliRunner
 
 import mintprep.cli  # noqa: F401  (registers every command)
@@ -23,11 +22,14 @@ from mintprep.ipfs.gateway import serve_gateway
 from mintprep.ipfs.reader import read_file
 from mintprep.ipfs.uri import resolve
 from mintprep.ledger import Ledger
+from mintprep.marketplace import OPENSEA_API_ENV, OPENSEA_KEY_ENV, request_refreshes
 from mintprep.repair import repair_collection
 from tests.audit.foreign import Foreign, make_foreign_collection
+from tests.audit.opensea import refresh_handler
 from tests.audit.state import state_fingerprint
 from tests.conftest import write_collection
 from tests.support.anvil import Chain, DropParams, deploy_test_drop
+from tests.support.servers import http_server
 
 SIZE = 20
 BROKEN = {3: "black", 8: "grey", 13: "noise", 17: "black"}
@@ -75,6 +77,7 @@ def test_import_from_the_contract_then_audit_and_repair(seed_case, chain: Chain,
 
     dry_code, dry = cli("import", str(path), "--from", drop.address, "--gateway", gateway, "--dry-run")
     assert dry_code == 0 and len(dry["imported"]) == SIZE and dry["minted"] == list(range(1, MINTED + 1))
+    assert not (path.parent / ".mintprep").exists(), "a dry run writes nothing"
     code, imported = cli("import", str(path), "--from", drop.address, "--gateway", gateway)
     assert code == 0, imported
     assert {t["token_id"]: t["image_cid"] for t in imported["imported"]} == foreign.image_cids
@@ -89,8 +92,15 @@ def test_import_from_the_contract_then_audit_and_repair(seed_case, chain: Chain,
     lost = foreign.image_cids[2]  # minted and healthy: its only block disappears from the collection's store
     make_backend(col.spec.ipfs, col.state_dir).store.path_for(CID.parse(lost)).unlink()
     monkeypatch.setenv(PRIVATE_KEY_ENV, chain.owner.key.hex())
+    seen: list = []
+    with http_server(refresh_handler("os-key-123", seen, refuse=frozenset({4}))) as opensea:
+        monkeypatch.setenv(OPENSEA_KEY_ENV, "os-key-123")
+        monkeypatch.setenv(OPENSEA_API_ENV, opensea)
+        outcome = repair_collection(col)
 
-    outcome = repair_collection(col)
+    assert seen == [("base", drop.address, t) for t in range(1, MINTED + 1)], "each minted token, once"
+    assert [(r["token_id"], r["accepted"]) for r in outcome.refreshes] == [(1, True), (2, True), (3, True),
+                                                                           (4, False), (5, True)]
 
     assert sorted((t.token_id, t.action) for t in outcome.plan.tokens) == [(2, "repin"), (8, "regenerate"),
                                                                           (13, "regenerate"), (17, "regenerate")]
@@ -158,3 +168,11 @@ def test_import_of_a_folder_and_of_an_ipfs_root(tmp_path: Path):
     assert code == 0 and status["counts"] == {"pinned": 4, "pending": 0}
 
     assert cli("import", str(from_root), "--from", "nowhere-at-all")[0] == 2
+
+
+def test_a_refused_key_is_reported_without_echoing_it():
+    seen: list = []
+    with http_server(refresh_handler("right-key", seen)) as opensea:
+        [refresh] = request_refreshes(opensea, "wrong-key-456", "base", "0x" + "ab" * 20, [7])
+    assert not refresh.accepted and refresh.detail == "HTTP 401" and seen == []
+    assert "wrong-key-456" not in str(refresh.to_json())

@@ -22,7 +22,7 @@ from mintprep.pipeline import run_collection
 from mintprep.published import check_base_uri_change
 from mintprep.repair import FAULT_ENV, repair_collection
 from tests.audit.breakage import broken_pngs, plant_images
-from tests.audit.faults import run_mintprep
+from tests.audit.faults import killed_at_every_step, run_mintprep
 from tests.audit.state import state_fingerprint
 
 
@@ -171,3 +171,56 @@ def test_the_base_uri_gate_refuses_a_root_lacking_a_minted_token(collection: Pat
         with pytest.raises(UserError, match="not one this collection's ledger recorded"):
             check_base_uri_change(ledger, "ipfs://bafyelsewhere/", record.metadata_root, [1], fetch)
     assert state_fingerprint(collection)
+
+
+def minted_uris_resolve(path: Path, drop, minted: int) -> None:
+    col = load_collection(path)
+    fetch = make_backend(col.spec.ipfs, col.state_dir).fetch_block
+    from mintprep.ipfs.uri import resolve
+
+    for token_id in range(1, minted + 1):
+        document = json.loads(read_file(resolve(drop.functions.tokenURI(token_id).call(), fetch), fetch))
+        read_file(resolve(document["image"], fetch), fetch)
+
+
+def test_upgrade_on_chain_minted_tokens_resolve_after_every_step_and_every_kill(collection: Path, chain,
+                                                                                tmp_path: Path):
+    import shutil
+
+    from mintprep.chain.keys import PRIVATE_KEY_ENV
+    from mintprep.repair import STEPS
+    from tests.audit.state import final_state
+    from tests.support.anvil import DropParams, deploy_test_drop
+
+    col = load_collection(collection)
+    with Ledger.open(col.state_dir, readonly=True) as ledger:
+        root = ledger.current_manifest().metadata_root
+    drop = deploy_test_drop(chain.w3, chain.owner, DropParams(max_supply=col.spec.size, base_uri=f"ipfs://{root}/"))
+    drop = drop.contract
+    minted = 3
+    drop.functions.mint(minted).transact({"from": chain.accounts[1].address, "value": minted * 630_000_000_000_000})
+    data = yaml.safe_load(collection.read_text())
+    data["chain"].update(rpc_url=chain.node.url, contract=drop.address)
+    collection.write_text(yaml.safe_dump(data, sort_keys=False))
+    tighten_guards(collection)
+
+    assert run_mintprep(["run", str(collection)]) in (0, 1)
+    assert sorted(published_directory(collection)) == [1, 2, 3, 4, 5]
+    minted_uris_resolve(collection, drop, minted)
+
+    env = {PRIVATE_KEY_ENV: chain.owner.key.hex()}
+    pristine = tmp_path / "pristine"
+    shutil.copytree(collection.parent, pristine)
+    rpc = chain.w3.provider
+    snapshot = rpc.make_request("evm_snapshot", [])["result"]
+    assert run_mintprep(["audit", str(collection), "--repair"], env) in (0, 1)
+    reference = final_state(collection)
+    assert drop.functions.baseURI().call() == f"ipfs://{reference['metadata_root']}/"
+    minted_uris_resolve(collection, drop, minted)
+
+    for step, path in killed_at_every_step(pristine, collection.name, tmp_path, rpc, snapshot, env):
+        minted_uris_resolve(path, drop, minted)
+        assert sorted(published_directory(path)) == [1, 2, 3, 4, 5]
+        assert run_mintprep(["audit", str(path), "--repair"], env) in (0, 1)
+        assert final_state(path) == reference, f"killed at step {step} ({STEPS[step - 1]})"
+        minted_uris_resolve(path, drop, minted)

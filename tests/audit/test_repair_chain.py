@@ -5,7 +5,6 @@ killed (SIGKILL) at every journal step in turn converges, on rerun, to exactly t
 from __future__ import annotations
 
 import shutil
-import signal
 from pathlib import Path
 
 import pytest
@@ -15,9 +14,9 @@ from mintprep.chain.keys import PRIVATE_KEY_ENV
 from mintprep.config import load_collection
 from mintprep.errors import UserError
 from mintprep.ledger import Ledger
-from mintprep.repair import FAULT_ENV, STEPS, repair_collection
+from mintprep.repair import STEPS, repair_collection
 from tests.audit.breakage import broken_pngs, plant_images
-from tests.audit.faults import run_mintprep
+from tests.audit.faults import killed_at_every_step, run_mintprep
 from tests.audit.state import assert_repaired, final_state, generations_per_token, state_fingerprint
 from tests.support.anvil import Chain, DropParams, deploy_test_drop
 
@@ -105,15 +104,7 @@ def test_sigkill_at_every_step_then_rerun_converges_to_the_uninterrupted_repair(
     reference = assert_repaired(collection, planted)
     assert drop.functions.baseURI().call() == f"ipfs://{reference['metadata_root']}/"
 
-    for step in range(1, len(STEPS) + 1):
-        rpc.make_request("evm_revert", [snapshot])
-        snapshot = rpc.make_request("evm_snapshot", [])["result"]
-        work = tmp_path / f"killed-at-{step}"
-        shutil.copytree(pristine, work)
-        path = work / collection.name
-
-        killed = run_mintprep(["audit", str(path), "--repair"], {**env, FAULT_ENV: str(step)})
-        assert killed == -signal.SIGKILL, f"step {step} ({STEPS[step - 1]}): exit {killed}"
+    for step, path in killed_at_every_step(pristine, collection.name, tmp_path, rpc, snapshot, env):
         with Ledger.open(path.parent / ".mintprep", readonly=True) as ledger:
             assert ledger.open_journal("repair").step == step - 1
         assert run_mintprep(["audit", str(path), "--repair"], env) == 0, f"rerun after a kill at step {step}"

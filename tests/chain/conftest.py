@@ -9,10 +9,11 @@ from typing import Any
 import pytest
 from eth_account.signers.local import LocalAccount
 
-from mintprep.chain.deploy import Deployed, base_uri_for, contract_uri_for, deploy_collection
+from mintprep.chain.deploy import Deployed, deploy_collection
 from mintprep.config import Collection, load_collection
+from mintprep.hashing import canonical_json
 from mintprep.ledger import Ledger
-from mintprep.manifest import Manifest
+from mintprep.manifest import Manifest, base_uri_for, contract_uri_for
 from tests.conftest import write_collection
 from tests.support.anvil import Chain
 
@@ -35,6 +36,20 @@ def record_metadata_root(col: Collection, metadata_root: str) -> None:
         digest = ledger.objects.put(manifest.encode())
         ledger.record_manifest(metadata_root=metadata_root, manifest_cid="bafkreimanifest" + metadata_root[-8:],
                                manifest_sha256=digest, provenance_hash="0" * 64)
+
+
+def pin_metadata_root(col: Collection, label: str) -> str:
+    """Pin a real metadata directory (token 1 and collection.json) in the local store and record it; return its
+    root. `set-base-uri` only points a contract at a directory that resolves and verifies."""
+    from mintprep.ipfs.backends.local import LocalBackend
+    from mintprep.ipfs.unixfs import get_profile, import_bytes, import_directory
+
+    profile = get_profile(col.spec.ipfs.profile)
+    files = {name: import_bytes(canonical_json({"name": f"{label} {name}"}), profile)
+             for name in ("1.json", "collection.json")}
+    root = LocalBackend(col.state_dir).pin_dag(import_directory(files, profile), name=label).cid
+    record_metadata_root(col, root)
+    return root
 
 
 @dataclass(frozen=True)

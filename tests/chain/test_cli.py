@@ -20,7 +20,8 @@ from mintprep.chain.artifact import load_artifact
 from mintprep.chain.txs import MIN_PRIORITY_FEE_WEI
 from mintprep.cli import app
 from mintprep.ledger import Ledger
-from tests.chain.conftest import METADATA_ROOT, DeployedCollection, chain_collection, record_metadata_root
+from tests.chain.conftest import (METADATA_ROOT, DeployedCollection, chain_collection, pin_metadata_root,
+                                  record_metadata_root)
 
 KEY_ENV = "MINTPREP_PRIVATE_KEY"
 
@@ -78,10 +79,10 @@ def test_deploy_check_and_set_base_uri_never_leak_the_key(runner, chain, tmp_pat
     assert checked.exit_code == 0, checked.output
     assert json.loads(checked.stdout)["ok"] is True
 
-    record_metadata_root(col, "bafybeirepaired")
+    repaired = pin_metadata_root(col, "repaired")
     stale = runner.invoke(app, ["check", str(col.path)])
     assert stale.exit_code == 1
-    assert "mismatch: base_uri" in stale.stderr and "ipfs://bafybeirepaired/" in stale.stderr
+    assert "mismatch: base_uri" in stale.stderr and f"ipfs://{repaired}/" in stale.stderr
 
     updated = runner.invoke(app, ["contract", "set-base-uri", str(col.path), "--json"])
     assert updated.exit_code == 0, updated.output
@@ -89,9 +90,9 @@ def test_deploy_check_and_set_base_uri_never_leak_the_key(runner, chain, tmp_pat
     receipt = chain.w3.eth.get_transaction_receipt(sent["tx_hash"])
     (event,) = drop.events.BatchMetadataUpdate().process_receipt(receipt)
     assert (event.args._fromTokenId, event.args._toTokenId) == (1, 2**256 - 1)
-    assert drop.functions.contractURI().call() == "ipfs://bafybeirepaired/collection.json"  # moved with it
+    assert drop.functions.contractURI().call() == f"ipfs://{repaired}/collection.json"  # moved with it
     drop.functions.mint(0, 1, []).transact({"from": chain.accounts[1].address, "value": drop.functions.phase(0).call()[2]})
-    assert drop.functions.tokenURI(1).call() == "ipfs://bafybeirepaired/1.json"
+    assert drop.functions.tokenURI(1).call() == f"ipfs://{repaired}/1.json"
     assert runner.invoke(app, ["check", str(col.path)]).exit_code == 0
 
     outputs = [r.stdout + r.stderr for r in (deployed, checked, stale, updated)]
@@ -103,13 +104,13 @@ def test_set_base_uri_print_shows_the_call_for_a_multisig_and_sends_nothing(
 ):
     monkeypatch.delenv(KEY_ENV, raising=False)
     col = deployed_collection.col
-    record_metadata_root(col, "bafybeimultisig")
+    multisig = pin_metadata_root(col, "multisig")
     block = deployed_collection.chain.w3.eth.block_number
     printed = runner.invoke(app, ["contract", "set-base-uri", str(col.path), "--print"])
     assert printed.exit_code == 0, printed.output
     drop = deployed_collection.chain.w3.eth.contract(address=deployed_collection.deployed.address,
                                                      abi=load_artifact().abi)
-    expected_data = drop.encode_abi("setBaseURI", ["ipfs://bafybeimultisig/", "ipfs://bafybeimultisig/collection.json"])
+    expected_data = drop.encode_abi("setBaseURI", [f"ipfs://{multisig}/", f"ipfs://{multisig}/collection.json"])
     assert f"to: {drop.address}" in printed.stdout and f"data: {expected_data}" in printed.stdout
     assert deployed_collection.chain.w3.eth.block_number == block  # nothing was sent
 
