@@ -35,11 +35,14 @@ class Executor(Protocol):
 
 
 class LocalExecutor:
-    """One pipeline, loaded in this process on the first request to run; requests run one after another."""
+    """One pipeline, loaded in this process on the first request to run; requests run one pipeline call (a batch of
+    `generator.batch_size` pieces) after another."""
 
-    def __init__(self, settings: "GeneratorSettings", cache: "FingerprintCache"):
+    def __init__(self, settings: "GeneratorSettings", cache: "FingerprintCache | None" = None):
+        from mintprep.generate.fingerprint import FingerprintCache
+
         self._settings = settings
-        self._cache = cache
+        self._cache = cache or FingerprintCache()
         self._generator: Generator | None = None
         self._keyed_with: tuple[str, dict[str, Any]] | None = None
 
@@ -56,8 +59,10 @@ class LocalExecutor:
         return request_key(request, *self._keyed_with)
 
     def run(self, requests: Iterable["GenerationRequest"]) -> Iterator["GenerationResult"]:
-        for request in requests:
-            yield self._loaded().generate(request)
+        from mintprep.generate.key import calls
+
+        for call in calls(requests):
+            yield from self._loaded().generate_batch(call)
 
     def _loaded(self) -> "Generator":
         if self._generator is None:
@@ -91,9 +96,6 @@ def check_keys_hold(keyed_with: tuple[str, dict[str, Any]] | None, loaded: tuple
 
 def make_executor(settings: "ExecutorSettings", generator: "GeneratorSettings",
                   cache: "FingerprintCache | None" = None) -> Executor:
-    from mintprep.generate.fingerprint import FingerprintCache
-
-    cache = cache or FingerprintCache()
     if settings.kind == "ray":
         from mintprep.executors.ray import RayExecutor
 

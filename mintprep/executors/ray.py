@@ -1,6 +1,6 @@
 """Generation fanned out over a Ray cluster: actors that each hold one loaded pipeline.
 
-The driver hands every actor `queue_per_worker` pieces ahead of time and yields results as they finish. Guards and
+The driver hands every actor `queue_per_worker` pipeline calls (a batch of pieces each) ahead of time and yields results as they finish. Guards and
 the precision ladder run inside the actor (it calls the same `Generator.generate` as a local run), and only the
 driver records results (mintprep.pipeline), so a worker that dies mid-piece costs that piece's compute and nothing
 else: the actor is replaced and its pieces are dispatched again. A token is in flight in one place at a time and is
@@ -40,7 +40,7 @@ from mintprep.executors.settings import ExecutorSettings  # noqa: E402
 from mintprep.generate import (  # noqa: E402
     GenerationRequest, GenerationResult, Generator, GeneratorSettings, load_generator)
 from mintprep.generate.fingerprint import FingerprintCache, model_fingerprint, numeric_versions  # noqa: E402
-from mintprep.generate.key import check_compatible, request_key  # noqa: E402
+from mintprep.generate.key import calls, check_compatible, request_key  # noqa: E402
 
 WORKER_NAME_PREFIX = "mintprep-generate-"  # actors are named so `ray list actors` shows what they are
 CONTROL_GROUP = "control"  # answers `describe` while the default group is busy generating
@@ -102,7 +102,7 @@ class WorkerInfo:
 
 @dataclass(frozen=True)
 class Finished:
-    result: GenerationResult
+    results: list[GenerationResult]  # one pipeline call's pieces
     busy_s: float  # time inside generate, measured by the worker
 
 
@@ -127,10 +127,11 @@ class GenerationWorker:
     def request_key(self, request: GenerationRequest) -> str:
         return self._loaded().request_key(request)
 
-    def generate(self, request: GenerationRequest) -> Finished:
+    def generate(self, call: list[GenerationRequest]) -> Finished:
+        """One pipeline call of pieces (mintprep.generate.key.calls): each worker batches as a local run does."""
         start = time.perf_counter()
-        result = self._loaded().generate(request)
-        return Finished(result, time.perf_counter() - start)
+        results = self._loaded().generate_batch(call)
+        return Finished(results, time.perf_counter() - start)
 
     def _loaded(self) -> Generator:
         if self._load_error is not None:
@@ -216,8 +217,8 @@ class RayExecutor:
             return
         check_keys_hold(self._keyed_with, self._start(), self._generator_settings, self._cache)
         self._any_worker()
-        queue = deque(pending.values())
-        in_flight: dict[ray.ObjectRef, tuple[int, _Worker]] = {}
+        queue = deque(calls(pending.values()))
+        in_flight: dict[ray.ObjectRef, tuple[list[GenerationRequest], _Worker]] = {}
         deaths: dict[int, int] = {}
         if not self.stats.total:
             self.stats.started = time.monotonic()  # rates count from the first dispatch, not from the model loads
@@ -230,8 +231,9 @@ class RayExecutor:
                 if ref in loading:  # a replacement finished loading: it takes work from the next dispatch on
                     self._settle(loading[ref])
                     continue
-                token_id, worker = in_flight.pop(ref)
+                call, worker = in_flight.pop(ref)
                 worker.in_flight -= 1
+                token_id = call[0].token_id
                 try:
                     finished: Finished = ray.get(ref)
                 except RayActorError as err:
@@ -240,18 +242,19 @@ class RayExecutor:
                     if deaths[token_id] > self._settings.piece_retries:
                         raise RemoteError(f"token {token_id}: its Ray worker died {deaths[token_id]} times "
                                           f"(executor.piece_retries is {self._settings.piece_retries})") from err
-                    queue.appendleft(pending[token_id])
+                    queue.appendleft(call)
                     self.stats.redispatched += 1
                     self._on_progress(self.stats)
                     continue
                 except RayTaskError as err:
                     raise _cause(err) from None
-                del pending[token_id]  # the only place a result is released: once per token
-                worker.stats.pieces += 1
                 worker.stats.busy_s += finished.busy_s
-                self.stats.done += 1
-                self._on_progress(self.stats)
-                yield finished.result
+                for result in finished.results:
+                    del pending[result.token_id]  # the only place a result is released: once per token
+                    worker.stats.pieces += 1
+                    self.stats.done += 1
+                    self._on_progress(self.stats)
+                    yield result
         except BaseException:
             # Ctrl-C, a failed piece, or the consumer stopping: nothing more is dispatched and no actor keeps
             # computing pieces nobody will record; what was already yielded is the driver's to keep.
@@ -297,15 +300,15 @@ class RayExecutor:
         worker.loading = None
         worker.stats.node, worker.stats.pid = info.node, info.pid
 
-    def _dispatch(self, queue: deque[GenerationRequest], in_flight: dict) -> None:
+    def _dispatch(self, queue: deque[list[GenerationRequest]], in_flight: dict) -> None:
         """Top workers up to `queue_per_worker` pieces, level by level so pieces spread evenly. A worker still
         loading gets none while another is ready: a replacement's load must not hold pieces others could run."""
         ready = [w for w in self._workers if w.loading is None] or self._workers
         for level in range(self._settings.queue_per_worker):
             for worker in ready:
                 if queue and worker.in_flight <= level:
-                    request = queue.popleft()
-                    in_flight[worker.handle.generate.remote(request)] = (request.token_id, worker)
+                    call = queue.popleft()
+                    in_flight[worker.handle.generate.remote(call)] = (call, worker)
                     worker.in_flight += 1
 
     def _replace(self, worker: _Worker, err: RayActorError) -> None:

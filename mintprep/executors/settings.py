@@ -37,7 +37,7 @@ class ExecutorSettings(StrictModel):
     )
     queue_per_worker: int = Field(
         2, ge=1, le=64,
-        description="ray: pieces handed to each actor ahead of time, so it never waits on the driver between pieces",
+        description="ray: pipeline calls (of generator.batch_size pieces) handed to each actor ahead of time, so it never waits on the driver between calls",
     )
     piece_retries: int = Field(
         3, ge=0, le=100,

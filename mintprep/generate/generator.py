@@ -30,7 +30,7 @@ from mintprep.generate.environment import device_facts
 from mintprep.generate.fingerprint import numeric_versions, probe_environment
 from mintprep.generate.guards import DECODE_NUMERIC, SAMPLING_NUMERIC, Rejected, StepGuard
 from mintprep.generate.images import encode_png, to_uint8, upscale_nearest
-from mintprep.generate.key import PIECE_FIELDS, check_compatible
+from mintprep.generate.key import PIECE_FIELDS, batch_position, call_of, check_compatible
 from mintprep.generate.key import request_key as compose_request_key
 from mintprep.generate.precision import DTYPES, NAMES, Rung, next_rung_raising, precision_ladder
 from mintprep.generate.request import AttemptRecord, GenerationRequest, GenerationResult, attempt_seed
@@ -48,6 +48,21 @@ class LoadedModel:
     pipe: Any  # a diffusers DiffusionPipeline
     source: dict[str, Any]
     files_fingerprint: str  # mintprep.generate.fingerprint.model_fingerprint: what request keys hold
+
+
+@dataclass(frozen=True)
+class Sampled:
+    """One sample of a pipeline call: its final latents and their measurements, or why it was rejected."""
+
+    latents: torch.Tensor | None = None
+    metrics: dict[str, float] | None = None
+    rejected: Rejected | None = None
+
+    def result(self) -> tuple[torch.Tensor, dict[str, float]]:
+        if self.rejected is not None:
+            raise self.rejected
+        assert self.latents is not None and self.metrics is not None
+        return self.latents, self.metrics
 
 
 @dataclass(frozen=True)
@@ -98,17 +113,50 @@ class Generator:
         return probe_environment(self.settings.device)
 
     def generate(self, request: GenerationRequest) -> GenerationResult:
-        self._check_compatible(request.settings)
+        [result] = self.generate_batch([request])
+        return result
+
+    def generate_batch(self, requests: list[GenerationRequest]) -> list[GenerationResult]:
+        """Pieces that share their sampling settings and their batch (`batch_of`), one result each, in order.
+
+        Their first attempts are sampled in one pipeline call of `batch_size` samples, each piece at its own position
+        (`batch_position`; positions without a piece sample a copy of the first one, whose result is discarded).
+        Every later attempt of a piece runs alone. A sample that fails a guard rejects only its own piece."""
+        for request in requests:
+            self._check_compatible(request.settings)
         self._assert_inference_ready()
+        size = self.settings.batch_size
+        first = requests[0]
+        if len({call_of(request) for request in requests}) != 1 or len({r.token_id for r in requests}) != len(requests):
+            raise ValueError("a batch takes distinct pieces of one batch (token_id // batch_size) with the same "
+                             "settings; see mintprep.generate.key.calls")
+        if size == 1:
+            return [self._attempts(first, None)]
+        slots = [first] * size
+        for request in requests:
+            slots[batch_position(request, size)] = request
+        ladder = precision_ladder(first.settings, list(self.modules))
+        with torch.inference_mode():
+            self._set_precision(ladder[0])
+            sampled = self._sample_batch(slots, first.guards)
+        return [self._attempts(request, sampled[batch_position(request, size)]) for request in requests]
+
+    def _attempts(self, request: GenerationRequest, presampled: Sampled | None) -> GenerationResult:
+        """The attempts of one piece; `presampled` is its first attempt when it was sampled in a batch."""
         settings, guards = request.settings, request.guards
         ladder = precision_ladder(settings, list(self.modules))
         rung, attempt, records = 0, request.first_attempt, []
+        batch = {"size": self.settings.batch_size, "position": batch_position(request, self.settings.batch_size)}
         with torch.inference_mode():
-            for _ in range(settings.max_attempts):
+            for number in range(settings.max_attempts):
                 seed = attempt_seed(request.collection_seed, request.token_id, attempt)
                 self._set_precision(ladder[rung])
                 try:
-                    latents, latent_metrics = self._sample(request, seed, guards)
+                    if number == 0 and presampled is not None:
+                        latents, latent_metrics = presampled.result()
+                    else:
+                        batch = {"size": 1, "position": 0}
+                        latents, latent_metrics = self._sample(request, seed, guards)
                 except Rejected as rejected:
                     records.append(_record(attempt, seed, ladder[rung], rejected))
                     attempt += 1
@@ -133,30 +181,50 @@ class Generator:
                     records.append(AttemptRecord(attempt=attempt, seed=seed, precision=dict(ladder[rung]),
                                                  metrics=metrics,
                                                  redecode_of=None if attempt == sampled_attempt else sampled_attempt))
-                    return self._accepted(request, records, attempt, seed, ladder[rung], decoded, metrics)
+                    return self._accepted(request, records, attempt, seed, ladder[rung], decoded, metrics, batch)
         return GenerationResult(token_id=request.token_id, attempts=records)
 
     # -- stages --------------------------------------------------------------------------------
 
     def _sample(self, request: GenerationRequest, seed: int,
                 guards: GuardSettings) -> tuple[torch.Tensor, dict[str, float]]:
-        settings = request.settings
-        step_guard = StepGuard()
+        return self._run_pipeline([request], [seed], guards)[0].result()
+
+    def _sample_batch(self, slots: list[GenerationRequest], guards: GuardSettings) -> list[Sampled]:
+        seeds = [attempt_seed(r.collection_seed, r.token_id, r.first_attempt) for r in slots]
+        return self._run_pipeline(slots, seeds, guards)
+
+    def _run_pipeline(self, requests: list[GenerationRequest], seeds: list[int],
+                      guards: GuardSettings) -> list[Sampled]:
+        """One pipeline call, a sample per request; each sample's latents checked on its own."""
+        settings = requests[0].settings
+        step_guard = StepGuard(len(requests))
         try:
             output = self.pipe(
-                prompt=request.prompt, negative_prompt=request.negative_prompt or None,
+                prompt=[r.prompt for r in requests], negative_prompt=[r.negative_prompt for r in requests],
                 num_inference_steps=settings.steps, guidance_scale=settings.guidance,
                 height=settings.height, width=settings.width,
-                # One CPU generator per piece: the same seed gives the same noise on every device.
-                generator=torch.Generator("cpu").manual_seed(seed),
+                # One CPU generator per piece: the same seed gives the same noise on every device and in any batch.
+                generator=[torch.Generator("cpu").manual_seed(seed) for seed in seeds],
                 output_type="latent", callback_on_step_end=step_guard,
                 callback_on_step_end_tensor_inputs=step_guard.tensor_inputs,
             )
+        except Rejected as rejected:  # every sample went non-finite: the call stopped early
+            return [Sampled(rejected=rejected) for _ in requests]
         finally:
             # An aborted call skips the pipeline's own offload clean-up.
             self.pipe.maybe_free_model_hooks()
-        latents = output.images
-        return latents, tensor_guards.check_latents(latents, guards)
+        sampled = []
+        for index, latents in enumerate(output.images.split(1)):
+            rejected = step_guard.rejection(index)
+            if rejected is None:
+                try:
+                    sampled.append(Sampled(latents, tensor_guards.check_latents(latents, guards)))
+                    continue
+                except Rejected as failed:
+                    rejected = failed
+            sampled.append(Sampled(rejected=rejected))
+        return sampled
 
     def _decode_and_check(self, latents: torch.Tensor, request: GenerationRequest, guards: GuardSettings) -> _Decoded:
         image = self._decode(latents)
@@ -200,12 +268,12 @@ class Generator:
                            metrics)
 
     def _accepted(self, request: GenerationRequest, records: list[AttemptRecord], attempt: int, seed: int,
-                  rung: Rung, decoded: _Decoded, metrics: dict[str, float]) -> GenerationResult:
+                  rung: Rung, decoded: _Decoded, metrics: dict[str, float], batch: dict[str, int]) -> GenerationResult:
         png = encode_png(upscale_nearest(decoded.rgb, request.settings.upscale))
         png_sha256 = sha256_hex(png)
         return GenerationResult(
             token_id=request.token_id, png=png, png_sha256=png_sha256, accepted_attempt=attempt, attempts=records,
-            metrics=metrics, provenance=self._provenance(request, seed, attempt, rung, png_sha256),
+            metrics=metrics, provenance=self._provenance(request, seed, attempt, rung, png_sha256, batch),
         )
 
     # -- precision and placement ---------------------------------------------------------------
@@ -255,7 +323,7 @@ class Generator:
         return {"class": type(scheduler).__name__, "config": _jsonable(dict(scheduler.config))}
 
     def _provenance(self, request: GenerationRequest, seed: int, attempt: int, rung: Rung,
-                    png_sha256: str) -> dict[str, Any]:
+                    png_sha256: str, batch: dict[str, int]) -> dict[str, Any]:
         settings = request.settings
         return {
             "model": {**self.source, "fingerprint": self.fingerprint, "pipeline": type(self.pipe).__name__},
@@ -269,7 +337,9 @@ class Generator:
             "seed_derivation": "attempt_seed(collection_seed, token_id, attempt) = sha256 of canonical JSON "
                                "['mintprep.attempt_seed/v1', collection_seed, token_id, attempt], first 63 bits",
             "generator_device": "cpu",
-            "batch_size": 1,
+            # The accepted attempt's pipeline call: its sample count and this piece's place in it (a piece's bytes
+            # depend on both, not on what the other samples were).
+            "batch": batch,
             "sampling": settings.model_dump(mode="json", include=set(PIECE_FIELDS)),
             "dtypes": dict(rung),
             "stored_dtypes": self.stored_dtypes,

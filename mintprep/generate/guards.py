@@ -28,24 +28,36 @@ def _nonfinite_share(tensor: torch.Tensor) -> float:
 
 
 class StepGuard:
-    """`callback_on_step_end` that raises on non-finite latents, so a NaN at step k costs k steps and no decode.
+    """`callback_on_step_end` that watches each sample of the batch for non-finite latents. A sample that goes
+    non-finite is rejected on its own (`rejection(i)`), the others sample on: a sample's arithmetic never reads
+    another's. When every sample is non-finite it raises, so a NaN at step k costs k steps and no decode.
 
     Raising is the only way out: diffusers' `pipe._interrupt = True` skips the remaining steps but still decodes."""
 
     tensor_inputs = ["latents"]
 
-    def __init__(self) -> None:
+    def __init__(self, samples: int = 1) -> None:
         self.steps_checked = 0
+        self._failed: dict[int, Rejected] = {}
+        self._samples = samples
 
     def __call__(self, pipe: Any, step: int, timestep: Any, tensors: dict[str, torch.Tensor]) -> dict[str, torch.Tensor]:
         latents = tensors["latents"]
         self.steps_checked += 1
         # One fused reduction and one host sync per step: negligible next to a UNet call.
-        if not bool(torch.isfinite(latents).all()):
-            share = _nonfinite_share(latents)
-            raise Rejected("latents_nonfinite", f"{share:.1%} of the latents are NaN/inf after step {step}",
-                           {"nonfinite_share": share, "timestep": float(timestep)}, step=step)
+        finite = torch.isfinite(latents.flatten(1)).all(dim=1).tolist()
+        for index, ok in enumerate(finite):
+            if not ok and index not in self._failed:
+                share = _nonfinite_share(latents[index])
+                self._failed[index] = Rejected("latents_nonfinite", f"{share:.1%} of the latents are NaN/inf after "
+                                               f"step {step}", {"nonfinite_share": share, "timestep": float(timestep)},
+                                               step=step)
+        if len(self._failed) == self._samples:
+            raise self._failed[min(self._failed)]
         return tensors
+
+    def rejection(self, index: int) -> Rejected | None:
+        return self._failed.get(index)
 
 
 def check_latents(latents: torch.Tensor, guards: GuardSettings) -> dict[str, float]:

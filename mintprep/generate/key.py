@@ -5,14 +5,16 @@ The driver keys every piece before deciding what to generate, so a rerun with no
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from mintprep.generate.request import GenerationRequest
 from mintprep.generate.settings import GeneratorSettings
-from mintprep.hashing import content_key
+from mintprep.hashing import canonical_json, content_key
 
 # Settings fixed when the pipeline is loaded; a request must agree with them (the rest may vary per request).
-LOAD_FIELDS = ("kind", "model", "revision", "config", "scheduler", "scheduler_config", "device", "offload")
+LOAD_FIELDS = ("kind", "model", "revision", "config", "scheduler", "scheduler_config", "device", "offload",
+               "batch_size")
 # Settings that shape each piece's pixels, and so belong in its request key.
 PIECE_FIELDS = ("steps", "guidance", "width", "height", "upscale", "precision", "fallback", "max_attempts",
                 "safety_checker")
@@ -33,8 +35,29 @@ def request_key(request: GenerationRequest, model_fingerprint: str, environment:
         # The scheduler's class and overrides; its base config is a file of the model, in the fingerprint.
         "scheduler": settings.model_dump(mode="json", include={"scheduler", "scheduler_config"}),
         "guards": request.guards.model_dump(mode="json"),
+        # Its first attempt is sampled in a pipeline call of batch_size samples, at this position.
+        "batch": {"size": settings.batch_size, "position": batch_position(request, settings.batch_size)},
         "environment": environment,
     })
+
+
+def batch_position(request: GenerationRequest, size: int) -> int:
+    """Pieces are batched by token id, so a piece's batch (and place in it) never depends on what else is run."""
+    return request.token_id % size
+
+
+def call_of(request: GenerationRequest) -> str:
+    """Pieces with equal values share a pipeline call: the same batch (token_id // batch_size), the same settings."""
+    return canonical_json([request.token_id // request.settings.batch_size,
+                           request.settings.model_dump(mode="json"), request.guards.model_dump(mode="json")]).decode()
+
+
+def calls(requests: Iterable[GenerationRequest]) -> list[list[GenerationRequest]]:
+    """`requests` grouped into pipeline calls, in the order of each call's first piece."""
+    grouped: dict[str, list[GenerationRequest]] = {}
+    for request in requests:
+        grouped.setdefault(call_of(request), []).append(request)
+    return list(grouped.values())
 
 
 def check_compatible(loaded: GeneratorSettings, wanted: GeneratorSettings) -> None:

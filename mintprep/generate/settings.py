@@ -42,6 +42,11 @@ class GeneratorSettings(StrictModel):
         "least that precision",
     )
     max_attempts: int = Field(3, ge=1, le=100, description="sampling attempts per piece (re-decodes not counted)")
+    batch_size: int = Field(
+        1, ge=1, le=64,
+        description="samples per pipeline call: pieces token_id // batch_size == k share a call, each at position "
+        "token_id % batch_size (retries run alone); the main throughput lever on a large GPU. Changing it "
+        "regenerates every piece (a sample's bytes depend on the size of its call and its place in it)")
     device: Literal["auto", "cpu", "cuda", "mps"] = Field("auto", description="auto: cuda, then mps, then cpu")
     offload: Literal["none", "model", "sequential"] = Field(
         "none", description="accelerate CPU offload (cuda only): model = whole components, sequential = submodules"

@@ -1,0 +1,18 @@
+"""bench/bench_gpu.py runs: on a CPU with the tiny model (its GPU run needs CUDA, which CI lacks)."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+BENCH = Path(__file__).resolve().parents[2] / "bench" / "bench_gpu.py"
+
+
+def test_the_gpu_benchmark_runs_its_tiny_configuration_on_a_cpu(capsys) -> None:
+    spec = importlib.util.spec_from_file_location("bench_gpu", BENCH)
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    rows = bench.main(["--tiny", "--batches", "1", "2", "--precisions", "fp32", "--steps", "1", "--json"])
+    assert [(r["batch"], r["precision"]) for r in rows] == [(1, "fp32"), (2, "fp32")]
+    assert all(r["pieces_per_min"] > 0 and r["guard_overhead"] > 0 and r["rejected"] == 0 for r in rows)
+    assert len(capsys.readouterr().out.splitlines()) == 2  # --json: one object per row, nothing else
