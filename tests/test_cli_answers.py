@@ -72,3 +72,17 @@ def test_paths_with_brackets_are_printed_literally(tmp_path: Path):
     assert "[draft] col [/x]" in result.stderr.replace("\n", "")  # rich wraps at 80 columns
     missing = CliRunner().invoke(app, ["status", str(tmp_path / "[bold]nope[/].yaml")])
     assert missing.exit_code == 2 and "[bold]nope[/].yaml" in missing.stderr.replace("\n", "")
+
+
+def test_a_full_disk_is_a_clear_message_with_exit_1():
+    """(A real full tmpfs gives the same answer: `run` exits 1 with this message, and a rerun after freeing
+    space converges; mounting one needs privileges a test cannot count on.)"""
+    import errno
+    import sqlite3
+
+    from mintprep.cli.app import describe_failure
+
+    for failure in (OSError(errno.ENOSPC, "No space left on device", "/col/.mintprep/objects/ab"),
+                    sqlite3.OperationalError("database or disk is full")):
+        kind, code, message = describe_failure(failure)
+        assert (kind, code) == ("disk-full", 1) and "no space left" in message
