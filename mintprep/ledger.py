@@ -151,15 +151,30 @@ class Ledger:
     # -- opening ----------------------------------------------------------------------------------
     @classmethod
     def open(cls, state_dir: Path, *, readonly: bool = False) -> "Ledger":
-        state_dir = Path(state_dir)
-        if readonly:
-            db = state_dir / "state.db"
-            if not db.exists():
-                raise UserError(f"{state_dir}: no ledger yet; run `mintprep run` first")
-            conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True, isolation_level=None)
-            ledger = cls(state_dir, conn, None)
-            ledger._check_version()
-            return ledger
+        try:
+            return cls._open_readonly(Path(state_dir)) if readonly else cls._open_writer(Path(state_dir))
+        except sqlite3.DatabaseError as exc:
+            raise UserError(f"{Path(state_dir) / 'state.db'}: not a readable mintprep ledger ({exc}); restore it from "
+                            "a backup, or move it aside to start a new ledger", path=str(Path(state_dir) / "state.db")) \
+                from None
+
+    @classmethod
+    def _open_readonly(cls, state_dir: Path) -> "Ledger":
+        db = state_dir / "state.db"
+        if not db.exists():
+            raise UserError(f"{state_dir}: no ledger yet; run `mintprep run` first")
+        # With no write-ahead log beside it the file is complete: `immutable` reads it without creating the
+        # -wal/-shm files a WAL database otherwise needs, so a read-only folder (a backup, a mount) can be read
+        # and nothing is written. While a writer has a log open, read through it as usual.
+        wal = db.with_name(db.name + "-wal")
+        mode = "mode=ro" if wal.exists() else "mode=ro&immutable=1"
+        conn = sqlite3.connect(f"{db.resolve().as_uri()}?{mode}", uri=True, isolation_level=None)
+        ledger = cls(state_dir, conn, None)
+        ledger._check_version()
+        return ledger
+
+    @classmethod
+    def _open_writer(cls, state_dir: Path) -> "Ledger":
         state_dir.mkdir(parents=True, exist_ok=True)
         lock_fd = _take_writer_lock(state_dir / "lock")
         conn = sqlite3.connect(state_dir / "state.db", isolation_level=None, timeout=30)

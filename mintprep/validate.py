@@ -16,6 +16,7 @@ from PIL import Image, UnidentifiedImageError
 from pydantic import Field, model_validator
 
 from mintprep.errors import UserError
+from mintprep.untrusted import MAX_PIXELS, check_pixel_count, read_regular_file
 from mintprep.model import StrictModel
 
 # ITU-R BT.601 luma weights: what "dark" and "flat" mean to a viewer, not per channel.
@@ -107,26 +108,26 @@ def check_pixels(rgb: np.ndarray, guards: GuardSettings) -> PixelVerdict:
 def validate_png(data: bytes, guards: GuardSettings, *, upscale: int = 1, source: str = "image") -> PixelVerdict:
     """The pixel guards on encoded image bytes; `upscale` undoes mintprep's nearest-neighbour upscale first,
     so a stored image is judged at the resolution it was generated (and guarded) at."""
-    return check_pixels(load_rgb(data, source)[::upscale, ::upscale], guards)
+    return check_pixels(load_rgb(data, source, max_pixels=MAX_PIXELS * upscale * upscale)[::upscale, ::upscale],
+                        guards)
 
 
 def validate_file(path: Path, guards: GuardSettings, *, upscale: int = 1) -> PixelVerdict:
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise UserError(f"{path}: cannot read ({exc.strerror or exc})") from None
-    return validate_png(data, guards, upscale=upscale, source=str(path))
+    return validate_png(read_regular_file(path), guards, upscale=upscale, source=str(path))
 
 
-def load_rgb(data: bytes, source: str = "image") -> np.ndarray:
+def load_rgb(data: bytes, source: str = "image", *, max_pixels: int = MAX_PIXELS) -> np.ndarray:
     try:
         with Image.open(io.BytesIO(data)) as image:
+            check_pixel_count(image, source, max_pixels)
             # Alpha is flattened onto black: a transparent image shows as whatever is behind it, so judge the worst.
             # (convert("RGB") alone would drop the alpha and judge the colours hidden under it.)
             if "A" not in image.getbands() and "transparency" not in image.info:
                 return np.asarray(image.convert("RGB"), dtype=np.uint8)
             rgba = np.asarray(image.convert("RGBA"), dtype=np.float64)
             return np.rint(rgba[..., :3] * (rgba[..., 3:] / 255.0)).astype(np.uint8)
+    except Image.DecompressionBombError as exc:
+        raise UserError(f"{source}: refused as a decompression bomb ({exc})") from None
     except UnidentifiedImageError:
         raise UserError(f"{source}: not an image format Pillow can read ({len(data)} bytes)") from None
     except (OSError, ValueError) as exc:

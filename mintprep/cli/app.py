@@ -11,6 +11,7 @@ import contextlib
 import errno
 import json
 import os
+import sqlite3
 import sys
 from collections.abc import Iterator
 from typing import Any
@@ -43,6 +44,8 @@ def describe_failure(exc: BaseException) -> tuple[str, int, str]:
         return "usage", exc.exit_code, (exc.format_message() or "a command is needed") + hint
     if isinstance(exc, (typer.Abort, KeyboardInterrupt)):
         return "interrupted", 130, "interrupted; rerunning the command resumes where it stopped"
+    if isinstance(exc, sqlite3.OperationalError) and "disk is full" in str(exc):
+        return "disk-full", 1, "no space left on the disk for the ledger; free some and run the command again"
     if isinstance(exc, OSError) and exc.errno in (errno.ENOSPC, errno.EDQUOT):
         where = f" writing {exc.filename}" if exc.filename else ""
         return "disk-full", 1, f"no space left on the disk{where}; free some and run the command again (it resumes)"

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Optional
 
 import typer
+from rich.markup import escape
 from rich.table import Table
 
 from mintprep.cli.app import app, console, print_json
@@ -55,12 +56,13 @@ def _print_report(report: "RunReport") -> None:
     table.add_row("pin", str(report.pinned), str(report.pin_skipped), "")
     console.print(table)
     for failed in report.rejected:
-        console.print(f"[red]token {failed.token_id} failed[/] ({failed.prompt}): {failed.reason}", highlight=False)
+        console.print(f"[red]token {failed.token_id} failed[/] ({escape(failed.prompt)}): {escape(failed.reason)}",
+                      highlight=False)
     console.print(f"metadata root: ipfs://{report.metadata_root}/   manifest: {report.manifest_cid}")
     if report.page_blocked:
-        console.print(f"[red]page not built:[/] {report.page_blocked}")
+        console.print(f"[red]page not built:[/] {escape(str(report.page_blocked))}")
     elif report.page:
-        console.print(f"page: {report.page}")
+        console.print(f"page: {escape(str(report.page))}", highlight=False)
 
 
 @app.command()
@@ -74,11 +76,12 @@ def status(collection: Path = CollectionArg, json: bool = JsonOpt) -> None:
         print_json(info)
         return
     counts = ", ".join(f"{k}: {v}" for k, v in sorted(info["counts"].items()))
-    console.print(f"{info['collection']}: {info['pieces']} pieces ({counts})")
+    console.print(f"{escape(info['collection'])}: {info['pieces']} pieces ({counts})", highlight=False)
     for token in info["tokens"]:
         if token["status"] != "pinned":
             console.print(f"  token {token['token_id']}: {token['status']}")
-    console.print(f"metadata root: {info['metadata_root']}  manifest: {info['manifest_cid']}  page: {info['page']}")
+    console.print(f"metadata root: {info['metadata_root']}  manifest: {info['manifest_cid']}  "
+                  f"page: {escape(str(info['page']))}", highlight=False)
 
 
 @app.command()

@@ -6,8 +6,10 @@ from pathlib import Path
 from typing import Optional
 
 import typer
+from rich.text import Text
 
 from mintprep.cli.app import app, console, print_json
+from mintprep.errors import UserError
 
 
 @app.command("validate")
@@ -16,7 +18,8 @@ def validate_command(
     config: Optional[Path] = typer.Option(None, "--config", help="use this collection's guards and upscale factor"),
     json_output: bool = typer.Option(False, "--json", help="print verdicts and measurements as JSON on stdout"),
 ) -> None:
-    """Black, white, flat, noise and posterization checks. Exit 0 if all pass, 1 if any is rejected."""
+    """Black, white, flat, noise and posterization checks. Exit 0 if all pass, 1 if any is rejected, 2 if a file
+    cannot be read as an image (each file still gets its own verdict)."""
     from mintprep.validate import GuardSettings, validate_file
 
     guards, upscale = GuardSettings(), 1
@@ -25,14 +28,24 @@ def validate_command(
 
         spec = load_collection(config).spec
         guards, upscale = spec.guards, spec.generator.upscale
-    verdicts = {str(path): validate_file(path, guards, upscale=upscale) for path in images}
+    verdicts, unreadable = {}, {}
+    for path in images:  # one unreadable file gets its own entry; the others keep their verdicts
+        try:
+            verdicts[str(path)] = validate_file(path, guards, upscale=upscale)
+        except UserError as exc:
+            unreadable[str(path)] = str(exc)
+    ok = not unreadable and all(v.ok for v in verdicts.values())
+    code = 2 if unreadable else (0 if ok else 1)
     if json_output:
-        print_json({"ok": all(v.ok for v in verdicts.values()),
-                    "images": [{"path": path, "ok": v.ok, "guard": v.guard, "reasons": list(v.reasons),
-                                "metrics": v.metrics} for path, v in verdicts.items()]})
+        entries = [{"path": path, "ok": v.ok, "guard": v.guard, "reasons": list(v.reasons), "metrics": v.metrics}
+                   for path, v in verdicts.items()]
+        entries += [{"path": path, "ok": False, "error": message} for path, message in unreadable.items()]
+        print_json({"ok": ok, "exit_code": code, "images": entries})
     else:
         for path, verdict in verdicts.items():
-            status = "[green]ok[/]" if verdict.ok else f"[red]rejected[/] ({'; '.join(verdict.reasons)})"
-            console.print(f"{path}: {status}", highlight=False)
-    if not all(v.ok for v in verdicts.values()):
-        raise typer.Exit(1)
+            status = Text("ok", "green") if verdict.ok else Text(f"rejected ({'; '.join(verdict.reasons)})", "red")
+            console.print(Text.assemble(f"{path}: ", status), highlight=False)
+        for message in unreadable.values():
+            console.print(Text.assemble(("error: ", "bold red"), message), highlight=False)
+    if code:
+        raise typer.Exit(code)

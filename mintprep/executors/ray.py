@@ -15,6 +15,7 @@ remembered yet, or the model's files are not visible to the driver, are the work
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import math
 import os
@@ -42,6 +43,9 @@ from mintprep.generate import (  # noqa: E402
 from mintprep.generate.fingerprint import FingerprintCache, model_fingerprint, numeric_versions  # noqa: E402
 from mintprep.generate.key import calls, check_compatible, request_key  # noqa: E402
 
+# Ray 2.5x+ refuses a driver without the cluster's token (RAY_AUTH_MODE=token) with this error.
+RAY_AUTH_ERRORS: tuple[type[BaseException], ...] = tuple(
+    error for error in (getattr(ray.exceptions, "AuthenticationError", None),) if error is not None)
 WORKER_NAME_PREFIX = "mintprep-generate-"  # actors are named so `ray list actors` shows what they are
 CONTROL_GROUP = "control"  # answers `describe` while the default group is busy generating
 
@@ -344,11 +348,56 @@ def connect(settings: ExecutorSettings) -> bool:
     try:
         # address None follows Ray's own lookup: RAY_ADDRESS, a `ray start` cluster on this machine, else a new
         # local one. Worker output stays in Ray's log files: N progress streams would bury the driver's.
-        ray.init(address=settings.address, log_to_driver=False, logging_level=logging.WARNING)
-    except (ConnectionError, ValueError, RuntimeError) as err:
+        if _starts_a_local_cluster(settings.address):
+            with loopback_only():
+                ray.init(address="local", log_to_driver=False, logging_level=logging.WARNING,
+                         include_dashboard=False, _node_ip_address=LOOPBACK)
+        else:
+            ray.init(address=settings.address, log_to_driver=False, logging_level=logging.WARNING)
+    except RAY_AUTH_ERRORS as err:
+        raise UserError(f"executor.address: the Ray cluster at {settings.address or 'default'} requires an "
+                        "authentication token: set RAY_AUTH_MODE=token and RAY_AUTH_TOKEN (or RAY_AUTH_TOKEN_PATH) "
+                        f"to the cluster's token ({_first_line(err.message if hasattr(err, 'message') else str(err))})"
+                        ) from None
+    except (ConnectionError, ValueError, RuntimeError, PermissionError) as err:
         raise UserError(f"executor.address: cannot join the Ray cluster at {settings.address or 'default'}: "
                         f"{_first_line(str(err))}") from err
     return True
+
+
+LOOPBACK = "127.0.0.1"
+
+
+def _starts_a_local_cluster(address: str | None) -> bool:
+    """Whether ray.init(address) would start a new cluster on this machine (rather than join one)."""
+    if address == "local":
+        return True
+    if address is not None:
+        return False
+    from ray._private.services import canonicalize_bootstrap_address  # noqa: PLC0415 - Ray's own lookup
+
+    try:
+        return canonicalize_bootstrap_address(None) is None
+    except (ConnectionError, ValueError):
+        return False  # a cluster is named (RAY_ADDRESS) but not reachable: let ray.init say so
+
+
+@contextlib.contextmanager
+def loopback_only() -> Iterator[None]:
+    """A local cluster started here listens on 127.0.0.1 only, not on every interface of the machine.
+
+    Ray binds its GCS, raylet and workers to the loopback only when the node address is exactly 127.0.0.1,
+    but ray.init replaces 127.0.0.1 by the machine's reachable address first (for clusters other machines
+    join); a cluster that only this process uses has no such joiners, so the address is kept as given.
+    """
+    from ray._private import services  # noqa: PLC0415
+
+    original = services.resolve_ip_for_localhost
+    services.resolve_ip_for_localhost = lambda host: host if host == LOOPBACK else original(host)
+    try:
+        yield
+    finally:
+        services.resolve_ip_for_localhost = original
 
 
 def _check_reachable(address: str, timeout_s: float = 5.0) -> None:

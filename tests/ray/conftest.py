@@ -19,8 +19,11 @@ except ImportError:  # `make test` installs the ray extra; under CI a missing Ra
 
 @pytest.fixture(scope="module")
 def ray_cluster() -> Iterator[None]:
-    ray.init(address="local", num_cpus=2, include_dashboard=False, log_to_driver=False, logging_level="ERROR",
-             _node_ip_address="127.0.0.1")
+    from mintprep.executors.ray import LOOPBACK, loopback_only
+
+    with loopback_only():  # as mintprep's own local clusters: nothing listens beyond 127.0.0.1
+        ray.init(address="local", num_cpus=2, include_dashboard=False, log_to_driver=False, logging_level="ERROR",
+                 _node_ip_address=LOOPBACK)
     yield
     ray.shutdown()
 
