@@ -26,11 +26,12 @@ from mintprep.chain.phases import OnChainPhase, SalePhase, collection_phases
 from mintprep.chain.rpc import RPC_FAILURES, connect, describe_failure, redact_url
 from mintprep.chain.settings import NEVER, WEI_PER_ETH
 from mintprep.config import Collection
-from mintprep.errors import UserError
+from mintprep.chain.verify import Verifier, runtime_matches, verifier_for
+from mintprep.errors import MintprepError, UserError
 from mintprep.ledger import Ledger
 
 # Fields whose disagreement means the page would show or charge something the config does not say.
-COMPARED_FIELDS = ("chain_id", "code", "max_supply", "owner", "base_uri", "contract_uri", "provenance_hash",
+COMPARED_FIELDS = ("chain_id", "code", "runtime_code", "max_supply", "owner", "base_uri", "contract_uri", "provenance_hash",
                    "royalty", "payouts", "phase_count")
 ZERO32 = b"\x00" * 32
 
@@ -48,6 +49,7 @@ class ExpectedDrop:
     royalty: tuple[str, int] | None = None  # (receiver, bps); None: receiver unknown (owner not known)
     payouts: tuple[tuple[str, int], ...] | None = None  # None: chain.payouts not set (all to the owner at deploy)
     published_allowlists: dict[int, dict[str, Any]] = field(default_factory=dict)  # phase -> the page's tree dump
+    verifiers: tuple[tuple[str, Verifier], ...] = ()  # services asked whether the source is verified
 
 
 @dataclass(frozen=True)
@@ -139,7 +141,13 @@ def _compare(w3: Web3, rpc_url: str, expected: ExpectedDrop) -> CheckReport:
     if not code:
         skipped = [CheckRow(f, None, "not read: no code at the address", None) for f in COMPARED_FIELDS[2:]]
         return CheckReport(**report, rows=tuple(rows + skipped), mint_costs=(), mint_cost_note="no contract")
-    drop = w3.eth.contract(address=expected.address, abi=load_artifact().abi)
+    artifact = load_artifact()
+    same = runtime_matches(artifact, bytes(code))
+    rows.append(CheckRow("runtime_code", "the committed artifact's (metadata hash and immutables aside)",
+                         "same" if same else "different code", same,
+                         None if same else "the contract is another build: redeploy, or check out its source"))
+    rows += [verification_row(v, expected.network.chain_id, expected.address) for v in expected.verifiers]
+    drop = w3.eth.contract(address=expected.address, abi=artifact.abi)
     try:
         rows += _drop_rows(drop, expected)
         on_chain_phases = [OnChainPhase.from_tuple(_read(drop, "phase", i)) for i in range(_read(drop, "phaseCount"))]
@@ -159,6 +167,17 @@ def _compare(w3: Web3, rpc_url: str, expected: ExpectedDrop) -> CheckReport:
         return CheckReport(**report, rows=tuple(rows), mint_costs=(), mint_cost_note=describe_estimate_failure(exc))
     note = None if costs else "no phase is open now"
     return CheckReport(**report, rows=tuple(rows), mint_costs=costs, mint_cost_note=note)
+
+
+def verification_row(named: tuple[str, Verifier], chain_id: int, address: str) -> CheckRow:
+    """Shown, never a mismatch: an unverified drop works, and a service being down says nothing about the drop."""
+    service, verifier = named
+    try:
+        status = (verifier.sourcify_status if service == "sourcify" else verifier.etherscan_status)(chain_id, address)
+        shown = f"{'verified' if status.verified else 'not verified'} ({status.detail})"
+    except (MintprepError, *RPC_FAILURES) as exc:
+        shown = f"unknown: {str(exc)[:200]}"
+    return CheckRow(f"verified_{service}", None, shown, None)
 
 
 def _drop_rows(drop: Contract, expected: ExpectedDrop) -> list[CheckRow]:
@@ -278,7 +297,16 @@ def expected_drop(col: Collection, ledger: Ledger | None, network: Network) -> E
         # The default payee is whoever owned the drop at deploy; only a configured split is compared.
         payouts=tuple(chain.payouts.items()) or None,
         published_allowlists=read_published_allowlists(col, phases),
+        verifiers=_verifiers(chain),
     )
+
+
+def _verifiers(chain: Any) -> tuple[tuple[str, Verifier], ...]:
+    if chain.verify is None:
+        return ()
+    verifier = verifier_for(chain.verify)
+    named: tuple[tuple[str, Verifier], ...] = (("sourcify", verifier),)
+    return named + ((("etherscan", verifier),) if verifier.etherscan_api_key else ())
 
 
 def _expected_royalty(bps: int, receiver: str | None) -> tuple[str, int] | None:
