@@ -246,3 +246,18 @@ def test_runtime_code_ignores_the_metadata_hash_but_not_a_changed_instruction(de
     changed[10] ^= 0x01  # an instruction byte near the start (the dispatcher), outside every immutable
     w3.provider.make_request("anvil_setCode", [address, "0x" + bytes(changed).hex()])
     assert "runtime_code" in check(deployed_collection.col).mismatches
+
+
+def test_configured_payouts_and_royalty_are_checked(chain, tmp_path):
+    a, b = chain.accounts[6].address, chain.accounts[7].address
+    col = chain_collection(tmp_path / "split", chain.node.url, payouts={a: 70, b: 30}, royalty_bps=500)
+    record_metadata_root(col, METADATA_ROOT)
+    deployed = deploy_for(col, chain.owner)
+    settings = {"payouts": {a: 70, b: 30}, "royalty_bps": 500, "contract": deployed.address}
+    report = check(chain_collection(col.base_dir, chain.node.url, **settings))
+    assert report.ok, report.to_json()
+    assert report.row("payouts").on_chain == f"{a}: 70, {b}: 30"
+    assert report.row("royalty").on_chain == f"500 bps to {chain.owner.address}"
+    drifted = check(chain_collection(col.base_dir, chain.node.url, **{**settings, "payouts": {a: 60, b: 40},
+                                                                       "royalty_bps": 750}))
+    assert drifted.mismatches == ["royalty", "payouts"]
