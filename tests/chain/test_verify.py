@@ -27,7 +27,7 @@ from mintprep.cli import app
 from mintprep.http import RetryPolicy
 from mintprep.ledger import Ledger
 from tests.chain.conftest import DeployedCollection, chain_collection
-from tests.support.servers import http_server
+from tests.support.servers import http_server, reply_json
 from tests.support.tools import require_tool
 
 API_KEY = "etherscan-test-key-0123456789"
@@ -73,12 +73,7 @@ def sourcify_handler(services: Services):
             pass
 
         def answer(self, status: int, body: dict[str, Any]) -> None:
-            data = json.dumps(body).encode()
-            self.send_response(status)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(data)))
-            self.end_headers()
-            self.wfile.write(data)
+            reply_json(self, status, body)
 
         def do_POST(self) -> None:  # noqa: N802
             parts = self.path.strip("/").split("/")  # v2 verify <chain> <address>
@@ -117,12 +112,7 @@ def etherscan_handler(services: Services, expected_args: dict[str, str]):
             pass
 
         def answer(self, body: dict[str, Any]) -> None:
-            data = json.dumps(body).encode()
-            self.send_response(200)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(data)))
-            self.end_headers()
-            self.wfile.write(data)
+            reply_json(self, 200, body)
 
         def fields(self) -> dict[str, str]:
             query = {k: v[0] for k, v in parse_qs(urlsplit(self.path).query).items()}
