@@ -42,7 +42,7 @@ class ExpectedDrop:
     address: str
     max_supply: int
     owner: str | None  # None: nothing to compare (no owner configured, no deployment recorded)
-    base_uri: str | None  # None: no metadata pinned yet ("" while an unrevealed drop waits for its reveal)
+    base_uri: str | None  # None: no metadata pinned yet
     contract_uri: str | None
     provenance_hash: str | None  # sha256 hex of the manifest
     phases: tuple[SalePhase, ...] = ()
@@ -50,6 +50,7 @@ class ExpectedDrop:
     payouts: tuple[tuple[str, int], ...] | None = None  # None: chain.payouts not set (all to the owner at deploy)
     published_allowlists: dict[int, dict[str, Any]] = field(default_factory=dict)  # phase -> the page's tree dump
     verifiers: tuple[tuple[str, Verifier], ...] = ()  # services asked whether the source is verified
+    mints_unrevealed: bool = False  # chain.reveal: the base URI stays empty on chain until the reveal
 
 
 @dataclass(frozen=True)
@@ -189,7 +190,8 @@ def _drop_rows(drop: Contract, expected: ExpectedDrop) -> list[CheckRow]:
         _row("max_supply", expected.max_supply, _read(drop, "maxSupply"),
              fix="maxSupply is immutable: redeploy, or set `size` to the deployed supply"),
         _row("owner", expected.owner, _read(drop, "owner"), fix="transferOwnership from the current owner"),
-        _row("base_uri", None if expected.base_uri == "" and revealed else expected.base_uri, _read(drop, "baseURI"),
+        _row("base_uri", "" if expected.mints_unrevealed and not revealed and expected.base_uri else expected.base_uri,
+             _read(drop, "baseURI"),
              fix="`mintprep contract set-base-uri` (or --print for a multisig)"),
         _row("contract_uri", expected.contract_uri, _read(drop, "contractURI"),
              fix="`mintprep contract set-base-uri` sets both URIs (or --print for a multisig)"),
@@ -287,8 +289,7 @@ def expected_drop(col: Collection, ledger: Ledger | None, network: Network) -> E
         address=address,
         max_supply=col.spec.size,
         owner=owner,
-        # Unrevealed, the base URI stays empty until the reveal sets it (reading it earlier would show the art).
-        base_uri=("" if chain.reveal else base_uri_for(manifest.metadata_root)) if manifest else None,
+        base_uri=base_uri_for(manifest.metadata_root) if manifest else None,
         contract_uri=contract_uri_for(manifest.metadata_root) if manifest else None,
         # Compared only for a fair reveal, where it is the promise; otherwise a repaired image may change it.
         provenance_hash=manifest.provenance_hash if manifest and chain.reveal else None,
@@ -298,6 +299,8 @@ def expected_drop(col: Collection, ledger: Ledger | None, network: Network) -> E
         payouts=tuple(chain.payouts.items()) or None,
         published_allowlists=read_published_allowlists(col, phases),
         verifiers=_verifiers(chain),
+        # Unrevealed, the base URI stays empty until the reveal sets it (reading it earlier would show the art).
+        mints_unrevealed=chain.reveal is not None,
     )
 
 
