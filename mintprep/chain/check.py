@@ -202,6 +202,7 @@ def _drop_rows(drop: Contract, expected: ExpectedDrop) -> list[CheckRow]:
              fix=f"call setDefaultRoyalty{expected.royalty}" if expected.royalty else None),
         _row("payouts", expected.payouts, payees, show_payees,
              fix="payees are fixed at deploy: correct chain.payouts to the deployed split"),
+        _row("placeholder_uri", None, _read(drop, "placeholderURI") or "none (minted revealed)"),
         _row("paused", None, _read(drop, "paused")),
         _row("revealed", None, f"offset {_read(drop, 'startingOffset')}" if revealed else "no"),
         _row("total_minted", None, _read(drop, "totalMinted")),

@@ -125,3 +125,24 @@ def test_mintprep_deploys_unrevealed_check_agrees_and_reveal_sets_the_real_base(
     after = check()
     assert after.ok and after.row("base_uri").expected == f"ipfs://{METADATA_ROOT}/"
     assert after.row("revealed").on_chain == f"offset {offset}"
+
+
+def test_a_placeholder_image_is_pinned_with_its_json_and_served_before_the_reveal(chain, tmp_path):
+    from mintprep.ipfs.backends import LocalBackend
+    from mintprep.ipfs.reader import read_file
+    from tests.chain.conftest import METADATA_ROOT, chain_collection, deploy_for, record_metadata_root
+    from tests.page.conftest import sample_collection
+
+    cid, png = next(iter(sample_collection(1).images.items()))
+    col = chain_collection(tmp_path / "col", chain.node.url, reveal={"placeholder_image": "soon.png"})
+    (col.base_dir / "soon.png").write_bytes(png)
+    record_metadata_root(col, METADATA_ROOT)
+    deployed = deploy_for(col, chain.owner)
+    drop = chain.w3.eth.contract(address=deployed.address, abi=load_artifact().abi)
+    drop.functions.mint(0, 1, []).transact({"from": chain.accounts[1].address, "value": PRICE})
+    uri = drop.functions.tokenURI(1).call()
+    assert uri == drop.functions.placeholderURI().call() and uri.startswith("ipfs://")
+    backend = LocalBackend(col.state_dir)
+    document = json.loads(read_file(uri.removeprefix("ipfs://"), backend.fetch_block))
+    assert document["image"] == f"ipfs://{cid}", "the image CID is the one `ipfs add --cid-version=1` gives"
+    assert read_file(cid, backend.fetch_block) == png
