@@ -26,13 +26,14 @@ from mintprep.chain.phases import OnChainPhase, SalePhase, collection_phases
 from mintprep.chain.rpc import RPC_FAILURES, connect, describe_failure, redact_url
 from mintprep.chain.settings import NEVER, WEI_PER_ETH
 from mintprep.config import Collection
+from mintprep.chain.verify import Verifier, runtime_matches, verifier_for
 from mintprep.contract import find_contract
-from mintprep.errors import UserError
+from mintprep.errors import MintprepError, UserError
 from mintprep.ledger import Ledger
 from mintprep.manifest import base_uri_for, contract_uri_for
 
 # Fields whose disagreement means the page would show or charge something the config does not say.
-COMPARED_FIELDS = ("chain_id", "code", "max_supply", "owner", "base_uri", "contract_uri", "provenance_hash",
+COMPARED_FIELDS = ("chain_id", "code", "runtime_code", "max_supply", "owner", "base_uri", "contract_uri", "provenance_hash",
                    "royalty", "payouts", "phase_count")
 ZERO32 = b"\x00" * 32
 
@@ -43,13 +44,15 @@ class ExpectedDrop:
     address: str
     max_supply: int
     owner: str | None  # None: nothing to compare (no owner configured, no deployment recorded)
-    base_uri: str | None  # None: no metadata pinned yet ("" while an unrevealed drop waits for its reveal)
+    base_uri: str | None  # None: no metadata pinned yet
     contract_uri: str | None
     provenance_hash: str | None  # sha256 hex of the manifest
     phases: tuple[SalePhase, ...] = ()
     royalty: tuple[str, int] | None = None  # (receiver, bps); None: receiver unknown (owner not known)
     payouts: tuple[tuple[str, int], ...] | None = None  # None: chain.payouts not set (all to the owner at deploy)
     published_allowlists: dict[int, dict[str, Any]] = field(default_factory=dict)  # phase -> the page's tree dump
+    verifiers: tuple[tuple[str, Verifier], ...] = ()  # services asked whether the source is verified
+    mints_unrevealed: bool = False  # chain.reveal: the base URI stays empty on chain until the reveal
 
 
 @dataclass(frozen=True)
@@ -141,7 +144,13 @@ def _compare(w3: Web3, rpc_url: str, expected: ExpectedDrop) -> CheckReport:
     if not code:
         skipped = [CheckRow(f, None, "not read: no code at the address", None) for f in COMPARED_FIELDS[2:]]
         return CheckReport(**report, rows=tuple(rows + skipped), mint_costs=(), mint_cost_note="no contract")
-    drop = w3.eth.contract(address=expected.address, abi=load_artifact().abi)
+    artifact = load_artifact()
+    same = runtime_matches(artifact, bytes(code))
+    rows.append(CheckRow("runtime_code", "the committed artifact's (metadata hash and immutables aside)",
+                         "same" if same else "different code", same,
+                         None if same else "the contract is another build: redeploy, or check out its source"))
+    rows += [verification_row(v, expected.network.chain_id, expected.address) for v in expected.verifiers]
+    drop = w3.eth.contract(address=expected.address, abi=artifact.abi)
     try:
         rows += _drop_rows(drop, expected)
         on_chain_phases = [OnChainPhase.from_tuple(_read(drop, "phase", i)) for i in range(_read(drop, "phaseCount"))]
@@ -163,6 +172,17 @@ def _compare(w3: Web3, rpc_url: str, expected: ExpectedDrop) -> CheckReport:
     return CheckReport(**report, rows=tuple(rows), mint_costs=costs, mint_cost_note=note)
 
 
+def verification_row(named: tuple[str, Verifier], chain_id: int, address: str) -> CheckRow:
+    """Shown, never a mismatch: an unverified drop works, and a service being down says nothing about the drop."""
+    service, verifier = named
+    try:
+        status = (verifier.sourcify_status if service == "sourcify" else verifier.etherscan_status)(chain_id, address)
+        shown = f"{'verified' if status.verified else 'not verified'} ({status.detail})"
+    except (MintprepError, *RPC_FAILURES) as exc:
+        shown = f"unknown: {str(exc)[:200]}"
+    return CheckRow(f"verified_{service}", None, shown, None)
+
+
 def _drop_rows(drop: Contract, expected: ExpectedDrop) -> list[CheckRow]:
     receiver, amount = _read(drop, "royaltyInfo", 1, 10_000)
     payees = tuple((payee, _read(drop, "shares", payee)) for payee in _read(drop, "payees"))
@@ -172,7 +192,8 @@ def _drop_rows(drop: Contract, expected: ExpectedDrop) -> list[CheckRow]:
         _row("max_supply", expected.max_supply, _read(drop, "maxSupply"),
              fix="maxSupply is immutable: redeploy, or set `size` to the deployed supply"),
         _row("owner", expected.owner, _read(drop, "owner"), fix="transferOwnership from the current owner"),
-        _row("base_uri", None if expected.base_uri == "" and revealed else expected.base_uri, _read(drop, "baseURI"),
+        _row("base_uri", "" if expected.mints_unrevealed and not revealed and expected.base_uri else expected.base_uri,
+             _read(drop, "baseURI"),
              fix="`mintprep contract set-base-uri` (or --print for a multisig)"),
         _row("contract_uri", expected.contract_uri, _read(drop, "contractURI"),
              fix="`mintprep contract set-base-uri` sets both URIs (or --print for a multisig)"),
@@ -183,6 +204,7 @@ def _drop_rows(drop: Contract, expected: ExpectedDrop) -> list[CheckRow]:
              fix=f"call setDefaultRoyalty{expected.royalty}" if expected.royalty else None),
         _row("payouts", expected.payouts, payees, show_payees,
              fix="payees are fixed at deploy: correct chain.payouts to the deployed split"),
+        _row("placeholder_uri", None, _read(drop, "placeholderURI") or "none (minted revealed)"),
         _row("paused", None, _read(drop, "paused")),
         _row("revealed", None, f"offset {_read(drop, 'startingOffset')}" if revealed else "no"),
         _row("total_minted", None, _read(drop, "totalMinted")),
@@ -270,8 +292,7 @@ def expected_drop(col: Collection, ledger: Ledger | None, network: Network) -> E
         address=address,
         max_supply=col.spec.size,
         owner=owner,
-        # Unrevealed, the base URI stays empty until the reveal sets it (reading it earlier would show the art).
-        base_uri=("" if chain.reveal else base_uri_for(manifest.metadata_root)) if manifest else None,
+        base_uri=base_uri_for(manifest.metadata_root) if manifest else None,
         contract_uri=contract_uri_for(manifest.metadata_root) if manifest else None,
         # Compared only for a fair reveal, where it is the promise; otherwise a repaired image may change it.
         provenance_hash=manifest.provenance_hash if manifest and chain.reveal else None,
@@ -280,7 +301,18 @@ def expected_drop(col: Collection, ledger: Ledger | None, network: Network) -> E
         # The default payee is whoever owned the drop at deploy; only a configured split is compared.
         payouts=tuple(chain.payouts.items()) or None,
         published_allowlists=read_published_allowlists(col, phases),
+        verifiers=_verifiers(chain),
+        # Unrevealed, the base URI stays empty until the reveal sets it (reading it earlier would show the art).
+        mints_unrevealed=chain.reveal is not None,
     )
+
+
+def _verifiers(chain: Any) -> tuple[tuple[str, Verifier], ...]:
+    if chain.verify is None:
+        return ()
+    verifier = verifier_for(chain.verify)
+    named: tuple[tuple[str, Verifier], ...] = (("sourcify", verifier),)
+    return named + ((("etherscan", verifier),) if verifier.etherscan_api_key else ())
 
 
 def _expected_royalty(bps: int, receiver: str | None) -> tuple[str, int] | None:

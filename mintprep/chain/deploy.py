@@ -12,7 +12,7 @@ from web3 import Web3
 from mintprep.chain.artifact import Artifact, load_artifact
 from mintprep.chain.networks import Network
 from mintprep.chain.phases import OnChainPhase, collection_phases
-from mintprep.chain.reveal import reveal_commitment, reveal_secret
+from mintprep.chain.reveal import placeholder_uri, reveal_commitment, reveal_secret
 from mintprep.chain.rpc import connect
 from mintprep.chain.txs import send_call
 from mintprep.config import Collection
@@ -91,7 +91,7 @@ def deploy_drop(w3: Web3, signer: LocalAccount, config: DropConfig, artifact: Ar
 
 
 def drop_config(col: Collection, deployer: str, manifest: ManifestRecord | None,
-                reveal_commitment: bytes = b"\x00" * 32) -> DropConfig:
+                reveal_commitment: bytes = b"\x00" * 32, placeholder: str = "") -> DropConfig:
     """Constructor values from collection.yaml and the current manifest; owner, royalty payee and the payout
     default to the deploying account. An unrevealed collection starts without a base URI (it would show the art)."""
     chain = col.spec.chain
@@ -103,7 +103,7 @@ def drop_config(col: Collection, deployer: str, manifest: ManifestRecord | None,
         max_supply=col.spec.size,
         base_uri=base_uri_for(manifest.metadata_root) if manifest and not unrevealed else "",
         contract_uri=contract_uri_for(manifest.metadata_root) if manifest else "",
-        placeholder_uri=chain.reveal.placeholder_uri if chain.reveal else "",
+        placeholder_uri=placeholder,
         provenance_hash=provenance_bytes(manifest.provenance_hash if manifest else None),
         reveal_commitment=reveal_commitment,
         owner=owner,
@@ -142,7 +142,9 @@ def deploy_collection(
         if recovered:
             return recovered
     manifest = ledger.current_manifest()
-    config = drop_config(col, signer.address, manifest, _commitment(col, signer, manifest, chain_id))
+    commitment = _commitment(col, signer, manifest, chain_id)
+    placeholder = placeholder_uri(col, ledger) if col.spec.chain.reveal else ""
+    config = drop_config(col, signer.address, manifest, commitment, placeholder)
     nonce = w3.eth.get_transaction_count(signer.address, "pending")
     # Written before sending: a crash while waiting for the receipt must not lead to a second contract.
     ledger.record_chain_tx("deploy-sent", chain_id, create_address(signer.address, nonce), "",

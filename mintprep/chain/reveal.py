@@ -22,7 +22,7 @@ from web3 import Web3
 
 from mintprep.chain.artifact import load_artifact
 from mintprep.chain.txs import send_call
-from mintprep.errors import UserError
+from mintprep.errors import ConfigError, UserError
 
 if TYPE_CHECKING:
     from mintprep.config import Collection
@@ -105,6 +105,34 @@ def run_reveal(w3: Web3, signer: LocalAccount, address: str, secret: bytes, base
     sent.append(send_call(w3, signer, views.reveal(secret, base_uri, contract_uri), "reveal")["transactionHash"].to_0x_hex())
     return RevealResult(target, "0x" + views.revealSeed().call().hex(), views.startingOffset().call(), base_uri,
                         tuple(sent))
+
+
+def placeholder_metadata(name: str, description: str, image_cid: str) -> dict[str, Any]:
+    """The one token JSON every token shows before the reveal (pure)."""
+    return {"name": f"{name} (unrevealed)", "description": description, "image": f"ipfs://{image_cid}"}
+
+
+def placeholder_uri(col: "Collection", ledger: "Ledger") -> str:
+    """chain.reveal's placeholder URI: the configured one, or the image and its JSON pinned here like the rest."""
+    from mintprep.hashing import canonical_json
+    from mintprep.ipfs.backends import make_backend
+    from mintprep.ipfs.unixfs import get_profile
+    from mintprep.pin import pin_bytes
+
+    settings = col.spec.chain.reveal
+    assert settings is not None
+    if settings.placeholder_uri:
+        return settings.placeholder_uri
+    path = col.base_dir / str(settings.placeholder_image)
+    try:
+        image = path.read_bytes()
+    except OSError as exc:
+        raise ConfigError(f"chain.reveal.placeholder_image: cannot read {path} ({type(exc).__name__})") from None
+    backend = make_backend(col.spec.ipfs, col.state_dir)
+    profile = get_profile(col.spec.ipfs.profile)
+    image_cid = pin_bytes(ledger, backend, profile, image, kind="placeholder-image", name=path.name).cid
+    document = canonical_json(placeholder_metadata(col.spec.name, col.spec.description, image_cid))
+    return "ipfs://" + pin_bytes(ledger, backend, profile, document, kind="placeholder", name="placeholder.json").cid
 
 
 def reveal_collection(col: "Collection", ledger: "Ledger", signer: LocalAccount) -> RevealResult:

@@ -120,14 +120,23 @@ class VerifySettings(StrictModel):
 class RevealSettings(StrictModel):
     """Mint unrevealed: every token shows the placeholder until `mintprep reveal` shifts the art by a random offset."""
 
-    placeholder_uri: str = Field(description="tokenURI of every token before the reveal (a pinned placeholder JSON)")
+    placeholder_image: str | None = Field(
+        None, description="image every token shows before the reveal (relative to the yaml); pinned with its JSON"
+    )
+    placeholder_uri: str | None = Field(None, description="or: the tokenURI of a placeholder JSON pinned elsewhere")
 
     @field_validator("placeholder_uri")
     @classmethod
-    def _uri(cls, value: str) -> str:
-        if not value.startswith(("ipfs://", "https://")):
+    def _uri(cls, value: str | None) -> str | None:
+        if value is not None and not value.startswith(("ipfs://", "https://")):
             raise ValueError(f"must be an ipfs:// or https:// URI, got {value!r}")
         return value
+
+    @model_validator(mode="after")
+    def _one_placeholder(self) -> "RevealSettings":
+        if (self.placeholder_image is None) == (self.placeholder_uri is None):
+            raise ValueError("set exactly one of placeholder_image and placeholder_uri")
+        return self
 
 
 class ChainSettings(StrictModel):

@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from mintprep.ledger import Ledger
 
 POLL_S = 3.0
+SERVICE_POLICY = RetryPolicy(attempts=3, timeout=30.0)
 POLL_ATTEMPTS = 40  # two minutes at the default interval
 # solc's metadata (CBOR, with the IPFS hash of the metadata JSON) ends the runtime code; its length is the last
 # two bytes. It changes with comments and paths, not with behaviour, so the code comparison leaves it out.
@@ -185,7 +186,8 @@ class Verifier:
 def verifier_for(settings: Any) -> Verifier:
     """A Verifier from chain.verify (URLs and the name of the variable holding the Etherscan key)."""
     key = os.environ.get(settings.etherscan_api_key_env, "").strip() or None
-    return Verifier(settings.sourcify_url.rstrip("/"), settings.etherscan_url, key)
+    return Verifier(settings.sourcify_url.rstrip("/"), settings.etherscan_url, key, policy=SERVICE_POLICY,
+                    poll_s=POLL_S)
 
 
 def verify_collection(col: "Collection", ledger: "Ledger", services: tuple[str, ...] = ("sourcify", "etherscan"),

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Optional
 
 import typer
+from rich.markup import escape
 from rich.table import Table
 
 from mintprep.chain.networks import NETWORKS
@@ -23,6 +24,7 @@ app.add_typer(contract_app, name="contract")
 COLLECTION = typer.Argument(..., exists=False, dir_okay=False, help="the collection.yaml")
 JSON = typer.Option(False, "--json", help="print a JSON result on stdout")
 RPC_URL = typer.Option(None, "--rpc-url", help="JSON-RPC endpoint (default: chain.rpc_url, then the public RPC)")
+VERIFY_SERVICES = ("sourcify", "etherscan")
 KEYSTORE = typer.Option(
     None, "--keystore", help="encrypted JSON keystore (password: MINTPREP_KEYSTORE_PASSWORD or a prompt); "
     "without it the key comes from MINTPREP_PRIVATE_KEY"
@@ -182,3 +184,28 @@ def reveal_command(collection: Path = COLLECTION, keystore: Optional[Path] = KEY
         print_json(result.to_json())
     console.print(f"revealed: starting offset {result.starting_offset} (seed {result.seed}, block "
                   f"{result.reveal_block}); base URI {result.base_uri}", soft_wrap=True, highlight=False, markup=False)
+
+
+@contract_app.command("verify")
+def verify_command(
+    collection: Path = COLLECTION,
+    only: Optional[str] = typer.Option(None, "--only", help="sourcify or etherscan (default: both)"),
+    as_json: bool = JSON,
+) -> None:
+    """Submit the exact solc standard-JSON input to Sourcify and Etherscan and wait for their verdicts."""
+    if only is not None and only not in VERIFY_SERVICES:
+        raise typer.BadParameter(f"must be one of {', '.join(VERIFY_SERVICES)}", param_hint="--only")
+    from mintprep.chain.verify import verify_collection
+    from mintprep.config import load_collection
+    from mintprep.ledger import Ledger
+
+    col = load_collection(collection)
+    with Ledger.open(col.state_dir, readonly=True) as ledger:
+        outcomes = verify_collection(col, ledger, (only,) if only else VERIFY_SERVICES)
+    if as_json:
+        print_json([o.to_json() for o in outcomes])
+    for outcome in outcomes:
+        mark = "[green]verified[/]" if outcome.verified else "[bold red]not verified[/]"
+        console.print(f"{outcome.service}: {mark} ({escape(outcome.detail)})", soft_wrap=True)
+    if not all(o.verified for o in outcomes):
+        raise typer.Exit(1)

@@ -27,7 +27,7 @@ def test_matching_deployment_passes_with_every_field_compared(deployed_collectio
     report = check(deployed_collection.col)
     assert report.ok, report.to_json()
     compared = {row.field: row for row in report.rows}
-    for field in ("chain_id", "code", "max_supply", "owner", "base_uri", "contract_uri", "royalty",
+    for field in ("chain_id", "code", "runtime_code", "max_supply", "owner", "base_uri", "contract_uri", "royalty",
                   "phase_count", "phases.0.start", "phases.0.end", "phases.0.price", "phases.0.max_per_wallet",
                   "phases.0.max_mints", "phases.0.allowlist_root"):
         assert compared[field].ok is True, field
@@ -103,7 +103,7 @@ def test_owner_other_than_configured_is_named(deployed_collection: DeployedColle
 def test_contract_that_is_not_a_drop_is_named(deployed_collection: DeployedCollection, chain):
     chain.w3.provider.make_request("anvil_setCode", [GAS_PRICE_ORACLE, "0x00"])  # code that answers nothing
     report = check(deployed_collection.with_chain(contract=GAS_PRICE_ORACLE))
-    assert report.mismatches == ["interface"]
+    assert report.mismatches == ["runtime_code", "interface"]
 
 
 def test_l1_data_fee_from_the_gas_price_oracle_is_added(deployed_collection: DeployedCollection, chain):
@@ -232,3 +232,32 @@ def test_a_phase_missing_on_chain_is_named(phased: DeployedCollection):
     extra = {"name": "late", "start": "2031-01-01T00:00:00Z", "price": "0.002", "max_per_wallet": 1}
     report = check(with_phases(phased, PHASES + [extra]))
     assert report.mismatches == ["phase_count"]
+
+
+def test_runtime_code_ignores_the_metadata_hash_but_not_a_changed_instruction(deployed_collection: DeployedCollection):
+    w3, address = deployed_collection.chain.w3, deployed_collection.deployed.address
+    code = bytearray(w3.eth.get_code(address))
+    metadata_length = int.from_bytes(code[-2:], "big")
+    other_metadata = bytearray(code)
+    other_metadata[-metadata_length] ^= 0xFF  # inside the CBOR metadata (its IPFS hash of the source metadata)
+    w3.provider.make_request("anvil_setCode", [address, "0x" + bytes(other_metadata).hex()])
+    assert check(deployed_collection.col).row("runtime_code").ok is True
+    changed = bytearray(code)
+    changed[10] ^= 0x01  # an instruction byte near the start (the dispatcher), outside every immutable
+    w3.provider.make_request("anvil_setCode", [address, "0x" + bytes(changed).hex()])
+    assert "runtime_code" in check(deployed_collection.col).mismatches
+
+
+def test_configured_payouts_and_royalty_are_checked(chain, tmp_path):
+    a, b = chain.accounts[6].address, chain.accounts[7].address
+    col = chain_collection(tmp_path / "split", chain.node.url, payouts={a: 70, b: 30}, royalty_bps=500)
+    record_metadata_root(col, METADATA_ROOT)
+    deployed = deploy_for(col, chain.owner)
+    settings = {"payouts": {a: 70, b: 30}, "royalty_bps": 500, "contract": deployed.address}
+    report = check(chain_collection(col.base_dir, chain.node.url, **settings))
+    assert report.ok, report.to_json()
+    assert report.row("payouts").on_chain == f"{a}: 70, {b}: 30"
+    assert report.row("royalty").on_chain == f"500 bps to {chain.owner.address}"
+    drifted = check(chain_collection(col.base_dir, chain.node.url, **{**settings, "payouts": {a: 60, b: 40},
+                                                                       "royalty_bps": 750}))
+    assert drifted.mismatches == ["royalty", "payouts"]

@@ -4,9 +4,11 @@ after startReveal is mined, and the token -> image mapping the contract serves e
 from __future__ import annotations
 
 import hashlib
+import json
 
 import pytest
 
+from mintprep.chain.artifact import load_artifact
 from mintprep.chain.reveal import (metadata_id, reveal_commitment, reveal_secret, revealed_images, run_reveal,
                                    starting_offset)
 from tests.chain.test_contract import reverts_with
@@ -84,3 +86,63 @@ def test_reveal_offset_is_fixed_only_after_the_commit_and_matches_the_mapping(ch
 def test_a_drop_without_reveal_cannot_start_one(drop, chain):
     with reverts_with("NoReveal()"):
         drop.contract.functions.startReveal().transact({"from": chain.owner.address})
+
+
+def test_mintprep_deploys_unrevealed_check_agrees_and_reveal_sets_the_real_base(chain, tmp_path, monkeypatch):
+    from typer.testing import CliRunner
+
+    from mintprep.chain.check import check_collection
+    from mintprep.cli import app
+    from mintprep.ledger import Ledger
+    from tests.chain.conftest import METADATA_ROOT, chain_collection, deploy_for, record_metadata_root
+
+    reveal = {"placeholder_uri": "ipfs://bafkplaceholder"}
+    col = chain_collection(tmp_path / "col", chain.node.url, reveal=reveal)
+    record_metadata_root(col, METADATA_ROOT)
+    deployed = deploy_for(col, chain.owner)
+    col = chain_collection(col.base_dir, chain.node.url, reveal=reveal, contract=deployed.address)
+    drop = chain.w3.eth.contract(address=deployed.address, abi=load_artifact().abi)
+    assert drop.functions.baseURI().call() == "" and drop.functions.revealCommitment().call() != b"\x00" * 32
+
+    def check():
+        with Ledger.open(col.state_dir, readonly=True) as ledger:
+            return check_collection(col, ledger)
+
+    before = check()
+    assert before.ok, before.to_json()
+    assert before.row("base_uri").expected == "" and before.row("provenance_hash").ok is True
+    runner = CliRunner()
+    refused = runner.invoke(app, ["contract", "set-base-uri", str(col.path), "--print"])
+    assert refused.exit_code == 2 and "mintprep reveal" in refused.stderr
+
+    monkeypatch.setenv("MINTPREP_PRIVATE_KEY", chain.owner.key.hex())
+    monkeypatch.setattr("mintprep.chain.reveal.poll_past", mine)
+    revealed = runner.invoke(app, ["reveal", str(col.path), "--json"])
+    assert revealed.exit_code == 0, revealed.output
+    offset = json.loads(revealed.stdout)["starting_offset"]
+    assert drop.functions.startingOffset().call() == offset and drop.functions.revealed().call()
+    assert drop.functions.baseURI().call() == f"ipfs://{METADATA_ROOT}/"
+    after = check()
+    assert after.ok and after.row("base_uri").expected == f"ipfs://{METADATA_ROOT}/"
+    assert after.row("revealed").on_chain == f"offset {offset}"
+
+
+def test_a_placeholder_image_is_pinned_with_its_json_and_served_before_the_reveal(chain, tmp_path):
+    from mintprep.ipfs.backends import LocalBackend
+    from mintprep.ipfs.reader import read_file
+    from tests.chain.conftest import METADATA_ROOT, chain_collection, deploy_for, record_metadata_root
+    from tests.page.conftest import sample_collection
+
+    cid, png = next(iter(sample_collection(1).images.items()))
+    col = chain_collection(tmp_path / "col", chain.node.url, reveal={"placeholder_image": "soon.png"})
+    (col.base_dir / "soon.png").write_bytes(png)
+    record_metadata_root(col, METADATA_ROOT)
+    deployed = deploy_for(col, chain.owner)
+    drop = chain.w3.eth.contract(address=deployed.address, abi=load_artifact().abi)
+    drop.functions.mint(0, 1, []).transact({"from": chain.accounts[1].address, "value": PRICE})
+    uri = drop.functions.tokenURI(1).call()
+    assert uri == drop.functions.placeholderURI().call() and uri.startswith("ipfs://")
+    backend = LocalBackend(col.state_dir)
+    document = json.loads(read_file(uri.removeprefix("ipfs://"), backend.fetch_block))
+    assert document["image"] == f"ipfs://{cid}", "the image CID is the one `ipfs add --cid-version=1` gives"
+    assert read_file(cid, backend.fetch_block) == png

@@ -25,7 +25,7 @@ from mintprep.page.publish import deploy_to_netlify, netlify_token
 from mintprep.page.settings import PublishSettings
 from mintprep.page.sitedir import read_tree
 from tests.page.conftest import QuietHandler, sample_collection
-from tests.support.servers import http_server
+from tests.support.servers import http_server, reply_json
 
 TOKEN = "nfp_test_token_0123456789"
 SITE_ID = "3970e0fe-8564-4903-9a55-c5f8de49fb8b"
@@ -46,12 +46,7 @@ def netlify() -> Iterator[tuple[FakeNetlify, str]]:
 
     class Handler(QuietHandler):
         def _reply(self, status: int, body: dict[str, Any]) -> None:
-            data = json.dumps(body).encode()
-            self.send_response(status)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(data)))
-            self.end_headers()
-            self.wfile.write(data)
+            reply_json(self, status, body)
 
         def _body(self) -> bytes:
             return self.rfile.read(int(self.headers.get("Content-Length", 0)))

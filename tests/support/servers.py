@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -20,3 +21,13 @@ def http_server(handler: Callable[..., BaseHTTPRequestHandler]) -> Iterator[str]
         server.shutdown()
         server.server_close()
         thread.join()
+
+
+def reply_json(handler: BaseHTTPRequestHandler, status: int, body: object) -> None:
+    """Answer `body` as JSON with its length, as the documented APIs the stand-ins follow do."""
+    data = json.dumps(body).encode()
+    handler.send_response(status)
+    handler.send_header("Content-Type", "application/json")
+    handler.send_header("Content-Length", str(len(data)))
+    handler.end_headers()
+    handler.wfile.write(data)
