@@ -8,7 +8,9 @@ from typing import Optional
 import typer
 
 from mintprep.cli.app import app, console, print_json, reports_errors
-from mintprep.validate import GuardSettings, validate_file
+from rich.markup import escape
+
+from mintprep.validate import GuardSettings, describe_decision, validate_file
 
 
 @app.command("validate")
@@ -18,7 +20,8 @@ def validate_command(
     config: Optional[Path] = typer.Option(None, "--config", help="use this collection's guards and upscale factor"),
     json_output: bool = typer.Option(False, "--json", help="print verdicts and measurements as JSON on stdout"),
 ) -> None:
-    """Black, white, flat, noise and posterization checks. Exit 0 if all pass, 1 if any is rejected."""
+    """Black, white, flat, border-only, dead tiles and noise checks (posterization is reported, never rejected).
+    Exit 0 if all pass, 1 if any is rejected; each line names the metric that decided."""
     guards, upscale = GuardSettings(), 1
     if config is not None:
         from mintprep.config import load_collection
@@ -29,10 +32,11 @@ def validate_command(
     if json_output:
         print_json({"ok": all(v.ok for v in verdicts.values()),
                     "images": [{"path": path, "ok": v.ok, "guard": v.guard, "reasons": list(v.reasons),
+                                "decided_by": v.decided_by, "properties": list(v.properties),
                                 "metrics": v.metrics} for path, v in verdicts.items()]})
     else:
         for path, verdict in verdicts.items():
             status = "[green]ok[/]" if verdict.ok else f"[red]rejected[/] ({'; '.join(verdict.reasons)})"
-            console.print(f"{path}: {status}", highlight=False)
+            console.print(f"{escape(path)}: {status}; {escape(describe_decision(verdict))}", highlight=False)
     if not all(v.ok for v in verdicts.values()):
         raise typer.Exit(1)
