@@ -20,10 +20,8 @@ from mintprep.ledger import AttemptRow, GenerationRow, Ledger, PieceRecord
 from mintprep.manifest import PinnedPiece, build_manifest, encode_json, metadata_files
 from mintprep.pin import pin_bytes, pin_content
 from mintprep.progress import NoProgress, ProgressSink
+from mintprep.screening import DROP_LOG, failure_is_stale, judged_under, screen_collection
 from mintprep.traits import PiecePlan, plan_collection
-from mintprep.validate import validate_png
-
-DROP_LOG = "drops.jsonl"
 
 
 @dataclass
@@ -38,6 +36,7 @@ class RunReport:
     pieces: int
     generated: int = 0
     generation_skipped: int = 0
+    resampled: list[dict[str, Any]] = field(default_factory=list)  # rejected after generation, sampled again
     rejected: list[FailedPiece] = field(default_factory=list)
     pinned: int = 0
     pin_skipped: int = 0
@@ -70,7 +69,7 @@ def run_collection(col: Collection, *, progress: ProgressSink | None = None) -> 
     report = RunReport(pieces=len(plans))
     with Ledger.open(col.state_dir) as ledger:
         generated = generate_stage(col, ledger, plans, report, progress)
-        accepted = validate_stage(col, ledger, generated, report)
+        accepted = validate_stage(col, ledger, plans, generated, report, progress)
         pinned = pin_stage(col, ledger, accepted, report, progress)
         manifest_stage(col, ledger, pinned, report)
         if not chain_gate(col, ledger, report):
@@ -95,7 +94,8 @@ def generate_stage(col: Collection, ledger: Ledger, plans: list[PiecePlan], repo
                                     first_attempt=first_attempts.get(plan.token_id, 0))
         key = executor.request_key(request)
         row = ledger.generation(key)
-        if row is not None and (row.png_sha256 is None or ledger.objects.has(row.png_sha256)):
+        if row is not None and (row.png_sha256 is None or ledger.objects.has(row.png_sha256)) \
+                and not failure_is_stale(row, spec.guards):  # [#13] pixel thresholds are not in the key
             done[plan.token_id] = (plan, row)
             report.generation_skipped += 1
         else:
@@ -125,7 +125,7 @@ def _record_generation(col: Collection, ledger: Ledger, key: str, result: Genera
         for a in result.attempts
     ]
     row = GenerationRow(key, result.token_id, png_sha256, result.accepted_attempt, result.metrics or {},
-                        result.provenance or {})
+                        result.provenance or judged_under(col.spec.guards))  # [#13] a failure notes its thresholds
     ledger.record_generation(row, attempts)
     rejected = [a for a in attempts if not a.accepted]
     if rejected:
@@ -151,27 +151,22 @@ def _rejection_summary(ledger: Ledger, request_key: str) -> str:
 
 # -- validate ------------------------------------------------------------------------------------
 
-def validate_stage(col: Collection, ledger: Ledger, generated: dict[int, tuple[PiecePlan, GenerationRow]],
-                   report: RunReport) -> dict[int, tuple[PiecePlan, GenerationRow]]:
-    """Today's pixel guards on every stored image (cached per image and guard settings)."""
-    settings_key = content_key({"guards": col.spec.guards.model_dump(mode="json"),
-                                "upscale": col.spec.generator.upscale})
-    accepted, failed = {}, []
-    for token_id, (plan, row) in sorted(generated.items()):
-        verdict = ledger.verdict(row.png_sha256, settings_key)
-        if verdict is None:
-            result = validate_png(ledger.objects.get(row.png_sha256), col.spec.guards,
-                                  upscale=col.spec.generator.upscale)
-            verdict = (result.ok, list(result.reasons), dict(result.metrics))
-            ledger.record_verdict(row.png_sha256, settings_key, *verdict)
-        if verdict[0]:
-            accepted[token_id] = (plan, row)
-        else:
-            report.rejected.append(FailedPiece(token_id, plan.prompt, "stored image fails today's guards: "
-                                               + "; ".join(verdict[1])))
-            failed.append(PieceRecord(token_id, row.request_key, row.png_sha256, None, None, "rejected"))
-    ledger.set_pieces(failed)
-    return accepted
+def validate_stage(col: Collection, ledger: Ledger, plans: list[PiecePlan],
+                   generated: dict[int, tuple[PiecePlan, GenerationRow]], report: RunReport,
+                   progress: ProgressSink) -> dict[int, tuple[PiecePlan, GenerationRow]]:
+    """Today's pixel guards on every stored image and near-duplicates across the collection (mintprep.screening);
+    a piece that fails either is resampled at its next attempt through the generate stage."""
+    # [#13] hook: the screening loop lives in mintprep.screening; it calls back into generate_stage to resample.
+    screening = screen_collection(col, ledger, plans, generated,
+                                  regenerate=lambda todo: generate_stage(col, ledger, todo, report, progress))
+    report.resampled.extend({"token_id": r.token_id, "guard": r.guard, "reason": r.reason,
+                             "collides_with": r.collides_with} for r in screening.resampled)
+    plans_by_token = {plan.token_id: plan for plan in plans}
+    for token_id, row, reason in screening.failed:
+        report.rejected.append(FailedPiece(token_id, plans_by_token[token_id].prompt, reason))
+    ledger.set_pieces([PieceRecord(token_id, row.request_key, row.png_sha256, None, None, "rejected")
+                       for token_id, row, _ in screening.failed])
+    return screening.accepted
 
 
 # -- pin -----------------------------------------------------------------------------------------

@@ -258,8 +258,9 @@ def _step_images(col: Collection, ledger: Ledger, plan: RepairPlan, outcome: Rep
     spec = col.spec
     regenerate = [t for t in plan.tokens if t.action == "regenerate"]
     run = RunReport(pieces=len(regenerate))
-    generated = generate_stage(col, ledger, [plan_piece(spec, t.token_id) for t in regenerate], run, progress)
-    pinned = pin_stage(col, ledger, validate_stage(col, ledger, generated, run), run, progress)
+    plans = [plan_piece(spec, t.token_id) for t in regenerate]
+    generated = generate_stage(col, ledger, plans, run, progress)
+    pinned = pin_stage(col, ledger, validate_stage(col, ledger, plans, generated, run, progress), run, progress)
     replacements = {p.plan.token_id: p for p in pinned}
     backend, profile = make_backend(spec.ipfs, col.state_dir), get_profile(spec.ipfs.profile)
     for token in (t for t in plan.tokens if t.action == "repin"):

@@ -5,7 +5,7 @@ Per attempt, cheapest guard first, all before any PNG exists:
 2. the final latents: finite, std band;
 3. mintprep's own decode (latents cast to the VAE dtype, the VAE's scaling/shift factors): finite, in range;
 4. the safety checker, when the model has one: a flagged image is a rejection;
-5. the uint8 pixel guards (black, white, flat, noise, posterized).
+5. the uint8 pixel guards (black, white, flat, border, dead tiles, noise).
 Only an image that passed all of them is upscaled and encoded.
 
 Retries: sampling attempt n uses `attempt_seed(collection_seed, token_id, n)`. A numeric failure climbs the
@@ -101,7 +101,9 @@ class Generator:
             "first_attempt": request.first_attempt,
             "settings": request.settings.model_dump(mode="json", include=set(PIECE_FIELDS)),
             "scheduler": self._scheduler_description(),
-            "guards": request.guards.model_dump(mode="json"),
+            # Pixel thresholds are re-applied to stored images by the validate stage (mintprep.screening):
+            # changing one must not resample pieces that still pass.
+            "guards": request.guards.tensor_thresholds(),
             "device": self.device.type,
             # CPU kernels split their sums by thread count: 1 and 2 threads give different bytes for one piece.
             "cpu_threads": torch.get_num_threads() if self.device.type == "cpu" else None,

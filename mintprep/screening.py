@@ -1,0 +1,166 @@
+"""The validate stage's decisions over the whole collection, before anything is pinned.
+
+1. Today's pixel guards on every stored image. Their thresholds are not part of the generation key (only the
+   tensor thresholds are, see GuardSettings.tensor_thresholds): changing one re-validates the stored images here,
+   and only the pieces that now fail are resampled.
+2. Near-duplicates: a perceptual hash of every piece that passed, checked through an index (mintprep.near_duplicates);
+   a piece within `guards.duplicate_distance` of a piece before it (already-pinned images first, then token order)
+   is a duplicate.
+
+A piece rejected here is resampled like a rejection during generation: its next attempt (past every attempt on
+record, so a new seed) becomes its first attempt, which changes its generation key. Both the verdict and the hash
+are content-addressed (image sha256 + the pixel thresholds), so a rerun recomputes neither.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from mintprep.config import Collection
+from mintprep.hashing import content_key
+from mintprep.ledger import GenerationRow, Ledger
+from mintprep.near_duplicates import PHASH_VERSION, find_duplicates, hex_hash, phash
+from mintprep.traits import PiecePlan
+from mintprep.validate import GuardSettings, check_pixels, load_rgb
+
+CHECK_VERSION = "mintprep.screening/v2"  # pixel guards that know art (#13); older verdicts are recomputed
+DROP_LOG = "drops.jsonl"
+
+Generated = dict[int, tuple[PiecePlan, GenerationRow]]
+
+
+@dataclass(frozen=True)
+class StoredVerdict:
+    """The pixel guards' verdict on a stored image, and its perceptual hash."""
+
+    ok: bool
+    guard: str | None
+    reasons: list[str]
+    metrics: dict[str, float]
+    decided_by: dict[str, Any]
+    properties: list[str]
+    phash: int
+
+
+@dataclass(frozen=True)
+class Rejection:
+    token_id: int
+    guard: str  # a pixel guard, or "duplicate"
+    reason: str
+    metrics: dict[str, Any]
+    collides_with: int | None = None
+
+
+@dataclass
+class Screening:
+    accepted: Generated
+    failed: list[tuple[int, GenerationRow, str]] = field(default_factory=list)  # out of resamples
+    resampled: list[Rejection] = field(default_factory=list)  # every resample this run, in order
+
+
+def settings_key(col: Collection) -> str:
+    return content_key({"check": CHECK_VERSION, "hash": PHASH_VERSION, "guards": col.spec.guards.pixel_thresholds(),
+                        "upscale": col.spec.generator.upscale})
+
+
+def stored_verdict(col: Collection, ledger: Ledger, png_sha256: str) -> StoredVerdict:
+    """The guards' verdict and the hash of a stored image, from the ledger when already judged under these settings."""
+    key = settings_key(col)
+    cached = ledger.verdict(png_sha256, key)
+    if cached is None:
+        upscale = col.spec.generator.upscale
+        # Judged (and hashed) at the resolution it was generated at: the nearest-neighbour upscale adds nothing.
+        rgb = load_rgb(ledger.objects.get(png_sha256), f"object {png_sha256}")[::upscale, ::upscale]
+        verdict = check_pixels(rgb, col.spec.guards)
+        record = {"guard": verdict.guard, "decided_by": verdict.decided_by, "properties": list(verdict.properties),
+                  "phash": hex_hash(phash(rgb)), "pixels": verdict.metrics}
+        ledger.record_verdict(png_sha256, key, verdict.ok, list(verdict.reasons), record)
+        cached = (verdict.ok, list(verdict.reasons), record)
+    ok, reasons, record = cached
+    return StoredVerdict(ok, record["guard"], reasons, record["pixels"], record["decided_by"], record["properties"],
+                         int(record["phash"], 16))
+
+
+def screen_collection(col: Collection, ledger: Ledger, plans: list[PiecePlan], generated: Generated,
+                      regenerate: Callable[[list[PiecePlan]], Generated]) -> Screening:
+    """Judge every generated piece; resample the rejected ones through `regenerate` (the generate stage) until
+    each passes or runs out of resamples. Terminates: every resample moves a token's first attempt forward, and
+    resampling stops at a fixed attempt budget."""
+    by_token = {plan.token_id: plan for plan in plans}
+    current = dict(generated)
+    outcome = Screening(accepted={})
+    while True:
+        rejections = judge(col, ledger, current)
+        resample = []
+        for rejection in rejections:
+            plan, row = current.pop(rejection.token_id)
+            if _resample(col, ledger, row, rejection):
+                outcome.resampled.append(rejection)
+                resample.append(plan)
+            else:
+                outcome.failed.append((rejection.token_id, row, f"{rejection.reason}; no resample left "
+                                       f"(guards.max_resamples {col.spec.guards.max_resamples})"))
+        if not resample:
+            break
+        current.update(regenerate([by_token[plan.token_id] for plan in resample]))
+    outcome.accepted = current
+    return outcome
+
+
+def judge(col: Collection, ledger: Ledger, generated: Generated) -> list[Rejection]:
+    """Pixel-guard failures, then near-duplicates among the pieces that passed (pure but for the verdict cache)."""
+    guards = col.spec.guards
+    verdicts = {t: stored_verdict(col, ledger, row.png_sha256) for t, (_, row) in sorted(generated.items())}
+    rejections = [Rejection(t, v.guard or "pixels", "stored image fails today's guards: " + "; ".join(v.reasons),
+                            v.metrics) for t, v in verdicts.items() if not v.ok]
+    pieces = ledger.pieces()
+    # Pinned pieces this run does not judge (a repair regenerates a few) are compared against too, and win.
+    others = [(t, stored_verdict(col, ledger, p.png_sha256).phash) for t, p in sorted(pieces.items())
+              if t not in generated and t <= col.spec.size and p.status == "pinned" and p.png_sha256
+              and ledger.objects.has(p.png_sha256)]
+
+    def already_pinned(token_id: int) -> bool:
+        piece = pieces.get(token_id)
+        return piece is not None and piece.status == "pinned" and piece.png_sha256 == generated[token_id][1].png_sha256
+
+    order = sorted((t for t, v in verdicts.items() if v.ok), key=lambda t: (not already_pinned(t), t))
+    duplicates = find_duplicates(others + [(t, verdicts[t].phash) for t in order], guards.duplicate_distance)
+    for token_id, match in sorted(duplicates.items()):
+        if token_id not in generated:
+            continue  # two pinned pieces this run does not touch: not this run's to resample
+        rejections.append(Rejection(
+            token_id, "duplicate", f"near-duplicate of token {match.key}: perceptual hash distance {match.distance} "
+            f"(guards.duplicate_distance {guards.duplicate_distance})",
+            {"phash_distance": match.distance, "phash": hex_hash(verdicts[token_id].phash)}, match.key))
+    return sorted(rejections, key=lambda r: r.token_id)
+
+
+def _resample(col: Collection, ledger: Ledger, row: GenerationRow, rejection: Rejection) -> bool:
+    """Move the token past its accepted attempt and log the rejection; False when its attempt budget is spent."""
+    attempts = ledger.attempts(row.request_key)
+    next_attempt = max(a.attempt for a in attempts) + 1
+    settings = col.spec.generator_for(rejection.token_id)
+    if next_attempt >= settings.max_attempts * (1 + col.spec.guards.max_resamples):
+        return False
+    accepted = next(a for a in attempts if a.accepted)
+    with (col.state_dir / DROP_LOG).open("a", encoding="utf-8") as log:
+        log.write(json.dumps({"token_id": rejection.token_id, "request_key": row.request_key,
+                              "attempt": accepted.attempt, "seed": accepted.seed, "precision": accepted.precision,
+                              "guard": rejection.guard, "step": None, "stage": "validate", "reason": rejection.reason,
+                              "metrics": rejection.metrics, "collides_with": rejection.collides_with,
+                              "png_sha256": row.png_sha256}, sort_keys=True) + "\n")
+    ledger.set_first_attempt(rejection.token_id, next_attempt, f"{rejection.guard}: {rejection.reason}")
+    return True
+
+
+def judged_under(guards: GuardSettings) -> dict[str, Any]:
+    """What a generation that failed every attempt records of the pixel thresholds that failed it."""
+    return {"pixel_guards": guards.pixel_thresholds()}
+
+
+def failure_is_stale(row: GenerationRow, guards: GuardSettings) -> bool:
+    """A cached all-attempts-rejected generation is retried once the pixel thresholds differ from those that
+    rejected it (they are not in the generation key): loosening a guard retries the same seeds."""
+    return row.png_sha256 is None and row.provenance != judged_under(guards)
