@@ -65,8 +65,9 @@ def settings_key(col: Collection) -> str:
                         "upscale": col.spec.generator.upscale})
 
 
-def stored_verdict(col: Collection, ledger: Ledger, png_sha256: str) -> StoredVerdict:
-    """The guards' verdict and the hash of a stored image, from the ledger when already judged under these settings."""
+def stored_verdict(col: Collection, ledger: Ledger, png_sha256: str, *, record: bool = True) -> StoredVerdict:
+    """The guards' verdict and the hash of a stored image, from the ledger when already judged under these settings
+    (and recorded there unless `record` is False: a read-only reader judges without writing)."""
     key = settings_key(col)
     cached = ledger.verdict(png_sha256, key)
     if cached is None:
@@ -74,13 +75,14 @@ def stored_verdict(col: Collection, ledger: Ledger, png_sha256: str) -> StoredVe
         # Judged (and hashed) at the resolution it was generated at: the nearest-neighbour upscale adds nothing.
         rgb = load_rgb(ledger.objects.get(png_sha256), f"object {png_sha256}")[::upscale, ::upscale]
         verdict = check_pixels(rgb, col.spec.guards)
-        record = {"guard": verdict.guard, "decided_by": verdict.decided_by, "properties": list(verdict.properties),
+        facts = {"guard": verdict.guard, "decided_by": verdict.decided_by, "properties": list(verdict.properties),
                   "phash": hex_hash(phash(rgb)), "pixels": verdict.metrics}
-        ledger.record_verdict(png_sha256, key, verdict.ok, list(verdict.reasons), record)
-        cached = (verdict.ok, list(verdict.reasons), record)
-    ok, reasons, record = cached
-    return StoredVerdict(ok, record["guard"], reasons, record["pixels"], record["decided_by"], record["properties"],
-                         int(record["phash"], 16))
+        if record:
+            ledger.record_verdict(png_sha256, key, verdict.ok, list(verdict.reasons), facts)
+        cached = (verdict.ok, list(verdict.reasons), facts)
+    ok, reasons, facts = cached
+    return StoredVerdict(ok, facts["guard"], reasons, facts["pixels"], facts["decided_by"], facts["properties"],
+                         int(facts["phash"], 16))
 
 
 def screen_collection(col: Collection, ledger: Ledger, plans: list[PiecePlan], generated: Generated,
