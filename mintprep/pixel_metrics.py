@@ -22,20 +22,42 @@ COARSE = 4
 
 
 def luma_of(rgb: np.ndarray) -> np.ndarray:
-    return rgb.astype(np.float64) @ LUMA_WEIGHTS
+    return rgb.astype(np.float32) @ LUMA_WEIGHTS.astype(np.float32)
+
+
+def luma_histogram(luma: np.ndarray) -> np.ndarray:
+    """Pixel counts per integer luma level 0..255 (percentiles, level counts and gaps all read from it)."""
+    return np.bincount(np.rint(luma).astype(np.uint8).ravel(), minlength=256)
+
+
+def percentile_level(histogram: np.ndarray, q: float) -> float:
+    """The integer luma level at percentile `q` (0..100): the lowest level with at least q% of pixels at or below."""
+    cumulative = np.cumsum(histogram)
+    return float(np.searchsorted(cumulative, cumulative[-1] * q / 100.0))
 
 
 def spread(rgb: np.ndarray, luma: np.ndarray) -> float:
     """Largest standard deviation over R, G, B and luma: a red disc on a grey of equal luma still varies."""
-    return float(max(luma.std(), *(rgb[..., c].std() for c in range(3))))
+    return float(max(luma.std(dtype=np.float64), *(rgb[..., c].std(dtype=np.float64) for c in range(3))))
 
 
-def edge_share(rgb: np.ndarray, step: float) -> float:
-    """Share of horizontally/vertically adjacent pixel pairs that differ by more than `step` in some channel."""
-    values = rgb.astype(np.int16)
-    pairs = [np.abs(values[:, 1:] - values[:, :-1]).max(axis=2), np.abs(values[1:] - values[:-1]).max(axis=2)]
-    total = sum(p.size for p in pairs)
-    return float(sum(int((p > step).sum()) for p in pairs) / total) if total else 0.0
+def edge_maps(rgb: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Largest per-channel difference between each pixel and its right / lower neighbour (uint8)."""
+    def largest(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        diff = np.maximum(a, b) - np.minimum(a, b)  # |a - b| without leaving uint8
+        return np.maximum(np.maximum(diff[..., 0], diff[..., 1]), diff[..., 2])
+
+    return largest(rgb[:, 1:], rgb[:, :-1]), largest(rgb[1:], rgb[:-1])
+
+
+def edge_share(maps: tuple[np.ndarray, np.ndarray], step: float, inset: int = 0) -> float:
+    """Share of horizontally/vertically adjacent pixel pairs (`inset` pixels in from every side) that differ by
+    more than `step` in some channel."""
+    right, down = maps
+    if inset:
+        right, down = right[inset:-inset, inset:-inset - 1], down[inset:-inset - 1, inset:-inset]
+    total = right.size + down.size
+    return float((np.count_nonzero(right > step) + np.count_nonzero(down > step)) / total) if total else 0.0
 
 
 def feature_share(mask: np.ndarray) -> float:
@@ -69,8 +91,10 @@ def coarse_corr(luma: np.ndarray) -> float:
     h, w = (luma.shape[0] // COARSE) * COARSE, (luma.shape[1] // COARSE) * COARSE
     if h < 2 * COARSE or w < 2 * COARSE:
         return 0.0
-    blocks = luma[:h, :w].reshape(h // COARSE, COARSE, w // COARSE, COARSE)
-    return max(neighbour_corr(blocks.mean(axis=(1, 3))), neighbour_corr(np.ptp(blocks, axis=(1, 3))))
+    blocks = luma[:h, :w].reshape(h // COARSE, COARSE, w // COARSE, COARSE).transpose(0, 2, 1, 3)
+    blocks = blocks.reshape(h // COARSE, w // COARSE, COARSE * COARSE)
+    ranges = blocks.max(axis=-1) - blocks.min(axis=-1)
+    return max(neighbour_corr(blocks.mean(axis=-1)), neighbour_corr(ranges))
 
 
 def hf_ratio(luma: np.ndarray) -> float:
@@ -90,14 +114,12 @@ def hf_ratio(luma: np.ndarray) -> float:
     return float((spectrum * weight)[high].sum() / total)
 
 
-def empty_level_share(luma: np.ndarray, p1: float, p99: float) -> float:
+def empty_level_share(histogram: np.ndarray, p1: float, p99: float) -> float:
     """Share of integer luma levels in [p1, p99] that no pixel uses: banding and palettes leave regular gaps."""
-    levels = np.rint(luma).astype(np.int64).ravel()
-    low, high = int(np.rint(p1)), int(np.rint(p99))
+    low, high = int(p1), int(p99)
     if high <= low:
         return 0.0
-    counts = np.bincount(levels, minlength=256)[low: high + 1]
-    return float((counts == 0).mean())
+    return float((histogram[low: high + 1] == 0).mean())
 
 
 def border_width(shape: tuple[int, ...], share: float) -> int:
@@ -121,9 +143,7 @@ def dead_tile_share(rgb: np.ndarray, luma: np.ndarray) -> float:
         return 0.0
     colour = np.where(constant, first[:, :, 0, 0, :].astype(np.int64) @ np.array([1 << 16, 1 << 8, 1]), -1)
     region = _regions(colour)
-    levels = np.sort(np.rint(luma[: bh * TILE, : bw * TILE]).astype(np.int16)
-                     .reshape(bh, TILE, bw, TILE).transpose(0, 2, 1, 3).reshape(bh, bw, -1), axis=-1)
-    textured = 1 + (np.diff(levels, axis=-1) != 0).sum(axis=-1) >= TEXTURE_LEVELS
+    textured = _textured(luma, bh, bw, _next_to(constant))
     value = first[:, :, 0, 0, :]
     hard = np.zeros(bh * bw, np.int64)
     edges = np.zeros(bh * bw, np.int64)
@@ -140,18 +160,48 @@ def dead_tile_share(rgb: np.ndarray, luma: np.ndarray) -> float:
     return float(np.isin(region[constant], dead).sum() / (bh * bw))
 
 
+def _next_to(mask: np.ndarray) -> np.ndarray:
+    """Cells with a 4-neighbour in `mask`."""
+    near = np.zeros_like(mask)
+    near[:, 1:] |= mask[:, :-1]
+    near[:, :-1] |= mask[:, 1:]
+    near[1:] |= mask[:-1]
+    near[:-1] |= mask[1:]
+    return near
+
+
+def _textured(luma: np.ndarray, bh: int, bw: int, where: np.ndarray) -> np.ndarray:
+    """Tiles (among `where`) with at least TEXTURE_LEVELS distinct integer luma levels."""
+    textured = np.zeros((bh, bw), bool)
+    tiles = np.rint(luma[: bh * TILE, : bw * TILE]).astype(np.int16).reshape(bh, TILE, bw, TILE).transpose(0, 2, 1, 3)
+    levels = np.sort(tiles[where].reshape(-1, TILE * TILE), axis=-1)
+    textured[where] = 1 + (np.diff(levels, axis=-1) != 0).sum(axis=-1) >= TEXTURE_LEVELS
+    return textured
+
+
 def _regions(colour: np.ndarray) -> np.ndarray:
     """Label 4-connected cells of equal colour (>= 0) with the smallest flat index among them (-1: no region)."""
     index = np.arange(colour.size).reshape(colour.shape)
-    label = np.where(colour >= 0, index, colour.size)
-    while True:
-        best = label.copy()
-        for own, other in (((slice(None), slice(1, None)), (slice(None), slice(None, -1))),
-                           ((slice(None), slice(None, -1)), (slice(None), slice(1, None))),
-                           ((slice(1, None), slice(None)), (slice(None, -1), slice(None))),
-                           ((slice(None, -1), slice(None)), (slice(1, None), slice(None)))):
-            same = (colour[own] == colour[other]) & (colour[own] >= 0)
-            best[own] = np.where(same, np.minimum(best[own], label[other]), best[own])
-        if np.array_equal(best, label):
-            return np.where(colour >= 0, label, -1)
-        label = best
+    label = index.copy()
+    links = []
+    for own, other in (((slice(None), slice(1, None)), (slice(None), slice(None, -1))),
+                       ((slice(1, None), slice(None)), (slice(None, -1), slice(None)))):
+        same = (colour[own] == colour[other]) & (colour[own] >= 0)
+        links.append((index[own][same], index[other][same]))
+    a = np.concatenate([pair[0] for pair in links])
+    b = np.concatenate([pair[1] for pair in links])
+    flat = label.ravel()
+    while a.size:
+        # Hook each link's larger root under its smaller one, then jump pointers to the roots (label propagation
+        # with pointer jumping: a few passes instead of one per cell of the widest region).
+        ra, rb = flat[a], flat[b]
+        low, high = np.minimum(ra, rb), np.maximum(ra, rb)
+        if not (low != high).any():
+            break
+        np.minimum.at(flat, high, low)
+        while True:
+            jumped = flat[flat]
+            if np.array_equal(jumped, flat):
+                break
+            flat[:] = jumped
+    return np.where(colour >= 0, label, -1)

@@ -163,26 +163,29 @@ class PixelVerdict:
 def pixel_metrics(rgb: np.ndarray, guards: GuardSettings) -> dict[str, float]:
     """Measurements the pixel guards decide on, for an HxWx3 uint8 image (some depend on levels in `guards`)."""
     luma = pm.luma_of(rgb)
-    p1, p99 = np.percentile(luma, [1, 99])
+    histogram = pm.luma_histogram(luma)
+    p1, p99 = pm.percentile_level(histogram, 1), pm.percentile_level(histogram, 99)
     inset = pm.border_width(rgb.shape, guards.border_share)
-    interior = rgb[inset:-inset, inset:-inset] if min(rgb.shape[:2]) > 2 * inset + 1 else rgb
-    interior_luma = pm.luma_of(interior)
+    if min(rgb.shape[:2]) <= 2 * inset + 1:
+        inset = 0
+    interior = rgb[inset:-inset, inset:-inset] if inset else rgb
+    maps = pm.edge_maps(rgb)
     return {
-        "luma_p1": round(float(p1), 3),
-        "luma_p99": round(float(p99), 3),
-        "luma_std": round(float(luma.std()), 3),
+        "luma_p1": p1,
+        "luma_p99": p99,
+        "luma_std": round(float(luma.std(dtype=np.float64)), 3),
         "spread": round(pm.spread(rgb, luma), 3),
-        "edge_share": round(pm.edge_share(rgb, guards.edge_step), 5),
+        "edge_share": round(pm.edge_share(maps, guards.edge_step), 5),
         "lit_feature_share": round(pm.feature_share(luma > guards.black_level), 5),
         "dark_feature_share": round(pm.feature_share(luma < guards.white_level), 5),
-        "interior_spread": round(pm.spread(interior, interior_luma), 3),
-        "interior_edge_share": round(pm.edge_share(interior, guards.edge_step), 5),
+        "interior_spread": round(pm.spread(interior, luma[inset:-inset, inset:-inset] if inset else luma), 3),
+        "interior_edge_share": round(pm.edge_share(maps, guards.edge_step, inset), 5),
         "dead_tile_share": round(pm.dead_tile_share(rgb, luma), 4),
         "neighbour_corr": round(pm.neighbour_corr(luma), 4),
         "coarse_corr": round(pm.coarse_corr(luma), 4),
         "hf_ratio": round(pm.hf_ratio(luma), 4),
-        "levels": float(len(np.unique(np.rint(luma)))),
-        "empty_level_share": round(pm.empty_level_share(luma, p1, p99), 4),
+        "levels": float(np.count_nonzero(histogram)),
+        "empty_level_share": round(pm.empty_level_share(histogram, p1, p99), 4),
     }
 
 
