@@ -127,13 +127,16 @@ def _record_generation(col: Collection, ledger: Ledger, key: str, result: Genera
     row = GenerationRow(key, result.token_id, png_sha256, result.accepted_attempt, result.metrics or {},
                         result.provenance or judged_under(col.spec.guards))  # [#13] a failure notes its thresholds
     ledger.record_generation(row, attempts)
+    # [#13] the decoded image of a pixel-guard rejection, for `mintprep review` (content-addressed like the rest)
+    thumbnails = {a.attempt: ledger.objects.put(a.thumbnail) for a in result.attempts if a.thumbnail}
     rejected = [a for a in attempts if not a.accepted]
     if rejected:
         with (col.state_dir / DROP_LOG).open("a", encoding="utf-8") as log:
             for a in rejected:
                 log.write(json.dumps({"token_id": result.token_id, "request_key": key, "attempt": a.attempt,
                                       "seed": a.seed, "precision": a.precision, "guard": a.guard, "step": a.step,
-                                      "reason": a.reason, "metrics": a.metrics}, sort_keys=True) + "\n")
+                                      "reason": a.reason, "metrics": a.metrics,
+                                      "thumbnail_sha256": thumbnails.get(a.attempt)}, sort_keys=True) + "\n")
     return row
 
 

@@ -12,22 +12,19 @@ from __future__ import annotations
 
 import base64
 import html
-import io
 import json
 from collections import Counter
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from PIL import Image
-
 from mintprep.config import Collection
 from mintprep.ledger import Ledger
 from mintprep.rarity import RarityReport, rarity_report
 from mintprep.screening import DROP_LOG, StoredVerdict, stored_verdict
 from mintprep.traits import plan_collection
+from mintprep.validate import load_rgb, thumbnail_png
 
-THUMB = 128  # px: enough to judge a piece, small enough for 10,000 of them in one file
 SHOWN_METRICS = ("spread", "edge_share", "neighbour_corr", "coarse_corr", "hf_ratio", "dead_tile_share",
                  "luma_p1", "luma_p99", "empty_level_share")
 
@@ -58,7 +55,12 @@ class DropView:
     stage: str  # generate | validate
     reason: str
     collides_with: int | None
-    png_sha256: str | None
+    png_sha256: str | None  # validate stage: the stored image that was rejected
+    thumbnail_sha256: str | None  # generate stage: a small PNG of the decode a pixel guard rejected
+
+    @property
+    def image(self) -> str | None:
+        return self.png_sha256 or self.thumbnail_sha256
 
 
 @dataclass
@@ -93,11 +95,12 @@ def gather_review(col: Collection) -> Review:
     if (col.state_dir / "state.db").exists():
         with Ledger.open(col.state_dir, readonly=True) as ledger:
             pieces = ledger.pieces()
-            wanted = {p.png_sha256 for p in pieces.values() if p.png_sha256} | {d.png_sha256 for d in drops
-                                                                                  if d.png_sha256}
-            verdicts = {sha: stored_verdict(col, ledger, sha, record=False) for sha in sorted(wanted)
-                        if ledger.objects.has(sha)}
-            images = {sha: thumbnail(ledger.objects.get(sha), spec.generator.upscale) for sha in verdicts}
+            stored = {p.png_sha256 for p in pieces.values() if p.png_sha256 and ledger.objects.has(p.png_sha256)}
+            verdicts = {sha: stored_verdict(col, ledger, sha, record=False) for sha in sorted(stored)}
+            stored |= {d.png_sha256 for d in drops if d.png_sha256 and ledger.objects.has(d.png_sha256)}
+            images = {sha: thumbnail(ledger.objects.get(sha), spec.generator.upscale) for sha in stored}
+            images.update({d.thumbnail_sha256: ledger.objects.get(d.thumbnail_sha256) for d in drops
+                           if d.thumbnail_sha256 and ledger.objects.has(d.thumbnail_sha256)})
     else:
         verdicts = {}
     for plan in plans:
@@ -121,23 +124,15 @@ def read_drops(path: Path) -> list[DropView]:
             d = json.loads(line)
             drops.append(DropView(int(d["token_id"]), int(d["attempt"]), int(d["seed"]), str(d.get("precision")),
                                   d.get("guard"), d.get("step"), d.get("stage", "generate"), str(d.get("reason") or ""),
-                                  d.get("collides_with"), d.get("png_sha256") or d.get("thumbnail_sha256")))
+                                  d.get("collides_with"), d.get("png_sha256"), d.get("thumbnail_sha256")))
         except (ValueError, KeyError, TypeError):
             continue  # a line cut short by a killed run: the ledger, not the log, is the record
     return drops
 
 
 def thumbnail(png: bytes, upscale: int) -> bytes:
-    """The piece at its generation resolution (the upscale adds nothing), at most THUMB px, as PNG."""
-    with Image.open(io.BytesIO(png)) as image:
-        image = image.convert("RGB")
-        if upscale > 1:
-            image = image.resize((max(1, image.width // upscale), max(1, image.height // upscale)),
-                                 Image.Resampling.NEAREST)
-        image.thumbnail((THUMB, THUMB), Image.Resampling.LANCZOS)
-        out = io.BytesIO()
-        image.save(out, format="PNG", optimize=True)
-        return out.getvalue()
+    """The piece at its generation resolution (the upscale adds nothing), small enough for 10,000 in one file."""
+    return thumbnail_png(load_rgb(png)[::upscale, ::upscale])
 
 
 # -- rendering (pure) --------------------------------------------------------------------------------
@@ -209,7 +204,7 @@ def _drops(review: Review) -> str:
         f'<tr data-token="{d.token_id}" data-guard="{_e(d.guard or "")}"><td>{d.token_id}</td><td>{d.attempt}</td>'
         f"<td>{d.seed}</td><td><code>{_e(d.precision)}</code></td><td>{_e(d.stage)}</td><td><b>{_e(d.guard or '')}</b>"
         f"</td><td>{'' if d.step is None else d.step}</td><td>{_e(d.reason)}</td>"
-        f"<td>{_img(review, d.png_sha256, 'rejected image') if d.png_sha256 else 'not stored'}</td></tr>"
+        f"<td>{_img(review, d.image, 'rejected image') if d.image else 'not decoded'}</td></tr>"
         for d in review.drops)
     return ("<table><tr><th>token</th><th>attempt</th><th>seed</th><th>precision</th><th>stage</th><th>guard</th>"
             f"<th>step</th><th>reason</th><th>image</th></tr>{rows}</table>")

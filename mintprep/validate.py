@@ -241,6 +241,19 @@ def describe_decision(verdict: PixelVerdict) -> str:
     return text + "".join(f"; {p}" for p in verdict.properties)
 
 
+def thumbnail_png(rgb: np.ndarray, side: int = 128) -> bytes:
+    """A PNG of `rgb` at most `side` pixels across (pixel art stays sharp: nearest-neighbour when shrinking by an
+    integer factor), for review sheets."""
+    image = Image.fromarray(rgb)
+    factor = max(1, -(-max(image.size) // side))
+    if factor > 1:
+        image = image.resize((max(1, image.width // factor), max(1, image.height // factor)),
+                             Image.Resampling.NEAREST if max(image.size) % factor == 0 else Image.Resampling.LANCZOS)
+    out = io.BytesIO()
+    image.save(out, format="PNG", optimize=True)
+    return out.getvalue()
+
+
 def validate_png(data: bytes, guards: GuardSettings, *, upscale: int = 1, source: str = "image") -> PixelVerdict:
     """The pixel guards on encoded image bytes; `upscale` undoes mintprep's nearest-neighbour upscale first,
     so a stored image is judged at the resolution it was generated (and guarded) at."""

@@ -17,6 +17,8 @@ from mintprep.ledger import Ledger
 from mintprep.near_duplicates import distance
 from mintprep.pipeline import run_collection
 from mintprep.screening import stored_verdict
+from mintprep.status import collection_status
+from mintprep.validate import load_rgb
 from tests.conftest import write_collection
 
 PROMPT = "a tulip in pixel art style, warm palette"
@@ -73,6 +75,10 @@ def test_a_near_duplicate_is_resampled_before_pinning_and_the_drop_log_names_the
                                                         for a, b in combinations(hashes, 2))
         assert all(p["cid"] != logged[0]["png_sha256"] for p in ledger.active_pins("image"))
 
+    rarity = collection_status(col)["rarity"]
+    assert {t["trait"] for t in rarity["traits"]} == set(col.spec.prompt.traits)
+    assert sorted(t["token_id"] for t in rarity["tokens"]) == [1, 2, 3, 4]
+
     again = run_collection(load_collection(path))
     assert (again.generated, again.pinned, again.resampled) == (0, 0, [])
     assert again.generation_skipped == 4 and pinned(path) == final
@@ -117,6 +123,11 @@ def test_a_piece_that_failed_every_attempt_is_retried_when_a_pixel_guard_is_loos
                             generator__max_attempts=1)
     first = run_collection(load_collection(path))
     assert {f.token_id for f in first.rejected} == {1, 2} and "flat" in first.rejected[0].reason
+    col = load_collection(path)
+    with Ledger.open(col.state_dir, readonly=True) as ledger:  # what was decoded is kept small, for review
+        for drop in drops(path):
+            thumb = load_rgb(ledger.objects.get(drop["thumbnail_sha256"]))
+            assert thumb.shape == (64, 64, 3) and thumb.std() < 1, "the flat grey the guard saw"
     again = run_collection(load_collection(path))
     assert again.generated == 0 and again.generation_skipped == 2
     path = write_collection(tmp_path / "flat", size=2, generator__steps=3, generator__model="constant-decoder",

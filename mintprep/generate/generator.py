@@ -33,7 +33,7 @@ from mintprep.generate.precision import DTYPES, NAMES, Rung, next_rung_raising, 
 from mintprep.generate.request import AttemptRecord, GenerationRequest, GenerationResult, attempt_seed
 from mintprep.generate.settings import GeneratorSettings
 from mintprep.hashing import canonical_json, content_key, sha256_hex
-from mintprep.validate import GuardSettings, check_pixels
+from mintprep.validate import GuardSettings, check_pixels, thumbnail_png
 
 # Settings fixed when the pipeline is loaded; a request must agree with them (the rest may vary per request).
 LOAD_FIELDS = ("kind", "model", "revision", "config", "scheduler", "scheduler_config", "device", "offload")
@@ -179,7 +179,7 @@ class Generator:
         verdict = check_pixels(rgb, guards)
         metrics.update(verdict.metrics)
         if not verdict.ok:
-            raise Rejected(verdict.guard or "pixels", "; ".join(verdict.reasons), metrics)
+            raise Rejected(verdict.guard or "pixels", "; ".join(verdict.reasons), metrics, thumbnail=thumbnail_png(rgb))
         return _Decoded(rgb, metrics)
 
     def _decode(self, latents: torch.Tensor) -> torch.Tensor:
@@ -320,7 +320,7 @@ def _record(attempt: int, seed: int, rung: Rung, rejected: Rejected, redecode_of
     """`measured_before`: what earlier stages of the attempt measured (the latents, for a decode rejection)."""
     return AttemptRecord(attempt=attempt, seed=seed, precision=dict(rung), guard=rejected.guard, step=rejected.step,
                          reason=rejected.reason, metrics={**(measured_before or {}), **rejected.metrics},
-                         redecode_of=redecode_of)
+                         redecode_of=redecode_of, thumbnail=rejected.thumbnail)
 
 
 def _dtype_of(module: torch.nn.Module) -> torch.dtype:
