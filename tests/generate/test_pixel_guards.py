@@ -144,3 +144,17 @@ def test_cli_uses_a_collections_guards(tmp_path: Path) -> None:
     assert lenient.exit_code == 0, lenient.output
     assert json.loads(lenient.stdout)["images"][0]["metrics"]["luma_std"] == pytest.approx(2.0)
     assert Image.open(image).size == (512, 512)
+
+
+def test_cli_names_the_metric_that_decided(tmp_path: Path) -> None:
+    from tests.generate.guard_corpus import BROKEN, LEGIT
+
+    circle = write(tmp_path, "circle", LEGIT["flat red circle"]())
+    tiles = write(tmp_path, "tiles", BROKEN["NaN-black tiles over a photo"][0]())
+    result = runner.invoke(app, ["validate", str(circle), str(tiles)])
+    assert result.exit_code == 1
+    text = " ".join(result.output.split())  # rich wraps at the terminal width
+    assert "ok; nearest guard " in text and "; posterized" in text
+    assert "rejected (dead_tiles: dead_tile_share" in text and "fired dead_tiles: dead_tile_share" in text
+    report = json.loads(runner.invoke(app, ["validate", str(tiles), "--json"]).stdout)["images"][0]
+    assert report["decided_by"]["metric"] == "dead_tile_share" and report["decided_by"]["margin"] > 0
