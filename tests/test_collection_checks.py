@@ -37,9 +37,9 @@ def drops(path: Path) -> list[dict]:
 
 @pytest.fixture
 def seed_blind_first_attempt(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Token 2's first attempt samples with token 1's first seed: with the same prompt, the tiny model draws the
-    same picture, as a low-diversity model or a distilled sampler does for different seeds. Later attempts keep
-    their own seeds, so a resample can escape."""
+    """Token 2's first attempt samples with token 1's first seed: with (almost) the same prompt, the tiny model
+    draws (almost) the same picture, as a low-diversity model or a distilled sampler does for different seeds.
+    Later attempts keep their own seeds, so a resample can escape."""
     real = request_module.attempt_seed
 
     def colliding(collection_seed: int, token_id: int, attempt: int) -> int:
@@ -50,8 +50,9 @@ def seed_blind_first_attempt(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def test_a_near_duplicate_is_resampled_before_pinning_and_the_drop_log_names_the_collision(
         tmp_path: Path, seed_blind_first_attempt: None) -> None:
+    # One full stop apart: other bytes, a pHash 2 bits away (different seeds of one prompt sit 12 or more apart).
     path = write_collection(tmp_path / "dup", size=4, generator__steps=3,
-                            pieces={1: {"prompt": PROMPT}, 2: {"prompt": PROMPT}})
+                            pieces={1: {"prompt": PROMPT}, 2: {"prompt": PROMPT + "."}})
     col = load_collection(path)
     report = run_collection(col)
     assert report.complete, report.rejected
@@ -67,6 +68,7 @@ def test_a_near_duplicate_is_resampled_before_pinning_and_the_drop_log_names_the
     final = pinned(path)
     assert sorted(final) == [1, 2, 3, 4]
     assert final[2][0] != logged[0]["png_sha256"], "the duplicate image was never pinned"
+    assert final[1][0] != logged[0]["png_sha256"], "near-identical, not the same bytes"
     with Ledger.open(col.state_dir, readonly=True) as ledger:
         hashes = {t: stored_verdict(col, ledger, sha).phash for t, (sha, _) in final.items()}
         token2 = ledger.generation(ledger.pieces()[2].request_key)
