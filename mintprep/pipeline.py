@@ -22,11 +22,9 @@ from mintprep.manifest import Manifest, PinnedPiece, build_manifest, metadata_fi
 from mintprep.pin import PinItem, pin_bytes, pin_content, pin_pieces
 from mintprep.progress import ProgressSink
 from mintprep.published import complete_publication
+from mintprep.screening import DROP_LOG, Rejection, failure_is_stale, judge, judged_under, resample
 from mintprep.traits import PiecePlan, plan_piece
-from mintprep.validate import validate_png
 from mintprep.workspace import Workspace
-
-DROP_LOG = "drops.jsonl"
 
 
 @dataclass
@@ -56,10 +54,15 @@ class Generated:
     skipped: int = 0
 
 
-@dataclass(frozen=True)
+@dataclass
 class Validated:
+    """Pieces that passed the pixel guards and the near-duplicate check, after resampling those that did not."""
+
     accepted: list[Candidate]
-    rejected: list[tuple[Candidate, FailedPiece]]
+    failed: list[FailedPiece]  # out of resamples, or every resampled attempt rejected
+    failed_keys: dict[int, str]
+    resampled: list[Rejection]  # every rejection that led to a resample, in order
+    generated: int = 0  # pieces the resampling generated
 
 
 @dataclass(frozen=True)
@@ -79,6 +82,7 @@ class RunReport:
     pieces: int
     generated: int = 0
     generation_skipped: int = 0
+    resampled: list[dict[str, Any]] = field(default_factory=list)  # rejected after generation, sampled again
     rejected: list[FailedPiece] = field(default_factory=list)
     kept_published: list[int] = field(default_factory=list)  # rejected now, their published piece stays
     pinned: int = 0
@@ -117,14 +121,16 @@ def run_collection(col: Collection, *, progress: ProgressSink | None = None) -> 
         publication = publish_metadata(ws, pinned.pieces)
 
         published = publication.manifest.by_token()
-        rejected = [*generated.failed, *(failure for _, failure in validated.rejected)]
-        keys = {**generated.failed_keys, **{c.plan.token_id: c.request_key for c, _ in validated.rejected}}
+        rejected = [*generated.failed, *validated.failed]
+        keys = {**generated.failed_keys, **validated.failed_keys}
         ws.ledger.set_pieces(
             [piece_pointer(p.token_id, p.request_key, published) for p in pinned.pieces]
             + [piece_pointer(f.token_id, keys[f.token_id], published, status="rejected") for f in rejected])
         ws.ledger.drop_pieces_after(col.spec.size)
 
-        report.generated, report.generation_skipped = generated.generated, generated.skipped
+        report.generated, report.generation_skipped = generated.generated + validated.generated, generated.skipped
+        report.resampled = [{"token_id": r.token_id, "guard": r.guard, "reason": r.reason,
+                             "collides_with": r.collides_with} for r in validated.resampled]
         report.rejected = sorted(rejected, key=lambda f: f.token_id)
         report.kept_published = sorted(f.token_id for f in rejected if f.token_id in published)
         report.pinned, report.pin_skipped = pinned.newly_pinned, len(pinned.pieces) - pinned.newly_pinned
@@ -197,7 +203,8 @@ def generate(ws: Workspace, plans: list[PiecePlan]) -> Generated:
                                     guards=spec.guards, first_attempt=first_attempts.get(plan.token_id, 0))
         key = ws.executor.request_key(request)
         row = ledger.generation(key)
-        if row is not None and (row.png_sha256 is None or ledger.objects.intact(row.png_sha256)):
+        if row is not None and (row.png_sha256 is None or ledger.objects.intact(row.png_sha256)) \
+                and not failure_is_stale(row, spec.guards):  # pixel thresholds are not in the key
             rows[plan.token_id] = (plan, row)
             result.skipped += 1
         else:
@@ -226,16 +233,20 @@ def _record_generation(ws: Workspace, key: str, result: GenerationResult) -> Gen
                    accepted=(a.attempt == result.accepted_attempt))
         for a in result.attempts
     ]
+    # A generation that failed every attempt notes the pixel thresholds that failed it (they are not in its key).
     row = GenerationRow(key, result.token_id, png_sha256, result.accepted_attempt, result.metrics or {},
-                        result.provenance or {})
+                        result.provenance or judged_under(ws.spec.guards))
     ledger.record_generation(row, attempts)
+    # The decoded image of a pixel-guard rejection, for `mintprep review` (content-addressed like the rest).
+    thumbnails = {a.attempt: ledger.objects.put(a.thumbnail) for a in result.attempts if a.thumbnail}
     rejected = [a for a in attempts if not a.accepted]
     if rejected:
         with (ws.col.state_dir / DROP_LOG).open("a", encoding="utf-8") as log:
             for a in rejected:
                 log.write(json.dumps({"token_id": result.token_id, "request_key": key, "attempt": a.attempt,
                                       "seed": a.seed, "precision": a.precision, "guard": a.guard, "step": a.step,
-                                      "reason": a.reason, "metrics": a.metrics}, sort_keys=True) + "\n")
+                                      "reason": a.reason, "metrics": a.metrics,
+                                      "thumbnail_sha256": thumbnails.get(a.attempt)}, sort_keys=True) + "\n")
     return row
 
 
@@ -254,22 +265,33 @@ def _rejection_summary(ws: Workspace, request_key: str) -> str:
 # -- validate ------------------------------------------------------------------------------------
 
 def validate(ws: Workspace, candidates: list[Candidate]) -> Validated:
-    """Today's pixel guards on every stored image (cached per image and guard settings)."""
-    spec, ledger = ws.spec, ws.ledger
-    settings_key = content_key({"guards": spec.guards.model_dump(mode="json"), "upscale": spec.generator.upscale})
-    accepted, rejected = [], []
-    for candidate in sorted(candidates, key=lambda c: c.plan.token_id):
-        verdict = ledger.verdict(candidate.png_sha256, settings_key)
-        if verdict is None:
-            judged = validate_png(ledger.objects.get(candidate.png_sha256), spec.guards, upscale=spec.generator.upscale)
-            verdict = (judged.ok, list(judged.reasons), dict(judged.metrics))
-            ledger.record_verdict(candidate.png_sha256, settings_key, *verdict)
-        if verdict[0]:
-            accepted.append(candidate)
-        else:
-            rejected.append((candidate, FailedPiece(candidate.plan.token_id, candidate.plan.prompt,
-                                                    "stored image fails today's guards: " + "; ".join(verdict[1]))))
-    return Validated(accepted, rejected)
+    """Today's pixel guards on every stored image and near-duplicates across the collection (mintprep.screening);
+    a piece that fails either is resampled at its next attempt through the generate stage, until it passes or its
+    resamples run out (each resample moves its first attempt forward, so this ends)."""
+    current = {c.plan.token_id: c for c in candidates}
+    result = Validated([], [], {}, [])
+    while True:
+        again = []
+        for rejection in judge(ws.col, ws.ledger, {t: c.png_sha256 for t, c in current.items()}):
+            candidate = current.pop(rejection.token_id)
+            if resample(ws.col, ws.ledger, candidate.request_key, candidate.png_sha256, rejection):
+                result.resampled.append(rejection)
+                again.append(candidate.plan)
+            else:
+                spent = (f"; no resample left (guards.max_resamples {ws.spec.guards.max_resamples})"
+                         if not candidate.request_key.startswith(IMPORTED_KEY) else
+                         "; imported as published: `mintprep audit --repair` replaces it")
+                result.failed.append(FailedPiece(rejection.token_id, candidate.plan.prompt, rejection.reason + spent))
+                result.failed_keys[rejection.token_id] = candidate.request_key
+        if not again:
+            break
+        regenerated = generate(ws, again)
+        result.generated += regenerated.generated
+        result.failed += regenerated.failed
+        result.failed_keys.update(regenerated.failed_keys)
+        current.update(regenerated.candidates)
+    result.accepted = [current[t] for t in sorted(current)]
+    return result
 
 
 # -- pin -----------------------------------------------------------------------------------------

@@ -7,12 +7,14 @@ from typing import Any
 
 from mintprep.config import Collection
 from mintprep.ledger import IMPORTED_KEY, Ledger
+from mintprep.rarity import rarity_report
 
 
 def collection_status(col: Collection) -> dict[str, Any]:
     if not (col.state_dir / "state.db").exists():
         return {"collection": str(col.path), "pieces": col.spec.size, "counts": {"pending": col.spec.size},
-                "tokens": [], "metadata_root": None, "manifest_cid": None, "page": None}
+                "tokens": [], "metadata_root": None, "manifest_cid": None, "page": None,
+                "rarity": rarity_report(col.spec).to_json()}
     with Ledger.open(col.state_dir, readonly=True) as ledger:
         pieces = ledger.pieces()
         manifest = ledger.current_manifest()
@@ -32,4 +34,5 @@ def collection_status(col: Collection) -> dict[str, Any]:
         "provenance_hash": manifest.provenance_hash if manifest else None,
         "page": str(index) if index.exists() else None,
         "published": publish.location if publish else None,
+        "rarity": rarity_report(col.spec).to_json(),  # trait draws vs weights, per-token rarity rank
     }

@@ -10,17 +10,21 @@ from __future__ import annotations
 import io
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 from PIL import Image, UnidentifiedImageError
 from pydantic import Field, model_validator
 
+from mintprep import pixel_metrics as pm
 from mintprep.errors import UserError
 from mintprep.untrusted import MAX_PIXELS, check_pixel_count, read_regular_file
 from mintprep.model import StrictModel
 
-# ITU-R BT.601 luma weights: what "dark" and "flat" mean to a viewer, not per channel.
-LUMA_WEIGHTS = np.array([0.299, 0.587, 0.114])
+# Thresholds that judge the tensors during sampling and decoding: only generation can apply them, so they are part
+# of a piece's generation key. Every other threshold judges stored pixels and is re-applied by the validate stage
+# (changing it re-validates stored images; only those that now fail are resampled).
+TENSOR_GUARD_FIELDS = ("latent_std_min", "latent_std_max", "decoded_abs_max")
 
 
 class GuardSettings(StrictModel):
@@ -32,20 +36,51 @@ class GuardSettings(StrictModel):
         4.0, gt=1.0, description="reject a decode with any |value| above this: the VAE blew up (clipping would hide it)"
     )
     # uint8 pixels (after the decode, before any upscale).
-    black_level: float = Field(8.0, ge=0.0, le=255.0, description="black: 99th percentile of luma at or below this")
-    white_level: float = Field(247.0, ge=0.0, le=255.0, description="white: 1st percentile of luma at or above this")
-    min_std: float = Field(3.0, ge=0.0, description="flat: luma standard deviation below this")
-    min_levels: int = Field(16, ge=1, le=256, description="flat: fewer distinct luma levels than this")
+    black_level: float = Field(
+        8.0, ge=0.0, le=255.0, description="black: 99th percentile of luma at or below this (and no features); "
+        "8 is below the darkest shadow a display shows as not-black")
+    white_level: float = Field(
+        247.0, ge=0.0, le=255.0, description="white: 1st percentile of luma at or above this (and no features)")
+    min_feature_share: float = Field(
+        0.001, ge=0.0, le=1.0, description="black/white: an almost-black (-white) image still passes when this share "
+        "of its pixels are lit (dark) with a lit (dark) 4-neighbour: stars and thin lines are features, the "
+        "isolated single-pixel speckle a NaN decode leaves is not")
+    min_std: float = Field(
+        3.0, ge=0.0, description="flat: largest of the R, G, B and luma standard deviations below this (3 levels: "
+        "above the ±1 jitter of a collapsed decode)")
+    edge_step: float = Field(
+        6.0, ge=0.0, le=255.0, description="an edge: adjacent pixels differing by more than this in some channel "
+        "(twice the ±2 rounding and dither noise of a flat decode)")
+    min_edge_share: float = Field(
+        0.001, ge=0.0, le=1.0, description="flat: below this share of edges as well as below min_std; a small logo "
+        "or one thin line on a flat ground has more")
+    border_share: float = Field(
+        1 / 16, gt=0.0, lt=0.5, description="border: width of the frame (share of the short side) that may be all "
+        "that varies; an image flat inside it is a collapsed decode with padding artefacts, not a picture")
+    max_dead_tile_share: float = Field(
+        0.01, ge=0.0, le=1.0, description="dead tiles: share of the image in exactly-constant 8x8 tiles with hard "
+        "edges against texture above this (NaN-black tiles over a photo); flat fills of real art have soft or "
+        "untextured borders and do not count")
     min_neighbour_corr: float = Field(
         0.5, ge=-1.0, le=1.0, description="noise: correlation of horizontally/vertically adjacent pixels below this"
     )
     max_hf_ratio: float = Field(
         0.3, gt=0.0, le=1.0, description="noise: share of spectral energy above half the Nyquist frequency"
     )
+    min_coarse_corr: float = Field(
+        0.5, ge=-1.0, le=1.0, description="noise: only when the 4x4 block means are uncorrelated too (below this): "
+        "a dithered photo, line art or pixel texture is noisy per pixel but a picture at a coarser scale")
     max_empty_level_share: float = Field(
-        0.5, gt=0.0, le=1.0,
-        description="posterized: share of unused luma levels between the 1st and 99th percentile above this",
+        0.5, gt=0.0, le=1.0, description="posterized (reported, never a rejection): share of unused luma levels "
+        "between the 1st and 99th percentile above this; palettes and pixel art are posterized on purpose",
     )
+    duplicate_distance: int = Field(
+        6, ge=0, le=15, description="near-duplicate: a piece whose 64-bit perceptual hash is within this Hamming "
+        "distance of an earlier token's is rejected and resampled (imagehash's docs suggest <= ~10 as similar; "
+        "different seeds of one prompt sit well above 6, a re-encode or small edit below)")
+    max_resamples: int = Field(
+        3, ge=0, le=100, description="a piece rejected after generation (duplicate, or a stored image that fails "
+        "changed guards) is resampled while its next attempt is below max_attempts x (1 + this)")
 
     @model_validator(mode="after")
     def _ordered(self) -> "GuardSettings":
@@ -55,54 +90,169 @@ class GuardSettings(StrictModel):
             raise ValueError("black_level must be below white_level")
         return self
 
+    def tensor_thresholds(self) -> dict[str, float]:
+        return self.model_dump(mode="json", include=set(TENSOR_GUARD_FIELDS))
+
+    def pixel_thresholds(self) -> dict[str, float]:
+        return self.model_dump(mode="json", exclude=set(TENSOR_GUARD_FIELDS) | {"duplicate_distance",
+                                                                                  "max_resamples"})
+
+
+@dataclass(frozen=True)
+class Condition:
+    """One comparison a guard makes; a guard fires when all its conditions hold."""
+
+    metric: str
+    value: float
+    below: bool  # True: holds when value < threshold (<= for `inclusive`); False: when value > threshold
+    threshold: float
+    setting: str
+    inclusive: bool = False
+
+    @property
+    def holds(self) -> bool:
+        if self.below:
+            return self.value <= self.threshold if self.inclusive else self.value < self.threshold
+        return self.value >= self.threshold if self.inclusive else self.value > self.threshold
+
+    @property
+    def margin(self) -> float:
+        """How far the value is from the threshold, relative to it; positive on the side where the guard fires."""
+        scale = max(abs(self.threshold), 1e-3)
+        return (self.threshold - self.value) / scale if self.below else (self.value - self.threshold) / scale
+
+    def describe(self) -> str:
+        op = ("<=" if self.inclusive else "<") if self.below else (">=" if self.inclusive else ">")
+        if not self.holds:
+            op = {"<": ">=", "<=": ">", ">": "<=", ">=": "<"}[op]
+        return f"{self.metric} {self.value:g} {op} {self.setting} {self.threshold:g}"
+
+
+@dataclass(frozen=True)
+class GuardCheck:
+    name: str
+    conditions: tuple[Condition, ...]
+
+    @property
+    def fired(self) -> bool:
+        return all(c.holds for c in self.conditions)
+
+    @property
+    def deciding(self) -> Condition:
+        """Fired: the condition nearest to not holding. Passed: the condition furthest from holding, which is what
+        kept the guard from firing (all must hold). Either way, the smallest margin."""
+        return min(self.conditions, key=lambda c: c.margin)
+
+    def describe(self) -> str:
+        return f"{self.name}: " + " and ".join(c.describe() for c in self.conditions)
+
 
 @dataclass(frozen=True)
 class PixelVerdict:
-    """The pixel guards' decision: `guard` is the first (cheapest) guard that fired, `reasons` all that did."""
+    """The pixel guards' decision: `guard` is the first guard that fired, `reasons` all that did; `decided_by`
+    names the metric, its value and threshold that decided (for a pass, the guard that came nearest to firing);
+    `properties` are facts worth reporting that reject nothing (e.g. posterized)."""
 
     ok: bool
     guard: str | None
     reasons: tuple[str, ...]
     metrics: dict[str, float] = field(default_factory=dict)
+    decided_by: dict[str, Any] = field(default_factory=dict)
+    properties: tuple[str, ...] = ()
 
 
-def pixel_metrics(rgb: np.ndarray) -> dict[str, float]:
-    """Measurements the pixel guards decide on, for an HxWx3 uint8 image."""
-    luma = rgb.astype(np.float64) @ LUMA_WEIGHTS
-    levels = np.rint(luma).astype(np.int64)
-    p1, p99 = np.percentile(luma, [1, 99])
-    std = float(luma.std())
+def pixel_metrics(rgb: np.ndarray, guards: GuardSettings) -> dict[str, float]:
+    """Measurements the pixel guards decide on, for an HxWx3 uint8 image (some depend on levels in `guards`)."""
+    luma = pm.luma_of(rgb)
+    histogram = pm.luma_histogram(luma)
+    p1, p99 = pm.percentile_level(histogram, 1), pm.percentile_level(histogram, 99)
+    inset = pm.border_width(rgb.shape, guards.border_share)
+    if min(rgb.shape[:2]) <= 2 * inset + 1:
+        inset = 0
+    interior = rgb[inset:-inset, inset:-inset] if inset else rgb
+    maps = pm.edge_maps(rgb)
     return {
-        "luma_p1": round(float(p1), 3),
-        "luma_p99": round(float(p99), 3),
-        "luma_std": round(std, 3),
-        "levels": float(len(np.unique(levels))),
-        "neighbour_corr": round(_neighbour_corr(luma), 4),
-        "hf_ratio": round(_hf_ratio(luma), 4),
-        "empty_level_share": round(_empty_level_share(levels, int(np.rint(p1)), int(np.rint(p99))), 4),
+        "luma_p1": p1,
+        "luma_p99": p99,
+        "luma_std": round(float(luma.std(dtype=np.float64)), 3),
+        "spread": round(pm.spread(rgb, luma), 3),
+        "edge_share": round(pm.edge_share(maps, guards.edge_step), 5),
+        "lit_feature_share": round(pm.feature_share(luma > guards.black_level), 5),
+        "dark_feature_share": round(pm.feature_share(luma < guards.white_level), 5),
+        "interior_spread": round(pm.spread(interior, luma[inset:-inset, inset:-inset] if inset else luma), 3),
+        "interior_edge_share": round(pm.edge_share(maps, guards.edge_step, inset), 5),
+        "dead_tile_share": round(pm.dead_tile_share(rgb, luma), 4),
+        "neighbour_corr": round(pm.neighbour_corr(luma), 4),
+        "coarse_corr": round(pm.coarse_corr(luma), 4),
+        "hf_ratio": round(pm.hf_ratio(luma), 4),
+        "levels": float(np.count_nonzero(histogram)),
+        "empty_level_share": round(pm.empty_level_share(histogram, p1, p99), 4),
     }
+
+
+def guard_checks(m: dict[str, float], g: GuardSettings) -> list[GuardCheck]:
+    """Every pixel guard as the conditions it fires on, in the order they are reported."""
+    def c(metric: str, below: bool, setting: str, inclusive: bool = False) -> Condition:
+        return Condition(metric, m[metric], below, float(getattr(g, setting)), setting, inclusive)
+
+    return [
+        GuardCheck("black", (c("luma_p99", True, "black_level", True), c("lit_feature_share", True,
+                                                                          "min_feature_share"))),
+        GuardCheck("white", (c("luma_p1", False, "white_level", True), c("dark_feature_share", True,
+                                                                          "min_feature_share"))),
+        GuardCheck("flat", (c("spread", True, "min_std"), c("edge_share", True, "min_edge_share"))),
+        GuardCheck("border", (c("interior_spread", True, "min_std"), c("interior_edge_share", True,
+                                                                       "min_edge_share"))),
+        GuardCheck("dead_tiles", (c("dead_tile_share", False, "max_dead_tile_share"),)),
+        GuardCheck("noise", (c("neighbour_corr", True, "min_neighbour_corr"), c("coarse_corr", True,
+                                                                                "min_coarse_corr"))),
+        GuardCheck("noise", (c("hf_ratio", False, "max_hf_ratio"), c("coarse_corr", True, "min_coarse_corr"))),
+    ]
 
 
 def check_pixels(rgb: np.ndarray, guards: GuardSettings) -> PixelVerdict:
     if rgb.dtype != np.uint8 or rgb.ndim != 3 or rgb.shape[2] != 3:
         raise ValueError(f"expected an HxWx3 uint8 image, got {rgb.dtype} {rgb.shape}")
-    m = pixel_metrics(rgb)
-    fired = []
-    if m["luma_p99"] <= guards.black_level:
-        fired.append(("black", f"99% of pixels at luma <= {m['luma_p99']:g} (black_level {guards.black_level:g})"))
-    if m["luma_p1"] >= guards.white_level:
-        fired.append(("white", f"99% of pixels at luma >= {m['luma_p1']:g} (white_level {guards.white_level:g})"))
-    if m["luma_std"] < guards.min_std or m["levels"] < guards.min_levels:
-        fired.append(("flat", f"luma std {m['luma_std']:g} (min_std {guards.min_std:g}), {m['levels']:g} levels "
-                              f"(min_levels {guards.min_levels})"))
-    if m["neighbour_corr"] < guards.min_neighbour_corr or m["hf_ratio"] > guards.max_hf_ratio:
-        fired.append(("noise", f"neighbour correlation {m['neighbour_corr']:g} (min {guards.min_neighbour_corr:g}), "
-                               f"high-frequency energy {m['hf_ratio']:g} (max {guards.max_hf_ratio:g})"))
-    if m["empty_level_share"] > guards.max_empty_level_share:
-        fired.append(("posterized", f"{m['empty_level_share']:.0%} of luma levels between the 1st and 99th "
-                                    f"percentile unused (max {guards.max_empty_level_share:.0%})"))
-    return PixelVerdict(ok=not fired, guard=fired[0][0] if fired else None,
-                        reasons=tuple(f"{name}: {why}" for name, why in fired), metrics=m)
+    m = pixel_metrics(rgb, guards)
+    checks = guard_checks(m, guards)
+    fired = [check for check in checks if check.fired]
+    # A flat image is also "border"-flat: report what a viewer would call it, once.
+    if any(check.name == "flat" for check in fired):
+        fired = [check for check in fired if check.name != "border"]
+    deciding_check = fired[0] if fired else max(checks, key=lambda check: check.deciding.margin)
+    condition = deciding_check.deciding
+    decided_by = {"guard": deciding_check.name, "metric": condition.metric, "value": condition.value,
+                  "setting": condition.setting, "threshold": condition.threshold, "margin": round(condition.margin, 4)}
+    properties = ("posterized",) if m["empty_level_share"] > guards.max_empty_level_share else ()
+    reasons, seen = [], set()
+    for check in fired:
+        if check.name not in seen:
+            seen.add(check.name)
+            reasons.append(check.describe())
+    return PixelVerdict(ok=not fired, guard=fired[0].name if fired else None, reasons=tuple(reasons), metrics=m,
+                        decided_by=decided_by, properties=properties)
+
+
+def describe_decision(verdict: PixelVerdict) -> str:
+    """One line naming the metric that decided: `decided by noise: coarse_corr 0.56 (min_coarse_corr 0.5, ...)`."""
+    d = verdict.decided_by
+    side = "fired" if not verdict.ok else "nearest guard"
+    text = (f"{side} {d['guard']}: {d['metric']} {d['value']:g} vs {d['setting']} {d['threshold']:g} "
+            f"(margin {d['margin']:+.0%})")
+    return text + "".join(f"; {p}" for p in verdict.properties)
+
+
+def thumbnail_png(rgb: np.ndarray, side: int = 128) -> bytes:
+    """A PNG of `rgb` at most `side` pixels across (pixel art stays sharp: nearest-neighbour when shrinking by an
+    integer factor), for review sheets."""
+    image = Image.fromarray(rgb)
+    factor = max(1, -(-max(image.size) // side))
+    if factor > 1:
+        image = image.resize((max(1, image.width // factor), max(1, image.height // factor)),
+                             Image.Resampling.NEAREST if max(image.size) % factor == 0 else Image.Resampling.LANCZOS)
+    out = io.BytesIO()
+    image.save(out, format="PNG", optimize=True)
+    return out.getvalue()
 
 
 def validate_png(data: bytes, guards: GuardSettings, *, upscale: int = 1, source: str = "image") -> PixelVerdict:
@@ -132,35 +282,3 @@ def load_rgb(data: bytes, source: str = "image", *, max_pixels: int = MAX_PIXELS
         raise UserError(f"{source}: not an image format Pillow can read ({len(data)} bytes)") from None
     except (OSError, ValueError) as exc:
         raise UserError(f"{source}: not a readable image ({exc})") from None
-
-
-def _neighbour_corr(luma: np.ndarray) -> float:
-    """Mean lag-1 correlation along rows and columns: ~0 for pixel noise, > 0.9 for photographs.
-    Defined as 1 for a constant image (no variation is the opposite of noise; the flat guard catches it)."""
-    pairs = [(luma[:, :-1], luma[:, 1:]), (luma[:-1, :], luma[1:, :])]
-    values = []
-    for a, b in pairs:
-        a, b = a - a.mean(), b - b.mean()
-        denominator = np.sqrt((a * a).sum() * (b * b).sum())
-        values.append(float((a * b).sum() / denominator) if denominator > 0 else 1.0)
-    return float(np.mean(values))
-
-
-def _hf_ratio(luma: np.ndarray) -> float:
-    """Share of the (mean-removed) spectral energy beyond half the Nyquist frequency: ~0.8 for white noise."""
-    spectrum = np.abs(np.fft.fft2(luma - luma.mean())) ** 2
-    total = spectrum.sum()
-    if total <= 0:
-        return 0.0
-    fy = np.fft.fftfreq(luma.shape[0])[:, None]
-    fx = np.fft.fftfreq(luma.shape[1])[None, :]
-    high = np.hypot(fx, fy) > 0.25  # frequencies in cycles/pixel; Nyquist is 0.5
-    return float(spectrum[high].sum() / total)
-
-
-def _empty_level_share(levels: np.ndarray, low: int, high: int) -> float:
-    """Share of integer luma levels in [low, high] that no pixel uses: banding leaves regular gaps."""
-    if high <= low:
-        return 0.0
-    counts = np.bincount(levels.ravel() - levels.min(), minlength=256)[low - levels.min(): high - levels.min() + 1]
-    return float((counts == 0).mean())

@@ -3,8 +3,9 @@
 Each command module registers itself on the shared app when imported.
 """
 
-from mintprep.cli import (audit_cmd, chain_cmd, import_cmd, ipfs_cmd, page_cmd,  # noqa: F401  (registration)
-                          run_cmd, validate_cmd)
+from mintprep.cli import (  # noqa: F401  (registration)
+    audit_cmd, chain_cmd, import_cmd, ipfs_cmd, page_cmd, review_cmd, run_cmd, validate_cmd,
+)
 from mintprep.cli.app import app
 
 

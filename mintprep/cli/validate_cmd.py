@@ -18,9 +18,10 @@ def validate_command(
     config: Optional[Path] = typer.Option(None, "--config", help="use this collection's guards and upscale factor"),
     json_output: bool = typer.Option(False, "--json", help="print verdicts and measurements as JSON on stdout"),
 ) -> None:
-    """Black, white, flat, noise and posterization checks. Exit 0 if all pass, 1 if any is rejected, 2 if a file
-    cannot be read as an image (each file still gets its own verdict)."""
-    from mintprep.validate import GuardSettings, validate_file
+    """Black, white, flat, border-only, dead tiles and noise checks (posterization is reported, never rejected).
+    Exit 0 if all pass, 1 if any is rejected, 2 if a file cannot be read as an image (each file still gets its
+    own verdict); each line names the metric that decided."""
+    from mintprep.validate import GuardSettings, describe_decision, validate_file
 
     guards, upscale = GuardSettings(), 1
     if config is not None:
@@ -37,14 +38,15 @@ def validate_command(
     ok = not unreadable and all(v.ok for v in verdicts.values())
     code = 2 if unreadable else (0 if ok else 1)
     if json_output:
-        entries = [{"path": path, "ok": v.ok, "guard": v.guard, "reasons": list(v.reasons), "metrics": v.metrics}
+        entries = [{"path": path, "ok": v.ok, "guard": v.guard, "reasons": list(v.reasons),
+                    "decided_by": v.decided_by, "properties": list(v.properties), "metrics": v.metrics}
                    for path, v in verdicts.items()]
         entries += [{"path": path, "ok": False, "error": message} for path, message in unreadable.items()]
         print_json({"ok": ok, "exit_code": code, "images": entries})
     else:
         for path, verdict in verdicts.items():
             status = Text("ok", "green") if verdict.ok else Text(f"rejected ({'; '.join(verdict.reasons)})", "red")
-            console.print(Text.assemble(f"{path}: ", status), highlight=False)
+            console.print(Text.assemble(f"{path}: ", status, f"; {describe_decision(verdict)}"), highlight=False)
         for message in unreadable.values():
             console.print(Text.assemble(("error: ", "bold red"), message), highlight=False)
     if code:

@@ -5,7 +5,7 @@ Per attempt, cheapest guard first, all before any PNG exists:
 2. the final latents: finite, std band;
 3. mintprep's own decode (latents cast to the VAE dtype, the VAE's scaling/shift factors): finite, in range;
 4. the safety checker, when the model has one: a flagged image is a rejection;
-5. the uint8 pixel guards (black, white, flat, noise, posterized).
+5. the uint8 pixel guards (black, white, flat, border, dead tiles, noise).
 Only an image that passed all of them is upscaled and encoded.
 
 Retries: sampling attempt n uses `attempt_seed(collection_seed, token_id, n)`. A numeric failure climbs the
@@ -36,7 +36,7 @@ from mintprep.generate.precision import DTYPES, NAMES, Rung, next_rung_raising, 
 from mintprep.generate.request import AttemptRecord, GenerationRequest, GenerationResult, attempt_seed
 from mintprep.generate.settings import GeneratorSettings
 from mintprep.hashing import canonical_json, sha256_hex
-from mintprep.validate import GuardSettings, check_pixels
+from mintprep.validate import GuardSettings, check_pixels, thumbnail_png
 
 DENOISERS = ("unet", "transformer")
 
@@ -234,7 +234,7 @@ class Generator:
         verdict = check_pixels(rgb, guards)
         metrics.update(verdict.metrics)
         if not verdict.ok:
-            raise Rejected(verdict.guard or "pixels", "; ".join(verdict.reasons), metrics)
+            raise Rejected(verdict.guard or "pixels", "; ".join(verdict.reasons), metrics, thumbnail=thumbnail_png(rgb))
         return _Decoded(rgb, metrics)
 
     def _decode(self, latents: torch.Tensor) -> torch.Tensor:
@@ -372,7 +372,7 @@ def _record(attempt: int, seed: int, rung: Rung, rejected: Rejected, redecode_of
     """`measured_before`: what earlier stages of the attempt measured (the latents, for a decode rejection)."""
     return AttemptRecord(attempt=attempt, seed=seed, precision=dict(rung), guard=rejected.guard, step=rejected.step,
                          reason=rejected.reason, metrics={**(measured_before or {}), **rejected.metrics},
-                         redecode_of=redecode_of)
+                         redecode_of=redecode_of, thumbnail=rejected.thumbnail)
 
 
 def _dtype_of(module: torch.nn.Module) -> torch.dtype:

@@ -18,9 +18,13 @@ DECODE_NUMERIC = frozenset({"decoded_nonfinite", "decoded_range"})
 
 
 class Rejected(Exception):
-    def __init__(self, guard: str, reason: str, metrics: dict[str, float] | None = None, step: int | None = None):
+    """`thumbnail`: a small PNG of what was decoded, when the rejection came after pixels existed (for review)."""
+
+    def __init__(self, guard: str, reason: str, metrics: dict[str, float] | None = None, step: int | None = None,
+                 thumbnail: bytes | None = None):
         super().__init__(f"{guard}: {reason}")
         self.guard, self.reason, self.metrics, self.step = guard, reason, metrics or {}, step
+        self.thumbnail = thumbnail
 
 
 def _nonfinite_share(tensor: torch.Tensor) -> float:

@@ -34,7 +34,9 @@ def request_key(request: GenerationRequest, model_fingerprint: str, environment:
         "settings": settings.model_dump(mode="json", include=set(PIECE_FIELDS)),
         # The scheduler's class and overrides; its base config is a file of the model, in the fingerprint.
         "scheduler": settings.model_dump(mode="json", include={"scheduler", "scheduler_config"}),
-        "guards": request.guards.model_dump(mode="json"),
+        # Pixel thresholds are re-applied to stored images by the validate stage (mintprep.screening):
+        # changing one must not resample pieces that still pass.
+        "guards": request.guards.tensor_thresholds(),
         # Its first attempt is sampled in a pipeline call of batch_size samples, at this position.
         "batch": {"size": settings.batch_size, "position": batch_position(request, settings.batch_size)},
         "environment": environment,
@@ -49,7 +51,7 @@ def batch_position(request: GenerationRequest, size: int) -> int:
 def call_of(request: GenerationRequest) -> str:
     """Pieces with equal values share a pipeline call: the same batch (token_id // batch_size), the same settings."""
     return canonical_json([request.token_id // request.settings.batch_size,
-                           request.settings.model_dump(mode="json"), request.guards.model_dump(mode="json")]).decode()
+                           request.settings.model_dump(mode="json"), request.guards.tensor_thresholds()]).decode()
 
 
 def calls(requests: Iterable[GenerationRequest]) -> list[list[GenerationRequest]]:

@@ -49,6 +49,7 @@ class AttemptRecord(StrictModel):
     reason: str | None = None
     metrics: dict[str, float] = Field(default_factory=dict, description="values measured by the guards that ran")
     redecode_of: int | None = None
+    thumbnail: bytes | None = Field(None, description="a small PNG of the rejected decode, when pixels existed")
 
 
 class GenerationResult(StrictModel):

@@ -62,8 +62,6 @@ def test_natural_photographs_pass(name: str) -> None:
     (np.where(rng().random((64, 64, 1)) < 0.005, 200, 0).repeat(3, axis=2).astype(np.uint8), "black"),
     (uniform_noise(), "noise"),
     (gaussian_noise(), "noise"),
-    # A photo quantised to 16 grey levels: the banding of a low-bit export.
-    ((photo("camera") // 16 * 16).astype(np.uint8), "posterized"),
 ])
 def test_failure_signatures_are_rejected_by_the_first_matching_guard(image: np.ndarray, guard: str) -> None:
     verdict = check_pixels(image, GUARDS)
@@ -72,19 +70,27 @@ def test_failure_signatures_are_rejected_by_the_first_matching_guard(image: np.n
     assert verdict.reasons[0].startswith(guard)
 
 
+def test_posterization_is_reported_never_a_rejection() -> None:
+    """A photo quantised to 16 grey levels (the banding of a low-bit export, or a palette on purpose)."""
+    verdict = check_pixels((photo("camera") // 16 * 16).astype(np.uint8), GUARDS)
+    assert verdict.ok and verdict.properties == ("posterized",)
+    assert verdict.metrics["empty_level_share"] > GUARDS.max_empty_level_share
+    assert check_pixels(photo("camera"), GUARDS).properties == ()
+
+
 def test_verdict_carries_the_measured_values_it_decided_on() -> None:
     verdict = check_pixels(gaussian_noise(), GUARDS)
     assert verdict.metrics["neighbour_corr"] < GUARDS.min_neighbour_corr
     assert verdict.metrics["hf_ratio"] > GUARDS.max_hf_ratio
-    assert str(verdict.metrics["hf_ratio"]) in verdict.reasons[0]
+    assert f"{verdict.metrics['neighbour_corr']:g}" in verdict.reasons[0]
+    assert verdict.decided_by["guard"] == "noise" and verdict.decided_by["margin"] > 0
 
 
 def test_thresholds_are_settings() -> None:
     flat_ish = np.full((64, 64, 3), 100, np.uint8)
     flat_ish[::2] = 104
     assert check_pixels(flat_ish, GUARDS).guard == "flat"
-    permissive = GuardSettings(min_std=1.0, min_levels=2, max_empty_level_share=1.0, min_neighbour_corr=-1.0,
-                               max_hf_ratio=1.0)
+    permissive = GuardSettings(min_std=1.0, min_neighbour_corr=-1.0, max_hf_ratio=1.0)
     assert check_pixels(flat_ish, permissive).ok
 
 
@@ -133,9 +139,22 @@ def test_cli_uses_a_collections_guards(tmp_path: Path) -> None:
     image = write(tmp_path, "grey", upscale_nearest(grey, 8))  # as the example collection stores it
     strict = runner.invoke(app, ["validate", str(image)])
     assert strict.exit_code == 1
-    collection = write_collection(tmp_path / "col", guards={"min_std": 1.0, "min_levels": 2,
-                                                            "max_empty_level_share": 1.0})
+    collection = write_collection(tmp_path / "col", guards={"min_std": 1.0})
     lenient = runner.invoke(app, ["validate", str(image), "--config", str(collection), "--json"])
     assert lenient.exit_code == 0, lenient.output
     assert json.loads(lenient.stdout)["images"][0]["metrics"]["luma_std"] == pytest.approx(2.0)
     assert Image.open(image).size == (512, 512)
+
+
+def test_cli_names_the_metric_that_decided(tmp_path: Path) -> None:
+    from tests.generate.guard_corpus import BROKEN, LEGIT
+
+    circle = write(tmp_path, "circle", LEGIT["flat red circle"]())
+    tiles = write(tmp_path, "tiles", BROKEN["NaN-black tiles over a photo"][0]())
+    result = runner.invoke(app, ["validate", str(circle), str(tiles)])
+    assert result.exit_code == 1
+    text = " ".join(result.output.split())  # rich wraps at the terminal width
+    assert "ok; nearest guard " in text and "; posterized" in text
+    assert "rejected (dead_tiles: dead_tile_share" in text and "fired dead_tiles: dead_tile_share" in text
+    report = json.loads(runner.invoke(app, ["validate", str(tiles), "--json"]).stdout)["images"][0]
+    assert report["decided_by"]["metric"] == "dead_tile_share" and report["decided_by"]["margin"] > 0

@@ -1,0 +1,207 @@
+"""Measurements of an HxWx3 uint8 image that the pixel guards decide on (pure numpy, no thresholds).
+
+Each function answers one question a guard asks: how dark or bright is the image, how much does it vary, is the
+variation structure (edges, connected features, coarse-scale correlation) or pixel noise, is part of it dead
+(exactly constant tiles with hard edges against texture), is only its border alive.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+# ITU-R BT.601 luma weights: what "dark" and "flat" mean to a viewer, not per channel.
+LUMA_WEIGHTS = np.array([0.299, 0.587, 0.114])
+# Decoders and tiled VAEs work on an 8-pixel grid (SD latents are 1/8 of the image): dead tiles align with it.
+TILE = 8
+# A block with at least this many distinct luma levels is texture (a photo), not a flat fill or an anti-aliased
+# edge between two colours (those show a handful of levels in 64 pixels).
+TEXTURE_LEVELS = 12
+# Coarse scale for the noise guard: 4x4 block means keep a dithered or line-drawn picture and average
+# independent pixel noise away (its correlation stays ~0 at every scale).
+COARSE = 4
+
+
+def luma_of(rgb: np.ndarray) -> np.ndarray:
+    return rgb.astype(np.float32) @ LUMA_WEIGHTS.astype(np.float32)
+
+
+def luma_histogram(luma: np.ndarray) -> np.ndarray:
+    """Pixel counts per integer luma level 0..255 (percentiles, level counts and gaps all read from it)."""
+    return np.bincount(np.rint(luma).astype(np.uint8).ravel(), minlength=256)
+
+
+def percentile_level(histogram: np.ndarray, q: float) -> float:
+    """The integer luma level at percentile `q` (0..100): the lowest level with at least q% of pixels at or below."""
+    cumulative = np.cumsum(histogram)
+    return float(np.searchsorted(cumulative, cumulative[-1] * q / 100.0))
+
+
+def spread(rgb: np.ndarray, luma: np.ndarray) -> float:
+    """Largest standard deviation over R, G, B and luma: a red disc on a grey of equal luma still varies."""
+    return float(max(luma.std(dtype=np.float64), *(rgb[..., c].std(dtype=np.float64) for c in range(3))))
+
+
+def edge_maps(rgb: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Largest per-channel difference between each pixel and its right / lower neighbour (uint8)."""
+    def largest(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        diff = np.maximum(a, b) - np.minimum(a, b)  # |a - b| without leaving uint8
+        return np.maximum(np.maximum(diff[..., 0], diff[..., 1]), diff[..., 2])
+
+    return largest(rgb[:, 1:], rgb[:, :-1]), largest(rgb[1:], rgb[:-1])
+
+
+def edge_share(maps: tuple[np.ndarray, np.ndarray], step: float, inset: int = 0) -> float:
+    """Share of horizontally/vertically adjacent pixel pairs (`inset` pixels in from every side) that differ by
+    more than `step` in some channel."""
+    right, down = maps
+    if inset:
+        right, down = right[inset:-inset, inset:-inset - 1], down[inset:-inset - 1, inset:-inset]
+    total = right.size + down.size
+    return float((np.count_nonzero(right > step) + np.count_nonzero(down > step)) / total) if total else 0.0
+
+
+def feature_share(mask: np.ndarray) -> float:
+    """Share of pixels in `mask` that have a 4-neighbour in it too: lines, dots and shapes count, isolated
+    single-pixel speckle (what a NaN decode leaves of the finite values) does not."""
+    linked = np.zeros_like(mask)
+    linked[:, 1:] |= mask[:, :-1]
+    linked[:, :-1] |= mask[:, 1:]
+    linked[1:] |= mask[:-1]
+    linked[:-1] |= mask[1:]
+    return float((mask & linked).mean())
+
+
+def neighbour_corr(luma: np.ndarray) -> float:
+    """Mean lag-1 correlation along rows and columns: ~0 for pixel noise, > 0.9 for photographs.
+    Defined as 1 for a constant image (no variation is the opposite of noise; the flat guard catches it)."""
+    values = []
+    for a, b in ((luma[:, :-1], luma[:, 1:]), (luma[:-1, :], luma[1:, :])):
+        if a.size == 0:
+            continue
+        a, b = a - a.mean(), b - b.mean()
+        denominator = np.sqrt((a * a).sum() * (b * b).sum())
+        values.append(float((a * b).sum() / denominator) if denominator > 0 else 1.0)
+    return float(np.mean(values)) if values else 1.0
+
+
+def coarse_corr(luma: np.ndarray) -> float:
+    """`neighbour_corr` at a 4x4 block scale, of the block means and of the block ranges (max - min), whichever is
+    higher. A dithered photo is smooth in its means, a thin line drawing in its ranges (where the ink runs);
+    independent pixel noise is uncorrelated in both. An image too small to coarsen counts as uncorrelated."""
+    h, w = (luma.shape[0] // COARSE) * COARSE, (luma.shape[1] // COARSE) * COARSE
+    if h < 2 * COARSE or w < 2 * COARSE:
+        return 0.0
+    blocks = luma[:h, :w].reshape(h // COARSE, COARSE, w // COARSE, COARSE).transpose(0, 2, 1, 3)
+    blocks = blocks.reshape(h // COARSE, w // COARSE, COARSE * COARSE)
+    ranges = blocks.max(axis=-1) - blocks.min(axis=-1)
+    return max(neighbour_corr(blocks.mean(axis=-1)), neighbour_corr(ranges))
+
+
+def hf_ratio(luma: np.ndarray) -> float:
+    """Share of the (mean-removed) spectral energy beyond half the Nyquist frequency: ~0.8 for white noise."""
+    spectrum = np.abs(np.fft.rfft2(luma - luma.mean())) ** 2
+    # rfft2 keeps the non-negative x frequencies only; every column but 0 (and Nyquist) stands for two.
+    weight = np.full(spectrum.shape[1], 2.0)
+    weight[0] = 1.0
+    if luma.shape[1] % 2 == 0:
+        weight[-1] = 1.0
+    total = float((spectrum * weight).sum())
+    if total <= 0:
+        return 0.0
+    fy = np.fft.fftfreq(luma.shape[0])[:, None]
+    fx = np.fft.rfftfreq(luma.shape[1])[None, :]
+    high = np.hypot(fx, fy) > 0.25  # frequencies in cycles/pixel; Nyquist is 0.5
+    return float((spectrum * weight)[high].sum() / total)
+
+
+def empty_level_share(histogram: np.ndarray, p1: float, p99: float) -> float:
+    """Share of integer luma levels in [p1, p99] that no pixel uses: banding and palettes leave regular gaps."""
+    low, high = int(p1), int(p99)
+    if high <= low:
+        return 0.0
+    return float((histogram[low: high + 1] == 0).mean())
+
+
+def border_width(shape: tuple[int, ...], share: float) -> int:
+    return max(1, int(round(min(shape[0], shape[1]) * share)))
+
+
+def dead_tile_share(rgb: np.ndarray, luma: np.ndarray) -> float:
+    """Share of the image in exactly-constant 8x8 tiles forming regions whose edges are hard against texture.
+
+    A NaN that a decode turned into black (or a tile a tiled VAE lost) is a grid-aligned rectangle of one exact
+    colour with textured neighbours right up to its edge. A flat region of real art ends anywhere: the pixels just
+    across its tile border still include its colour, or the neighbour is a flat fill / a two-colour edge rather
+    than texture. A region (4-connected constant tiles of one colour) is dead when most of its border is hard."""
+    bh, bw = rgb.shape[0] // TILE, rgb.shape[1] // TILE
+    if bh < 2 or bw < 2:
+        return 0.0
+    blocks = rgb[: bh * TILE, : bw * TILE].reshape(bh, TILE, bw, TILE, 3).transpose(0, 2, 1, 3, 4)
+    first = blocks[:, :, :1, :1, :]
+    constant = (blocks == first).all(axis=(2, 3, 4))
+    if not constant.any():
+        return 0.0
+    colour = np.where(constant, first[:, :, 0, 0, :].astype(np.int64) @ np.array([1 << 16, 1 << 8, 1]), -1)
+    region = _regions(colour)
+    textured = _textured(luma, bh, bw, _next_to(constant))
+    value = first[:, :, 0, 0, :]
+    hard = np.zeros(bh * bw, np.int64)
+    edges = np.zeros(bh * bw, np.int64)
+    left, right = (slice(None), slice(None, -1)), (slice(None), slice(1, None))
+    up, down = (slice(None, -1), slice(None)), (slice(1, None), slice(None))
+    # (constant side, neighbour side, the neighbour's pixels along the shared border)
+    for own, other, line in ((left, right, blocks[:, 1:, :, 0]), (right, left, blocks[:, :-1, :, -1]),
+                             (up, down, blocks[1:, :, 0]), (down, up, blocks[:-1, :, -1])):
+        pair = constant[own] & ~constant[other]
+        continues = (line[pair] == value[own][pair][:, None, :]).all(axis=-1).any(axis=-1)
+        np.add.at(edges, region[own][pair], 1)
+        np.add.at(hard, region[own][pair], (~continues & textured[other][pair]).astype(np.int64))
+    dead = np.flatnonzero(hard * 2 > edges)
+    return float(np.isin(region[constant], dead).sum() / (bh * bw))
+
+
+def _next_to(mask: np.ndarray) -> np.ndarray:
+    """Cells with a 4-neighbour in `mask`."""
+    near = np.zeros_like(mask)
+    near[:, 1:] |= mask[:, :-1]
+    near[:, :-1] |= mask[:, 1:]
+    near[1:] |= mask[:-1]
+    near[:-1] |= mask[1:]
+    return near
+
+
+def _textured(luma: np.ndarray, bh: int, bw: int, where: np.ndarray) -> np.ndarray:
+    """Tiles (among `where`) with at least TEXTURE_LEVELS distinct integer luma levels."""
+    textured = np.zeros((bh, bw), bool)
+    tiles = np.rint(luma[: bh * TILE, : bw * TILE]).astype(np.int16).reshape(bh, TILE, bw, TILE).transpose(0, 2, 1, 3)
+    levels = np.sort(tiles[where].reshape(-1, TILE * TILE), axis=-1)
+    textured[where] = 1 + (np.diff(levels, axis=-1) != 0).sum(axis=-1) >= TEXTURE_LEVELS
+    return textured
+
+
+def _regions(colour: np.ndarray) -> np.ndarray:
+    """Label 4-connected cells of equal colour (>= 0) with the smallest flat index among them (-1: no region)."""
+    index = np.arange(colour.size).reshape(colour.shape)
+    label = index.copy()
+    links = []
+    for own, other in (((slice(None), slice(1, None)), (slice(None), slice(None, -1))),
+                       ((slice(1, None), slice(None)), (slice(None, -1), slice(None)))):
+        same = (colour[own] == colour[other]) & (colour[own] >= 0)
+        links.append((index[own][same], index[other][same]))
+    a = np.concatenate([pair[0] for pair in links])
+    b = np.concatenate([pair[1] for pair in links])
+    flat = label.ravel()
+    while a.size:
+        # Hook each link's larger root under its smaller one, then jump pointers to the roots (label propagation
+        # with pointer jumping: a few passes instead of one per cell of the widest region).
+        ra, rb = flat[a], flat[b]
+        low, high = np.minimum(ra, rb), np.maximum(ra, rb)
+        if not (low != high).any():
+            break
+        np.minimum.at(flat, high, low)
+        while True:
+            jumped = flat[flat]
+            if np.array_equal(jumped, flat):
+                break
+            flat[:] = jumped
+    return np.where(colour >= 0, label, -1)

@@ -1,0 +1,141 @@
+"""The validate stage's decisions over the whole collection, before anything is pinned.
+
+1. Today's pixel guards on every stored image. Their thresholds are not part of the generation key (only the
+   tensor thresholds are, see GuardSettings.tensor_thresholds): changing one re-validates the stored images here,
+   and only the pieces that now fail are resampled.
+2. Near-duplicates: a perceptual hash of every piece that passed, checked through an index (mintprep.near_duplicates);
+   a piece within `guards.duplicate_distance` of a piece before it (already-pinned images first, then token order)
+   is a duplicate.
+
+A piece rejected here is resampled like a rejection during generation: its next attempt (past every attempt on
+record, so a new seed) becomes its first attempt, which changes its generation key. Both the verdict and the hash
+are content-addressed (image sha256 + the pixel thresholds), so a rerun recomputes neither.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from mintprep.config import Collection
+from mintprep.hashing import content_key
+from mintprep.ledger import GenerationRow, Ledger
+from mintprep.near_duplicates import PHASH_VERSION, find_duplicates, hex_hash, phash
+from mintprep.validate import GuardSettings, check_pixels, load_rgb
+
+CHECK_VERSION = "mintprep.screening/v2"  # pixel guards that know art (#13); older verdicts are recomputed
+DROP_LOG = "drops.jsonl"
+
+Images = dict[int, str]  # token id -> png sha256
+# Piece statuses whose image a token currently publishes (a "kept" one was rejected later, and stays published).
+PUBLISHED = ("pinned", "kept")
+
+
+@dataclass(frozen=True)
+class StoredVerdict:
+    """The pixel guards' verdict on a stored image, and its perceptual hash."""
+
+    ok: bool
+    guard: str | None
+    reasons: list[str]
+    metrics: dict[str, float]
+    decided_by: dict[str, Any]
+    properties: list[str]
+    phash: int
+
+
+@dataclass(frozen=True)
+class Rejection:
+    token_id: int
+    guard: str  # a pixel guard, or "duplicate"
+    reason: str
+    metrics: dict[str, Any]
+    collides_with: int | None = None
+
+
+def settings_key(col: Collection) -> str:
+    return content_key({"check": CHECK_VERSION, "hash": PHASH_VERSION, "guards": col.spec.guards.pixel_thresholds(),
+                        "upscale": col.spec.generator.upscale})
+
+
+def stored_verdict(col: Collection, ledger: Ledger, png_sha256: str, *, record: bool = True) -> StoredVerdict:
+    """The guards' verdict and the hash of a stored image, from the ledger when already judged under these settings
+    (and recorded there unless `record` is False: a read-only reader judges without writing)."""
+    key = settings_key(col)
+    cached = ledger.verdict(png_sha256, key)
+    if cached is None:
+        upscale = col.spec.generator.upscale
+        # Judged (and hashed) at the resolution it was generated at: the nearest-neighbour upscale adds nothing.
+        rgb = load_rgb(ledger.objects.get(png_sha256), f"object {png_sha256}")[::upscale, ::upscale]
+        verdict = check_pixels(rgb, col.spec.guards)
+        facts = {"guard": verdict.guard, "decided_by": verdict.decided_by, "properties": list(verdict.properties),
+                  "phash": hex_hash(phash(rgb)), "pixels": verdict.metrics}
+        if record:
+            ledger.record_verdict(png_sha256, key, verdict.ok, list(verdict.reasons), facts)
+        cached = (verdict.ok, list(verdict.reasons), facts)
+    ok, reasons, facts = cached
+    return StoredVerdict(ok, facts["guard"], reasons, facts["pixels"], facts["decided_by"], facts["properties"],
+                         int(facts["phash"], 16))
+
+
+def judge(col: Collection, ledger: Ledger, images: Images) -> list[Rejection]:
+    """Pixel-guard failures, then near-duplicates among the pieces that passed (pure but for the verdict cache).
+
+    `images`: token id -> png sha256 of the pieces being judged."""
+    guards = col.spec.guards
+    verdicts = {t: stored_verdict(col, ledger, sha) for t, sha in sorted(images.items())}
+    rejections = [Rejection(t, v.guard or "pixels", "stored image fails today's guards: " + "; ".join(v.reasons),
+                            v.metrics) for t, v in verdicts.items() if not v.ok]
+    pieces = ledger.pieces()
+    # Published pieces this run does not judge (a repair regenerates a few) are compared against too, and win.
+    others = [(t, stored_verdict(col, ledger, p.png_sha256).phash) for t, p in sorted(pieces.items())
+              if t not in images and t <= col.spec.size and p.status in PUBLISHED and p.png_sha256
+              and ledger.objects.has(p.png_sha256)]
+
+    def already_published(token_id: int) -> bool:
+        piece = pieces.get(token_id)
+        return piece is not None and piece.status in PUBLISHED and piece.png_sha256 == images[token_id]
+
+    order = sorted((t for t, v in verdicts.items() if v.ok), key=lambda t: (not already_published(t), t))
+    duplicates = find_duplicates(others + [(t, verdicts[t].phash) for t in order], guards.duplicate_distance)
+    for token_id, match in sorted(duplicates.items()):
+        if token_id not in images:
+            continue  # two published pieces this run does not touch: not this run's to resample
+        rejections.append(Rejection(
+            token_id, "duplicate", f"near-duplicate of token {match.key}: perceptual hash distance {match.distance} "
+            f"(guards.duplicate_distance {guards.duplicate_distance})",
+            {"phash_distance": match.distance, "phash": hex_hash(verdicts[token_id].phash)}, match.key))
+    return sorted(rejections, key=lambda r: r.token_id)
+
+
+def resample(col: Collection, ledger: Ledger, request_key: str, png_sha256: str, rejection: Rejection) -> bool:
+    """Move the token past its accepted attempt and log the rejection; False when its attempt budget is spent
+    (or when the piece was never generated here: an imported piece is replaced by `audit --repair`, not by `run`)."""
+    attempts = ledger.attempts(request_key)
+    if not any(a.accepted for a in attempts):
+        return False
+    next_attempt = max(a.attempt for a in attempts) + 1
+    settings = col.spec.generator_for(rejection.token_id)
+    if next_attempt >= settings.max_attempts * (1 + col.spec.guards.max_resamples):
+        return False
+    accepted = next(a for a in attempts if a.accepted)
+    with (col.state_dir / DROP_LOG).open("a", encoding="utf-8") as log:
+        log.write(json.dumps({"token_id": rejection.token_id, "request_key": request_key,
+                              "attempt": accepted.attempt, "seed": accepted.seed, "precision": accepted.precision,
+                              "guard": rejection.guard, "step": None, "stage": "validate", "reason": rejection.reason,
+                              "metrics": rejection.metrics, "collides_with": rejection.collides_with,
+                              "png_sha256": png_sha256}, sort_keys=True) + "\n")
+    ledger.set_first_attempt(rejection.token_id, next_attempt, f"{rejection.guard}: {rejection.reason}")
+    return True
+
+
+def judged_under(guards: GuardSettings) -> dict[str, Any]:
+    """What a generation that failed every attempt records of the pixel thresholds that failed it."""
+    return {"pixel_guards": guards.pixel_thresholds()}
+
+
+def failure_is_stale(row: GenerationRow, guards: GuardSettings) -> bool:
+    """A cached all-attempts-rejected generation is retried once the pixel thresholds differ from those that
+    rejected it (they are not in the generation key): loosening a guard retries the same seeds."""
+    return row.png_sha256 is None and row.provenance != judged_under(guards)
