@@ -7,11 +7,10 @@ from typing import Optional
 
 import typer
 
-from mintprep.cli.app import app, console, print_json, reports_errors
+from mintprep.cli.app import app, console, print_json
 
 
 @app.command("review")
-@reports_errors
 def review_command(
     collection: Path = typer.Argument(..., help="the collection file (collection.yaml)"),
     out: Optional[Path] = typer.Option(None, "-o", "--out", help="where to write the page (default: review.html "
