@@ -42,7 +42,7 @@ def seed_case(tmp_path: Path, chain: Chain):
     foreign = make_foreign_collection(tmp_path / "their-ipfs-node", SIZE, BROKEN)
     drop = deploy_test_drop(chain.w3, chain.owner, DropParams(max_supply=SIZE,
                                                               base_uri=f"ipfs://{foreign.metadata_root}/")).contract
-    drop.functions.mint(MINTED).transact({"from": chain.accounts[1].address, "value": MINTED * PRICE_WEI})
+    drop.functions.mint(0, MINTED, []).transact({"from": chain.accounts[1].address, "value": MINTED * PRICE_WEI})
     path = write_collection(tmp_path / "col", size=SIZE, generator__steps=3, generator__upscale=1,
                             chain__rpc_url=chain.node.url)
     server = serve_gateway(foreign.store)

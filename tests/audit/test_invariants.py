@@ -198,7 +198,7 @@ def test_upgrade_on_chain_minted_tokens_resolve_after_every_step_and_every_kill(
     drop = deploy_test_drop(chain.w3, chain.owner, DropParams(max_supply=col.spec.size, base_uri=f"ipfs://{root}/"))
     drop = drop.contract
     minted = 3
-    drop.functions.mint(minted).transact({"from": chain.accounts[1].address, "value": minted * 630_000_000_000_000})
+    drop.functions.mint(0, minted, []).transact({"from": chain.accounts[1].address, "value": minted * 630_000_000_000_000})
     data = yaml.safe_load(collection.read_text())
     data["chain"].update(rpc_url=chain.node.url, contract=drop.address)
     collection.write_text(yaml.safe_dump(data, sort_keys=False))
