@@ -14,7 +14,7 @@ import re
 import tempfile
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
@@ -318,7 +318,10 @@ def _record(ws: Workspace, plan: ImportPlan, fetch: BlockFetcher) -> None:
             ledger.record_pin(cid=receipt.cid, backend=backend.ledger_key, content_sha256=f"imported:{receipt.cid}",
                               profile=ws.profile.name, kind=kind, name=receipt.name, remote_id=receipt.remote_id)
         cids = {t.token_id: str(t.metadata_cid) for t in plan.tokens}
-        manifest = record_manifest(ws, build_manifest(ws.spec, pieces, plan.metadata_root, cids, ws.profile.name))
+        # A foreign directory holds no collection.json of mintprep's: its contractURI is not this manifest's to say
+        # (empty: `check` leaves it alone until a repair publishes a directory mintprep wrote).
+        adopted = replace(build_manifest(ws.spec, pieces, plan.metadata_root, cids, ws.profile.name), contract_uri="")
+        manifest = record_manifest(ws, adopted)
     else:
         manifest = publish_metadata(ws, pieces)
     published = manifest.manifest.by_token()

@@ -30,7 +30,7 @@ from mintprep.chain.verify import Verifier, runtime_matches, verifier_for
 from mintprep.contract import find_contract
 from mintprep.errors import MintprepError, UserError
 from mintprep.ledger import Ledger
-from mintprep.manifest import base_uri_for, contract_uri_for
+from mintprep.manifest import base_uri_for
 
 # Fields whose disagreement means the page would show or charge something the config does not say.
 COMPARED_FIELDS = ("chain_id", "code", "runtime_code", "max_supply", "owner", "base_uri", "contract_uri", "provenance_hash",
@@ -293,7 +293,7 @@ def expected_drop(col: Collection, ledger: Ledger | None, network: Network) -> E
         max_supply=col.spec.size,
         owner=owner,
         base_uri=base_uri_for(manifest.metadata_root) if manifest else None,
-        contract_uri=contract_uri_for(manifest.metadata_root) if manifest else None,
+        contract_uri=(manifest.manifest.contract_uri or None) if manifest else None,  # empty: an imported directory
         # Compared only for a fair reveal, where it is the promise; otherwise a repaired image may change it.
         provenance_hash=manifest.provenance_hash if manifest and chain.reveal else None,
         phases=phases,
