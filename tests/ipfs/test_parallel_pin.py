@@ -75,6 +75,8 @@ def test_a_thousand_pieces_pin_in_parallel_and_a_refused_few_fail_alone(kind: st
         with pytest.raises(PinsFailed) as failure:
             pin_pieces(ledger, backend, PROFILE, items, lambda: advanced.append(1))
         assert list(failure.value.failed) == [items[i].name for i in refused]  # named, in token order
+        assert str(failure.value).startswith(f"{len(refused)} of {PIECES} pieces could not be pinned")
+        assert "T-7.png" in str(failure.value) and "and 30 more" in str(failure.value)
         assert len(advanced) == PIECES
         pinned = [i for i in range(PIECES) if ledger.pinned_cid(items[i].content_sha256, PROFILE.name,
                                                                 backend.ledger_key)]
