@@ -7,7 +7,6 @@ import json
 from pathlib import Path
 
 import pytest
-
 from typer.testing import CliRunner
 
 import mintprep.cli.audit_cmd  # noqa: F401  (registers `audit`)
