@@ -36,10 +36,13 @@ class PinItem:
 class PinsFailed(RemoteError):
     """Some pieces could not be pinned; every other one is pinned and recorded, so a rerun retries only these."""
 
+    SHOWN = 20  # the message names this many; `failed` holds every one
+
     def __init__(self, backend: str, failed: dict[str, str], total: int) -> None:
-        listed = "; ".join(f"{name}: {reason}" for name, reason in failed.items())
+        listed = "; ".join(f"{name}: {reason}" for name, reason in list(failed.items())[: self.SHOWN])
+        more = f"; and {len(failed) - self.SHOWN} more" if len(failed) > self.SHOWN else ""
         super().__init__(f"{len(failed)} of {total} pieces could not be pinned on {backend} (the others are pinned "
-                         f"and recorded; run again to retry these): {listed}")
+                         f"and recorded; run again to retry these): {listed}{more}")
         self.failed = failed
 
 

@@ -22,15 +22,15 @@ from wsgiref.simple_server import WSGIRequestHandler, WSGIServer
 
 import requests
 
-from mintprep.errors import RemoteError, UserError
-from mintprep.http import RetryPolicy, ServiceUnavailable, send
-from mintprep.ipfs.car import CarError, CarReader, iter_car
+from mintprep.errors import UserError
+from mintprep.http import RetryPolicy, send
+from mintprep.ipfs.car import CarReader, iter_car
 from mintprep.ipfs.cid import CID, RAW, as_cid
 from mintprep.ipfs.dagpb import DIRECTORY, HAMT_SHARD, SYMLINK, decode_pbnode, decode_unixfs
 from mintprep.ipfs.reader import iter_file
 from mintprep.ipfs.store import BlockStore
 from mintprep.ipfs.unixfs import Block, hamt_hash, hamt_label
-from mintprep.ipfs.verify import BlockNotFound, VerifyReport, verify_dag
+from mintprep.ipfs.verify import BlockNotFound, VerifyReport, verify_from_car
 
 CAR_MEDIA_TYPE = "application/vnd.ipld.car"
 RAW_MEDIA_TYPE = "application/vnd.ipld.raw"
@@ -71,23 +71,14 @@ class TrustlessGateway:
 
     def verify(self, root: CID | str) -> VerifyReport:
         root = as_cid(root)
-        received: dict[CID, bytes] = {}
-        try:
+
+        def car_blocks() -> Iterable[Block]:
             response = self._get(root, CAR_MEDIA_TYPE, format="car", **{"dag-scope": "all"})
-            if response.status_code == 200:  # the body is already read, capped by the retry policy
-                for block in CarReader(io.BytesIO(response.content), verify=False):
-                    received[block.cid] = block.data
-        except ServiceUnavailable:
-            raise  # the gateway is down: asking it block by block would only wait the give-up time again
-        except (CarError, RemoteError, requests.RequestException):
-            pass  # a truncated or refused CAR: whatever it lacked is fetched block by block below
+            if response.status_code != 200:
+                return []
+            return CarReader(io.BytesIO(response.content), verify=False)  # read by `send`, capped by its policy
 
-        def fetch(cid: CID) -> bytes | None:
-            if cid in received:
-                return received.pop(cid)
-            return self.fetch_block(cid)
-
-        return verify_dag(root, fetch)
+        return verify_from_car(root, car_blocks, self.fetch_block)
 
 
 # ---------------------------------------------------------------- read-only gateway server

@@ -6,12 +6,19 @@ a service's status field is advisory (research/ipfs.md §6: "pinned" with an inc
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from mintprep.errors import RemoteError
+import requests
+
+from mintprep.errors import MintprepError, RemoteError
+from mintprep.http import ServiceUnavailable
 from mintprep.ipfs.cid import CID, as_cid
 from mintprep.ipfs.dagpb import child_links
+
+if TYPE_CHECKING:
+    from mintprep.ipfs.unixfs import Block
 
 
 class BlockNotFound(KeyError):
@@ -49,6 +56,26 @@ class VerificationFailed(RemoteError):
     def __init__(self, piece: str, backend: str, report: VerifyReport) -> None:
         super().__init__(f"{piece}: pinned to {backend} but not retrievable intact: {report.describe()}")
         self.report = report
+
+
+def verify_from_car(root: CID | str, car_blocks: Callable[[], Iterable["Block"]],
+                    fetch_block: BlockFetcher) -> VerifyReport:
+    """`verify_dag` over the blocks of one CAR of the DAG (one request, not one per block); whatever the CAR lacks
+    (it failed, was truncated, or a block is corrupt) is fetched block by block. `car_blocks` may raise
+    MintprepError (a CarError, a RemoteError): the walk then fetches what it lacks."""
+    received: dict[CID, bytes] = {}
+    try:
+        for block in car_blocks():
+            received[block.cid] = block.data
+    except ServiceUnavailable:
+        raise  # the service is down: asking it block by block would only wait the give-up time again
+    except (MintprepError, requests.RequestException):
+        pass  # a truncated or failed stream: whatever it lacked is fetched block by block
+
+    def fetch(cid: CID) -> bytes | None:
+        return received.pop(cid) if cid in received else fetch_block(cid)
+
+    return verify_dag(root, fetch)
 
 
 def verify_dag(root: CID | str, fetch_block: BlockFetcher) -> VerifyReport:

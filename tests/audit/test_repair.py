@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 import mintprep.cli.audit_cmd  # noqa: F401  (registers `audit`)
@@ -58,8 +59,9 @@ def test_dry_run_prints_the_plan_and_changes_nothing(collection: Path):
     assert plan["new_metadata_root"] is None and plan["old_metadata_root"]
 
 
-def test_a_lost_block_is_pinned_again_under_the_same_cid_without_regenerating(collection: Path):
+def test_a_lost_block_is_pinned_again_under_the_same_cid_without_regenerating(collection: Path, monkeypatch):
     col = load_collection(collection)
+    monkeypatch.setattr("mintprep.generate.load_generator", lambda *a, **k: pytest.fail("a re-pin loaded the model"))
     with Ledger.open(col.state_dir, readonly=True) as ledger:
         lost = ledger.pieces()[2].image_cid
     before = final_state(collection)

@@ -5,7 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-import torch
 
 from mintprep.generate import Generator, load_generator
 from tests.generate.conftest import request, settings

@@ -1,7 +1,7 @@
 """Local stand-ins for services that cannot run here, each following its documented HTTP API.
 
 - FakeKubo: kubo RPC (docs.ipfs.tech/reference/kubo/rpc): POST /api/v0/dag/import (multipart CAR,
-  NDJSON {"Root": {"Cid": {"/": …}, "PinErrorMsg": …}}), pin/add|rm|ls, block/get; errors as HTTP 500
+  NDJSON {"Root": {"Cid": {"/": …}, "PinErrorMsg": …}}, one per root), dag/export, pin/add|rm|ls, block/get; errors as HTTP 500
   with {"Message", "Code", "Type": "error"}; GET answers 405 as kubo does.
 - FakePsa: IPFS Pinning Service API v1 (ipfs/pinning-services-api-spec): Bearer auth, GET/POST /pins,
   GET/DELETE /pins/{requestid}, statuses queued → pinning → pinned.
@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler
 from urllib.parse import parse_qs, urlparse
 
+from mintprep.ipfs.car import car_bytes
 from mintprep.ipfs.cid import CID
 from mintprep.ipfs.store import BlockStore
 from mintprep.ipfs.unixfs import Block
@@ -186,6 +187,10 @@ class FakeKubo:
             if self.pins.pop(arg, None) is None:
                 return _kubo_error("not pinned or pinned indirectly")
             return 200, {"Pins": [arg]}
+        if command == "dag/export":  # the DAG as a CAR (written by mintprep's writer, checked in test_car.py)
+            blocks = [Block(b.cid, bytes([b.data[0] ^ 1]) + b.data[1:] if str(b.cid) in self.serve_corrupted else b.data)
+                      for b in self.store.iter_dag(arg, skip_missing=True)]
+            return (200, car_bytes([CID.parse(arg)], blocks)) if blocks else _kubo_error(f"block was not found: {arg}")
         if command == "block/get":
             try:
                 data = self.store.get(arg)

@@ -75,6 +75,8 @@ def test_a_thousand_pieces_pin_in_parallel_and_a_refused_few_fail_alone(kind: st
         with pytest.raises(PinsFailed) as failure:
             pin_pieces(ledger, backend, PROFILE, items, lambda: advanced.append(1))
         assert list(failure.value.failed) == [items[i].name for i in refused]  # named, in token order
+        assert str(failure.value).startswith(f"{len(refused)} of {PIECES} pieces could not be pinned")
+        assert "T-7.png" in str(failure.value) and "and 30 more" in str(failure.value)
         assert len(advanced) == PIECES
         pinned = [i for i in range(PIECES) if ledger.pinned_cid(items[i].content_sha256, PROFILE.name,
                                                                 backend.ledger_key)]
@@ -105,3 +107,12 @@ def test_kubo_answering_a_foreign_root_in_a_batch_fails_only_the_piece_it_replac
     assert _uploads(fake, "kubo") == 1  # six pieces, one CAR
     assert list(failure.value.failed) == [item.name for item in items]
     assert all(f"kubo answered root CID '{other}'" in reason for reason in failure.value.failed.values())
+
+
+def test_kubo_reads_a_many_block_piece_back_in_one_request(tmp_path: Path) -> None:
+    dag = import_bytes(bytes(range(256)) * 12, PROFILE.with_options(chunker="size-1000"))  # 4 leaves and a root
+    with _service("kubo", tmp_path, Script()) as (fake, settings):
+        make_backend(settings, tmp_path / "state").pin_dag(dag, name="T-1.png")
+    commands = [r.split("?")[0] for r in fake.script.requests]
+    assert commands == ["POST /api/v0/dag/import", "POST /api/v0/pin/add", "POST /api/v0/dag/export"]
+    assert len(list(dag.blocks)) == 5
