@@ -27,7 +27,6 @@ from mintprep.chain.rpc import RPC_FAILURES, connect, describe_failure, redact_u
 from mintprep.chain.settings import NEVER, WEI_PER_ETH
 from mintprep.config import Collection
 from mintprep.chain.verify import Verifier, runtime_matches, verifier_for
-from mintprep.contract import find_contract
 from mintprep.errors import MintprepError, UserError
 from mintprep.ledger import Ledger
 from mintprep.manifest import base_uri_for
@@ -342,12 +341,3 @@ def check_collection(col: Collection, ledger: Ledger | None, rpc_url: str | None
     network, url = col.spec.chain.endpoint(rpc_url=rpc_url)
     expected = expected_drop(col, ledger, network)
     return compare_drop(connect(url), url, expected)
-
-
-def check_if_deployed(col: Collection, ledger: Ledger | None, rpc_url: str | None = None) -> CheckReport | None:
-    """`check_collection` when a contract is configured (chain.contract or a recorded deployment), else None.
-
-    For `mintprep run`: a collection with no contract yet has nothing to drift from.
-    """
-    network, _ = col.spec.chain.endpoint()
-    return check_collection(col, ledger, rpc_url) if find_contract(col, ledger, network) else None

@@ -8,10 +8,12 @@ import secrets
 import pytest
 
 from mintprep.chain.artifact import load_artifact
-from mintprep.chain.check import check_collection, check_if_deployed
+from mintprep.chain.check import check_collection
 from mintprep.chain.costs import GAS_PRICE_ORACLE
 from mintprep.errors import UserError
 from mintprep.ledger import Ledger
+from mintprep.pipeline import RunReport, chain_gate
+from mintprep.workspace import Workspace
 from tests.chain.conftest import (METADATA_ROOT, DeployedCollection, chain_collection, deploy_for,
                                   record_metadata_root)
 
@@ -137,12 +139,15 @@ def test_run_gate_skips_a_collection_without_contract_and_checks_a_deployed_one(
     tmp_path, chain, deployed_collection: DeployedCollection
 ):
     fresh = chain_collection(tmp_path / "fresh", chain.node.url)
-    assert check_if_deployed(fresh, None) is None
+    with Workspace.open(fresh) as ws:
+        gated = RunReport(pieces=0)
+        assert chain_gate(ws, gated) and gated.chain_check is None
     # Deployed but chain.contract not yet pasted into the YAML: the ledger's deployment is found and checked.
     unpasted = deployed_collection.with_chain(contract=None)
-    with Ledger.open(unpasted.state_dir, readonly=True) as ledger:
-        report = check_if_deployed(unpasted, ledger)
-    assert report is not None and report.ok and report.address == deployed_collection.deployed.address
+    with Workspace.open(unpasted, readonly=True) as ws:
+        gated = RunReport(pieces=0)
+        assert chain_gate(ws, gated)
+    assert gated.chain_check["ok"] and gated.chain_check["address"] == deployed_collection.deployed.address
 
 
 def test_without_a_ledger_the_base_uri_is_shown_not_compared(deployed_collection: DeployedCollection):
