@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-# One anvil node per test session, shared by the chain, page and audit tests.
-pytest_plugins = ["tests.support.anvil"]
+# One anvil node and one Chromium per test session, shared by every test folder.
+pytest_plugins = ["tests.support.anvil", "tests.support.browser"]
 
 REPO = Path(__file__).resolve().parents[1]
 EXAMPLE = REPO / "collection" / "collection.yaml"

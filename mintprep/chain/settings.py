@@ -24,11 +24,16 @@ def eth_to_wei_string(value: object) -> str:
     """A quoted decimal ETH amount, checked: plain digits, at most 18 decimals (1 wei), below MAX_PRICE_ETH."""
     if not isinstance(value, str):
         raise ValueError(f'must be a decimal string in ETH such as "0.00063" (quoted), got {value!r}')
-    if not PRICE.fullmatch(value):
-        # Decimal() would read "1_0" as 10, " 1 " as 1 and "1e400" as a number no contract holds.
-        raise ValueError(f'must be plain digits with at most one point and 18 decimals, below '
-                         f'{MAX_PRICE_ETH:,} ETH, such as "0.00063"; got {value[:40]!r}')
-    return value
+    if PRICE.fullmatch(value):
+        return value
+    whole, _, decimals = value.partition(".")
+    if value.startswith("-") and PRICE.fullmatch(value[1:]):
+        raise ValueError(f"must be non-negative, got {value[:40]!r}")
+    if len(decimals) > 18 and PRICE.fullmatch(f"{whole}.{decimals[:18]}"):
+        raise ValueError(f"has more than 18 decimals (finer than 1 wei), got {value[:40]!r}")
+    # Decimal() would read "1_0" as 10, " 1 " as 1 and "1e400" as a number no contract holds.
+    raise ValueError(f'must be plain digits with at most one point and 18 decimals, below '
+                     f'{MAX_PRICE_ETH:,} ETH, such as "0.00063"; got {value[:40]!r}')
 
 
 def _address(value: str | None) -> str | None:

@@ -13,12 +13,12 @@ from pydantic import ValidationError
 from web3 import Web3
 
 from mintprep.chain.base_uri import base_uri_update
-from mintprep.chain.settings import ChainSettings
+from mintprep.chain.settings import MAX_PRICE_ETH, ChainSettings
 from mintprep.chain.txs import MIN_PRIORITY_FEE_WEI, FeeQuote, choose_priority_fee, describe_revert
 from mintprep.chain.rpc import redact_url
 
 
-@given(st.decimals(min_value=0, max_value=10**6, places=18, allow_nan=False, allow_infinity=False))
+@given(st.decimals(min_value=0, max_value=MAX_PRICE_ETH - 1, places=18, allow_nan=False, allow_infinity=False))
 def test_mint_price_converts_to_exact_wei(amount: Decimal):
     text = format(amount, "f")
     assert ChainSettings(mint_price=text).mint_price_wei == Web3.to_wei(Decimal(text), "ether")

@@ -74,7 +74,7 @@ def test_a_collection_at_batch_size_4_gives_the_same_bytes_on_two_runs(tmp_path:
         assert report.exit_code == 0 and report.generated == 6, report.rejected
         col = load_collection(path)
         with Ledger.open(col.state_dir, readonly=True) as ledger:
-            tokens = ledger.current_manifest().manifest["tokens"]
-            pngs.append({t["token_id"]: t["provenance"]["png_sha256"] for t in tokens})
-            assert {t["provenance"]["batch"]["size"] for t in tokens} == {BATCH}
+            tokens = ledger.current_manifest().manifest.tokens
+            pngs.append({t.token_id: t.provenance["png_sha256"] for t in tokens})
+            assert {t.provenance["batch"]["size"] for t in tokens} == {BATCH}
     assert pngs[0] == pngs[1] and len(set(pngs[0].values())) == 6

@@ -20,13 +20,7 @@ from mintprep.page.serve import SiteHandler
 from tests.conftest import write_collection
 
 from tests.support.servers import http_server
-from tests.support.tools import REPO, require_tool
 
-CHROMIUM = "/usr/bin/chromium"
-# From research/chain-probe.md §4: what Debian's chromium needs to run headless in a container.
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--no-first-run"]
-ARTIFACTS = REPO / "test-artifacts"
 HOSTILE_TRAIT = '<img src=x onerror="window.__pwned=1;alert(1)">'
 
 
@@ -110,23 +104,6 @@ def collection(tmp_path: Path) -> Collection:
 def large_sample() -> SampleCollection:
     """2,000 tokens, many gallery chunks; built once per session, so copy the manifest before changing it."""
     return sample_collection(2000)
-
-
-@pytest.fixture(scope="session")
-def browser() -> Iterator[Any]:
-    executable = require_tool(CHROMIUM, "Debian chromium: apt-get install -y chromium")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=str(executable), headless=True, args=CHROMIUM_ARGS)
-        yield launched
-        launched.close()
-
-
-@pytest.fixture(scope="session")
-def artifacts_dir() -> Path:
-    ARTIFACTS.mkdir(exist_ok=True)
-    return ARTIFACTS
 
 
 @pytest.fixture(scope="session")

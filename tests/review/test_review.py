@@ -10,15 +10,17 @@ import sys
 from pathlib import Path
 
 import pytest
+import yaml
 
 from mintprep.config import load_collection
 from mintprep.generate import request as request_module
 from mintprep.pipeline import run_collection
 from mintprep.status import collection_status
-from tests.conftest import write_collection
+from tests.conftest import EXAMPLE, write_collection
 from tests.page.conftest import HOSTILE_TRAIT
 
 PROMPT = "a tulip in pixel art style, warm palette"
+EXAMPLE_FLOWERS = yaml.safe_load(EXAMPLE.read_text())["prompt"]["traits"]["flower"]
 
 
 @pytest.fixture
@@ -33,7 +35,9 @@ def planted(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
         generator={"kind": "tiny", "model": "fp16-overflow-vae", "steps": 3, "width": 64, "height": 64,
                    "upscale": 8, "precision": "fp32", "fallback": [], "max_attempts": 2},
         pieces={1: {"prompt": PROMPT}, 2: {"prompt": PROMPT}, 3: {"generator": {"precision": {"vae": "fp16"}}},
-                4: {"traits": {"flower": HOSTILE_TRAIT}}})
+                4: {"traits": {"flower": HOSTILE_TRAIT}}},
+        # an override names a declared value, so the hostile one is declared too (weight ~0: drawn for no token)
+        prompt__traits__flower={**EXAMPLE_FLOWERS, HOSTILE_TRAIT: 1e-9})
     report = run_collection(load_collection(path))
     assert [f.token_id for f in report.rejected] == [3] and [r["token_id"] for r in report.resampled] == [2]
     return path
