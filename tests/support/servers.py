@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -20,3 +21,18 @@ def http_server(handler: Callable[..., BaseHTTPRequestHandler]) -> Iterator[str]
         server.shutdown()
         server.server_close()
         thread.join()
+
+
+class JsonHandler(BaseHTTPRequestHandler):
+    """A quiet request handler that answers JSON (for servers following a JSON API)."""
+
+    def reply_json(self, status: int, body: object) -> None:
+        data = json.dumps(body).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def log_message(self, format: str, *args: object) -> None:  # noqa: A002  (stdlib signature)
+        pass
