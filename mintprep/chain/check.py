@@ -182,4 +182,4 @@ def check_if_deployed(col: Collection, ledger: Ledger | None, rpc_url: str | Non
     For `mintprep run`: a collection with no contract yet has nothing to drift from.
     """
     network, _ = col.spec.chain.endpoint()
-    return check_collection(col, ledger, rpc_url) if find_contract(col, ledger, network) else None
+    return check_collection(col, ledger, rpc_url) if find_contract(col, ledger, network.chain_id) else None

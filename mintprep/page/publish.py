@@ -65,7 +65,7 @@ def collection_page_inputs(col: "Collection", ledger: "Ledger", *, gateway: str 
     public_rpc = (spec.chain.rpc_url or net.default_rpc) if net.name == "local" else net.default_rpc
     return PageInputs(
         manifest=record.manifest.to_json(),
-        contract=find_contract(col, ledger, net),
+        contract=find_contract(col, ledger, net.chain_id),
         chain_id=net.chain_id,
         rpc_url=spec.page.rpc_url or public_rpc,
         gateway=gateway or spec.page.gateway or spec.ipfs.gateway,
