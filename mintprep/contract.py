@@ -9,15 +9,14 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from mintprep.chain.networks import Network
     from mintprep.config import Collection
     from mintprep.ledger import Ledger
 
 
-def find_contract(col: "Collection", ledger: "Ledger | None", network: "Network | None" = None) -> str | None:
-    """The collection's contract address on `network` (default: the configured one), or None."""
+def find_contract(col: "Collection", ledger: "Ledger | None", chain_id: int | None = None) -> str | None:
+    """The collection's contract address on chain `chain_id` (default: the configured network's), or None."""
     if col.spec.chain.contract:
         return col.spec.chain.contract
-    network = network or col.spec.chain.endpoint()[0]
-    deployment = ledger.latest_deployment(network.chain_id) if ledger else None
+    chain_id = col.spec.chain.endpoint()[0].chain_id if chain_id is None else chain_id
+    deployment = ledger.latest_deployment(chain_id) if ledger else None
     return deployment.address if deployment else None

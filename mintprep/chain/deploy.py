@@ -129,7 +129,7 @@ def deploy_collection(
     saving a setBaseURI transaction.
     """
     net, url = col.spec.chain.endpoint(network_name, rpc_url)
-    existing = find_contract(col, ledger, net)
+    existing = find_contract(col, ledger, net.chain_id)
     if existing and not again:
         raise UserError(
             f"{col.path}: a contract for this collection exists on {net.name} at {existing}; "
@@ -186,7 +186,7 @@ def _recover_interrupted_deploy(w3: Web3, ledger: Ledger, net: Network, chain_id
 
 def deployed_address(col: Collection, ledger: Ledger | None, network: Network) -> str:
     """`find_contract`, or a UserError saying how to get a contract."""
-    address = find_contract(col, ledger, network)
+    address = find_contract(col, ledger, network.chain_id)
     if address is None:
         raise UserError(
             f"{col.path}: no contract on {network.name}: set chain.contract "

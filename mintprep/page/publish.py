@@ -65,7 +65,7 @@ def collection_page_inputs(col: "Collection", ledger: "Ledger", *, gateway: str 
     net = network(spec.chain.network)
     return PageInputs(
         manifest=record.manifest.to_json(),
-        contract=find_contract(col, ledger, net),
+        contract=find_contract(col, ledger, net.chain_id),
         chain_id=net.chain_id,
         rpc_url=page_rpc_url(spec.page.rpc_url, spec.chain.rpc_url, net.default_rpc),
         gateway=gateway or spec.page.gateway or spec.ipfs.gateway,

@@ -4,36 +4,25 @@
 
 from __future__ import annotations
 
-import json
 import re
-from http.server import BaseHTTPRequestHandler
+
+from tests.support.servers import JsonHandler
 
 PATH = re.compile(r"^/api/v2/chain/(?P<chain>[a-z_]+)/contract/(?P<address>0x[0-9a-fA-F]{40})/nfts/(?P<id>\d+)/refresh$")
 
 
 def refresh_handler(key: str, seen: list[tuple[str, str, int]], refuse: frozenset[int] = frozenset()):
-    class Handler(BaseHTTPRequestHandler):
+    class Handler(JsonHandler):
         def do_POST(self) -> None:  # noqa: N802 - stdlib name
             match = PATH.match(self.path)
             if match is None:
-                return self._answer(404, {"errors": ["not found"]})
+                return self.reply_json(404, {"errors": ["not found"]})
             if self.headers.get("X-API-KEY") != key:
-                return self._answer(401, {"detail": f"bad key {self.headers.get('X-API-KEY')}"})
+                return self.reply_json(401, {"detail": f"bad key {self.headers.get('X-API-KEY')}"})
             token_id = int(match["id"])
             seen.append((match["chain"], match["address"], token_id))
             if token_id in refuse:
-                return self._answer(400, {"errors": [f"token {token_id} not found"]})
-            self._answer(200, {"message": "Refresh requested"})
-
-        def _answer(self, status: int, body: dict) -> None:
-            data = json.dumps(body).encode()
-            self.send_response(status)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(data)))
-            self.end_headers()
-            self.wfile.write(data)
-
-        def log_message(self, *args: object) -> None:
-            pass
+                return self.reply_json(400, {"errors": [f"token {token_id} not found"]})
+            self.reply_json(200, {"message": "Refresh requested"})
 
     return Handler

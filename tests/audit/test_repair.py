@@ -30,7 +30,9 @@ def test_repair_replaces_broken_pieces_and_everything_pointing_at_them(collectio
     result = CliRunner().invoke(app, ["audit", str(collection), "--repair", "--json", "--html", str(html)])
 
     assert result.exit_code == 0, result.output
-    assert html.read_text().count(">replacement<") == 3, "before/after thumbnails for each repaired piece"
+    page = html.read_text()
+    assert page.count(">replacement<") == 3, "before/after thumbnails for each repaired piece"
+    assert "After the repair" in page and page.count('alt="token ') == 5, "the after state: every token's thumbnail"
     outcome = json.loads(result.stdout)
     assert outcome["status"] == "repaired" and outcome["after"]["ok"]
     assert {t["token_id"] for t in outcome["plan"]["tokens"]} == {2, 3, 4}

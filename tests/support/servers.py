@@ -31,3 +31,13 @@ def reply_json(handler: BaseHTTPRequestHandler, status: int, body: object) -> No
     handler.send_header("Content-Length", str(len(data)))
     handler.end_headers()
     handler.wfile.write(data)
+
+
+class JsonHandler(BaseHTTPRequestHandler):
+    """A quiet request handler that answers JSON (for servers following a JSON API)."""
+
+    def reply_json(self, status: int, body: object) -> None:
+        reply_json(self, status, body)
+
+    def log_message(self, format: str, *args: object) -> None:  # noqa: A002  (stdlib signature)
+        pass
