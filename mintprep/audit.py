@@ -19,7 +19,7 @@ from mintprep.ipfs.cid import CID
 from mintprep.ipfs.reader import CorruptBlock, NotUnixFS, list_directory, read_file
 from mintprep.ipfs.uri import ipfs_path, resolve
 from mintprep.ipfs.verify import BlockFetcher, BlockNotFound, verify_dag
-from mintprep.ledger import ManifestRecord, PieceRecord
+from mintprep.ledger import Ledger, ManifestRecord, PieceRecord
 from mintprep.manifest import COLLECTION_METADATA_NAME, Manifest, provenance_hash
 from mintprep.published import published_ids
 from mintprep.validate import validate_png
