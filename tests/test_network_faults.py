@@ -13,7 +13,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 
 import pytest
@@ -26,6 +26,7 @@ from mintprep.ipfs.gateway import TrustlessGateway
 from mintprep.ipfs.unixfs import get_profile, import_bytes, import_directory
 from mintprep.page.publish import deploy_to_netlify
 from mintprep.page.settings import PublishSettings
+from tests.support.servers import http_server
 
 TOKENS = {"kubo": "kubo-token-7f3a9c2e", "psa": "psa-token-55b1d0aa", "pinata": "pinata-jwt-e81c44f0",
           "netlify": "netlify-pat-09c3bb71", "gateway": "gateway-token-3d2f"}
@@ -103,16 +104,11 @@ class _Fault(BaseHTTPRequestHandler):
 @contextmanager
 def fault_server(mode: str) -> Iterator[str]:
     stop = threading.Event()
-    server = ThreadingHTTPServer(("127.0.0.1", 0), type("Fault", (_Fault,), {"mode": mode, "stop": stop}))
-    server.daemon_threads = True
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        stop.set()
-        server.shutdown()
-        server.server_close()
+    with http_server(type("Fault", (_Fault,), {"mode": mode, "stop": stop})) as url:
+        try:
+            yield url
+        finally:
+            stop.set()  # handlers still trickling or hanging end now
 
 
 def _kubo(url: str) -> None:
@@ -181,14 +177,8 @@ def test_kubo_block_reads_ask_for_offline():
 
         do_POST = _handle
 
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Recording)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        backend = KuboBackend(f"http://127.0.0.1:{server.server_address[1]}", policy=POLICY)
-        assert backend.fetch_block(_piece().root) is None
-    finally:
-        server.shutdown()
-        server.server_close()
+    with http_server(Recording) as url:
+        assert KuboBackend(url, policy=POLICY).fetch_block(_piece().root) is None
     assert len(seen) == 1 and "offline=true" in seen[0]
 
 
