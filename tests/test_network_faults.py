@@ -30,7 +30,7 @@ from tests.support.servers import http_server
 
 TOKENS = {"kubo": "kubo-token-7f3a9c2e", "psa": "psa-token-55b1d0aa", "pinata": "pinata-jwt-e81c44f0",
           "netlify": "netlify-pat-09c3bb71", "gateway": "gateway-token-3d2f"}
-POLICY = RetryPolicy(attempts=3, base_delay=0.05, max_delay=0.2, timeout=0.6, give_up_after=1.5,
+POLICY = RetryPolicy(attempts=3, base_delay=0.05, max_delay=0.2, timeout=0.4, give_up_after=1.0,
                      max_body_bytes=256 * 1024)
 SLACK = 1.5  # thread start, backoff rounding, a loaded CI machine
 SERVER_LIFETIME = 15.0  # a fault server's handlers give up by themselves after this long
