@@ -1,6 +1,7 @@
 """Network faults: every client ends within its deadline, fails loudly, records nothing, leaks no token.
 
-The services (kubo RPC, a Pinning Service API, Pinata, Netlify, a trustless gateway) cannot run here;
+The services (kubo RPC, a Pinning Service API, Pinata, Netlify, a trustless gateway, an Ethereum JSON-RPC
+node behind credentials) cannot run here;
 each fault is a local HTTP server on 127.0.0.1 misbehaving the way real ones do: trickling a byte at a
 time (no per-read timeout ever trips), hanging, answering a plain-text 500 from a proxy, streaming an
 endless body, and echoing the request's Authorization header in a 401 body. Servers stop by themselves.
@@ -29,7 +30,7 @@ from mintprep.page.settings import PublishSettings
 from tests.support.servers import http_server
 
 TOKENS = {"kubo": "kubo-token-7f3a9c2e", "psa": "psa-token-55b1d0aa", "pinata": "pinata-jwt-e81c44f0",
-          "netlify": "netlify-pat-09c3bb71", "gateway": "gateway-token-3d2f"}
+          "netlify": "netlify-pat-09c3bb71", "gateway": "gateway-token-3d2f", "rpc": "rpc-key-a1b2c3d4e5"}
 POLICY = RetryPolicy(attempts=3, base_delay=0.05, max_delay=0.2, timeout=0.4, give_up_after=1.0,
                      max_body_bytes=256 * 1024)
 SLACK = 1.5  # thread start, backoff rounding, a loaded CI machine
@@ -143,8 +144,15 @@ def _gateway(url: str) -> None:
         raise AssertionError("a faulty gateway cannot have served the DAG intact")
 
 
+def _rpc(url: str) -> None:
+    from mintprep.chain.rpc import connect
+
+    connect(url.replace("http://", f"http://user:{TOKENS['rpc']}@"), timeout=POLICY.timeout, retries=1)
+
+
 CLIENTS: dict[str, Callable[[str], None]] = {"kubo": _kubo, "kubo-block": _kubo_block, "psa": _psa,
-                                             "pinata": _pinata, "netlify": _netlify, "gateway": _gateway}
+                                             "pinata": _pinata, "netlify": _netlify, "gateway": _gateway,
+                                             "chain-rpc": _rpc}
 MODES = ["trickle-body", "trickle-headers", "hang", "plain-500", "endless", "echo-credentials"]
 
 
