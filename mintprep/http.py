@@ -22,7 +22,7 @@ import requests
 from mintprep.errors import RemoteError, register_secret, scrub
 from mintprep.urls import redact
 
-__all__ = ["RetryPolicy", "ServiceUnavailable", "json_object", "redact", "retry_after_seconds", "send"]
+__all__ = ["DeadlineSession", "RetryPolicy", "ServiceUnavailable", "json_object", "redact", "retry_after_seconds", "send"]
 
 RETRY_STATUS = frozenset({408, 425, 429, 500, 502, 503, 504})
 CHUNK = 64 * 1024
@@ -132,6 +132,40 @@ def _attempt(http: Any, method: str, url: str, kwargs: dict[str, Any], *, timeou
     if "error" in outcome:
         raise outcome["error"]
     return outcome["response"]
+
+
+class DeadlineSession(requests.Session):
+    """A requests session whose every request has a total deadline and a capped body, for clients that bring
+    their own request loop (web3's HTTPProvider): a trickling RPC ends like any other endpoint."""
+
+    def __init__(self, timeout: float = 60.0, max_body_bytes: int = RetryPolicy.max_body_bytes) -> None:
+        super().__init__()
+        self._timeout = timeout
+        self._max_body = max_body_bytes
+
+    def request(self, method: str, url: str, *args: Any, **kwargs: Any) -> requests.Response:  # type: ignore[override]
+        if args:  # requests' positional order (params, data, headers, ...) as keywords
+            kwargs.update(zip(("params", "data", "headers", "cookies", "files", "auth"), args))
+        kwargs.pop("stream", None)
+        timeout = kwargs.pop("timeout", None)
+        limit = min(self._timeout, timeout if isinstance(timeout, (int, float)) else self._timeout)
+        plain = _PlainSession(self)
+        try:
+            return _attempt(plain, method, url, kwargs, timeout=limit, max_body=self._max_body)
+        except _Deadline:
+            raise requests.Timeout(f"no complete answer within {limit:.1f}s") from None
+        except _TooLarge:
+            raise requests.RequestException(f"the response is larger than {self._max_body} bytes") from None
+
+
+class _PlainSession:
+    """The session's own request method, for _attempt (DeadlineSession.request would call itself)."""
+
+    def __init__(self, session: requests.Session) -> None:
+        self._session = session
+
+    def request(self, *args: Any, **kwargs: Any) -> requests.Response:
+        return requests.Session.request(self._session, *args, **kwargs)
 
 
 def send(

@@ -1,6 +1,7 @@
 """Network faults: every client ends within its deadline, fails loudly, records nothing, leaks no token.
 
-The services (kubo RPC, a Pinning Service API, Pinata, Netlify, a trustless gateway) cannot run here;
+The services (kubo RPC, a Pinning Service API, Pinata, Netlify, a trustless gateway, an Ethereum JSON-RPC
+node behind credentials) cannot run here;
 each fault is a local HTTP server on 127.0.0.1 misbehaving the way real ones do: trickling a byte at a
 time (no per-read timeout ever trips), hanging, answering a plain-text 500 from a proxy, streaming an
 endless body, and echoing the request's Authorization header in a 401 body. Servers stop by themselves.
@@ -13,7 +14,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 
 import pytest
@@ -26,10 +27,11 @@ from mintprep.ipfs.gateway import TrustlessGateway
 from mintprep.ipfs.unixfs import get_profile, import_bytes, import_directory
 from mintprep.page.publish import deploy_to_netlify
 from mintprep.page.settings import PublishSettings
+from tests.support.servers import http_server
 
 TOKENS = {"kubo": "kubo-token-7f3a9c2e", "psa": "psa-token-55b1d0aa", "pinata": "pinata-jwt-e81c44f0",
-          "netlify": "netlify-pat-09c3bb71", "gateway": "gateway-token-3d2f"}
-POLICY = RetryPolicy(attempts=3, base_delay=0.05, max_delay=0.2, timeout=0.6, give_up_after=1.5,
+          "netlify": "netlify-pat-09c3bb71", "gateway": "gateway-token-3d2f", "rpc": "rpc-key-a1b2c3d4e5"}
+POLICY = RetryPolicy(attempts=3, base_delay=0.05, max_delay=0.2, timeout=0.4, give_up_after=1.0,
                      max_body_bytes=256 * 1024)
 SLACK = 1.5  # thread start, backoff rounding, a loaded CI machine
 SERVER_LIFETIME = 15.0  # a fault server's handlers give up by themselves after this long
@@ -103,16 +105,11 @@ class _Fault(BaseHTTPRequestHandler):
 @contextmanager
 def fault_server(mode: str) -> Iterator[str]:
     stop = threading.Event()
-    server = ThreadingHTTPServer(("127.0.0.1", 0), type("Fault", (_Fault,), {"mode": mode, "stop": stop}))
-    server.daemon_threads = True
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        stop.set()
-        server.shutdown()
-        server.server_close()
+    with http_server(type("Fault", (_Fault,), {"mode": mode, "stop": stop})) as url:
+        try:
+            yield url
+        finally:
+            stop.set()  # handlers still trickling or hanging end now
 
 
 def _kubo(url: str) -> None:
@@ -147,8 +144,15 @@ def _gateway(url: str) -> None:
         raise AssertionError("a faulty gateway cannot have served the DAG intact")
 
 
+def _rpc(url: str) -> None:
+    from mintprep.chain.rpc import connect
+
+    connect(url.replace("http://", f"http://user:{TOKENS['rpc']}@"), timeout=POLICY.timeout, retries=1)
+
+
 CLIENTS: dict[str, Callable[[str], None]] = {"kubo": _kubo, "kubo-block": _kubo_block, "psa": _psa,
-                                             "pinata": _pinata, "netlify": _netlify, "gateway": _gateway}
+                                             "pinata": _pinata, "netlify": _netlify, "gateway": _gateway,
+                                             "chain-rpc": _rpc}
 MODES = ["trickle-body", "trickle-headers", "hang", "plain-500", "endless", "echo-credentials"]
 
 
@@ -181,14 +185,8 @@ def test_kubo_block_reads_ask_for_offline():
 
         do_POST = _handle
 
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Recording)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        backend = KuboBackend(f"http://127.0.0.1:{server.server_address[1]}", policy=POLICY)
-        assert backend.fetch_block(_piece().root) is None
-    finally:
-        server.shutdown()
-        server.server_close()
+    with http_server(Recording) as url:
+        assert KuboBackend(url, policy=POLICY).fetch_block(_piece().root) is None
     assert len(seen) == 1 and "offline=true" in seen[0]
 
 

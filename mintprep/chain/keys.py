@@ -13,7 +13,7 @@ from typing import Callable
 from eth_account import Account
 from eth_account.signers.local import LocalAccount
 
-from mintprep.errors import UserError
+from mintprep.errors import UserError, register_secret
 
 PRIVATE_KEY_ENV = "MINTPREP_PRIVATE_KEY"
 KEYSTORE_PASSWORD_ENV = "MINTPREP_KEYSTORE_PASSWORD"
@@ -27,7 +27,7 @@ def load_signer(keystore: Path | None = None, ask_password: Callable[[], str] | 
     if not raw:
         raise UserError(f"no signing key: set {PRIVATE_KEY_ENV} or pass --keystore FILE")
     try:
-        return Account.from_key(raw)
+        return Account.from_key(register_secret(raw))
     except (ValueError, TypeError):
         raise UserError(f"{PRIVATE_KEY_ENV} is not a 32-byte hex private key") from None
 

@@ -11,6 +11,7 @@ from web3.exceptions import Web3Exception
 from web3.providers.rpc.utils import ExceptionRetryConfiguration
 
 from mintprep.errors import UserError
+from mintprep.http import DeadlineSession
 
 # Provider URLs often carry an API key as a path segment or query value (".../v2/<key>", "?apikey=<key>").
 _KEY_LIKE = re.compile(r"[A-Za-z0-9_\-]{16,}")
@@ -49,6 +50,7 @@ def connect(rpc_url: str, timeout: float = 15.0, retries: int = 3) -> Web3:
     provider = Web3.HTTPProvider(
         rpc_url,
         request_kwargs={"timeout": timeout},
+        session=DeadlineSession(timeout),  # the whole request, not each read: a trickling node cannot hang a command
         exception_retry_configuration=ExceptionRetryConfiguration(
             errors=(requests.ConnectionError, requests.HTTPError, requests.Timeout), retries=retries, backoff_factor=0.25
         ),

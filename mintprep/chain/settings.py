@@ -15,25 +15,25 @@ from mintprep.urls import PrivateUrl
 
 WEI_PER_ETH = 10**18
 MAX_PRICE_ETH = 1_000_000  # far above any real drop, far below uint256: a typo, not a price
-PRICE = re.compile(r"(0|[1-9][0-9]{0,5})(\.[0-9]{1,18})?", re.ASCII)
+PRICE = re.compile(r"(0|[1-9][0-9]{0,6})(\.[0-9]{1,18})?", re.ASCII)
 # A phase without `end` stays open: the largest uint64, the contract's type for times.
 NEVER = 2**64 - 1
 
 
 def eth_to_wei_string(value: object) -> str:
-    """A quoted decimal ETH amount, checked: plain digits, at most 18 decimals (1 wei), below MAX_PRICE_ETH."""
+    """A quoted decimal ETH amount, checked: plain digits, at most 18 decimals (1 wei), at most MAX_PRICE_ETH."""
     if not isinstance(value, str):
         raise ValueError(f'must be a decimal string in ETH such as "0.00063" (quoted), got {value!r}')
-    if PRICE.fullmatch(value):
-        return value
+    if value.startswith("-"):
+        raise ValueError(f"must be a non-negative amount of ETH, got {value[:40]!r}")
     whole, _, decimals = value.partition(".")
-    if value.startswith("-") and PRICE.fullmatch(value[1:]):
-        raise ValueError(f"must be non-negative, got {value[:40]!r}")
-    if len(decimals) > 18 and PRICE.fullmatch(f"{whole}.{decimals[:18]}"):
+    if len(decimals) > 18 and PRICE.fullmatch(f"{whole}.{decimals[:18]}") and decimals.isdigit():
         raise ValueError(f"has more than 18 decimals (finer than 1 wei), got {value[:40]!r}")
-    # Decimal() would read "1_0" as 10, " 1 " as 1 and "1e400" as a number no contract holds.
-    raise ValueError(f'must be plain digits with at most one point and 18 decimals, below '
-                     f'{MAX_PRICE_ETH:,} ETH, such as "0.00063"; got {value[:40]!r}')
+    if not PRICE.fullmatch(value) or Decimal(value) > MAX_PRICE_ETH:
+        # Decimal() would read "1_0" as 10, " 1 " as 1 and "1e400" as a number no contract holds.
+        raise ValueError(f'must be plain digits with at most one point and 18 decimals, at most '
+                         f'{MAX_PRICE_ETH:,} ETH, such as "0.00063"; got {value[:40]!r}')
+    return value
 
 
 def _address(value: str | None) -> str | None:

@@ -18,7 +18,7 @@ from mintprep.chain.networks import network
 from mintprep.contract import find_contract
 from mintprep.chain.phases import SalePhase, collection_phases
 from mintprep.chain.rpc import redact_url
-from mintprep.errors import RemoteError, UserError
+from mintprep.errors import RemoteError, UserError, register_secret
 from mintprep.http import RetryPolicy, json_object, send
 from mintprep.ipfs.backends import make_backend
 from mintprep.ipfs.unixfs import DagImport, get_profile, import_bytes, import_directory
@@ -161,7 +161,7 @@ def netlify_token(settings: PublishSettings) -> str:
     if not token:
         raise UserError(f"page.publish.netlify_token_env: environment variable {settings.netlify_token_env} "
                         "is not set or empty (a Netlify personal access token)")
-    return token
+    return register_secret(token)
 
 
 def deploy_to_netlify(files: Mapping[str, bytes], settings: PublishSettings, *, token: str,

@@ -178,7 +178,7 @@ def test_check_against_unreachable_rpc_exits_2_naming_the_url(runner, tmp_path):
     result = runner.invoke(app, ["check", str(col.path), "--json"])
     assert result.exit_code == 2
     assert "cannot reach the RPC at http://127.0.0.1:9" in result.stderr
-    answer = json.loads(result.stdout)  # under --json the error is the one object on stdout
+    answer = json.loads(result.stdout)  # under --json an error is one JSON object on stdout, and nothing else
     assert answer["exit_code"] == 2 and "cannot reach the RPC" in answer["error"]["message"]
 
 
