@@ -2,7 +2,7 @@
 
 - Per trait, the realized count of every value against count x weight / sum(weights), with Pearson's chi-square
   goodness-of-fit test (k - 1 degrees of freedom). A p-value below `FLAG_P` says the draws look wrong for the
-  weights (a bug, or many `pieces:` overrides fixing that trait; the report counts those). With expected counts
+  weights (a bug in the draw). Values fixed by `pieces:` are left out of the test and counted apart. With expected counts
   under 5 the chi-square approximation is rough, and the report says so.
 - Per token, the information content score OpenRarity uses: the sum over traits of -log2(share of tokens with the
   token's value), divided by the collection's entropy (the sum of the traits' entropies), so 1.0 is an average
@@ -78,13 +78,15 @@ def rarity_report(spec: CollectionSpec, plans: list[PiecePlan] | None = None) ->
 
 def trait_fit(spec: CollectionSpec, plans: list[PiecePlan], trait: str) -> TraitFit:
     weights = spec.prompt.traits[trait]
-    chosen = Counter(dict(plan.traits)[trait] for plan in plans)
+    # A value fixed by `pieces:` was chosen, not drawn: the test is over the drawn tokens (the fixed are counted apart).
+    drawn = [plan for plan in plans if trait not in getattr(spec.pieces.get(plan.token_id), "traits", {})]
+    chosen = Counter(dict(plan.traits)[trait] for plan in drawn)
     total_weight = sum(weights.values())
     counts = {value: chosen.get(value, 0) for value in sorted(weights)}
-    expected = {value: len(plans) * weights[value] / total_weight for value in sorted(weights)}
-    statistic = sum((counts[v] - expected[v]) ** 2 / expected[v] for v in counts)
+    expected = {value: len(drawn) * weights[value] / total_weight for value in sorted(weights)}
+    statistic = sum((counts[v] - expected[v]) ** 2 / expected[v] for v in counts if expected[v])
     dof = len(weights) - 1
-    overridden = sum(1 for plan in plans if trait in getattr(spec.pieces.get(plan.token_id), "traits", {}))
+    overridden = len(plans) - len(drawn)
     return TraitFit(trait, counts, expected, statistic, dof, chi_square_sf(statistic, dof) if dof else 1.0, overridden)
 
 

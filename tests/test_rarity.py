@@ -46,6 +46,7 @@ def test_overrides_are_counted_and_the_rarest_token_ranks_first() -> None:
     report = rarity_report(collection)
     fits = {fit.trait: fit for fit in report.traits}
     assert fits["hat"].overridden == 1 and fits["eyes"].overridden == 0
+    assert sum(fits["hat"].counts.values()) == 49 and sum(fits["eyes"].counts.values()) == 50, "a fixed value is no draw"
     from mintprep.traits import plan_collection
 
     crowned = {p.token_id for p in plan_collection(collection) if dict(p.traits)["hat"] == "crown"}
