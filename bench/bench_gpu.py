@@ -35,7 +35,8 @@ from mintprep.generate.images import encode_png, to_uint8  # noqa: E402
 from mintprep.validate import GuardSettings  # noqa: E402
 
 ACCEPT_ANYTHING = GuardSettings(latent_std_min=0.0, latent_std_max=1e9, decoded_abs_max=1e9, black_level=0.0,
-                                white_level=255.0, min_std=0.0, min_levels=1, min_neighbour_corr=-1.0, max_hf_ratio=1.0,
+                                white_level=255.0, min_feature_share=0.0, min_std=0.0, max_dead_tile_share=1.0,
+                                min_neighbour_corr=-1.0, max_hf_ratio=1.0, min_coarse_corr=-1.0,
                                 max_empty_level_share=1.0)
 
 
