@@ -86,3 +86,25 @@ def test_a_full_disk_is_a_clear_message_with_exit_1():
                     sqlite3.OperationalError("database or disk is full")):
         kind, code, message = describe_failure(failure)
         assert (kind, code) == ("disk-full", 1) and "no space left" in message
+
+
+def test_text_from_chains_and_servers_is_shown_literally_in_tables(monkeypatch):
+    """A base URI, a name or a server's message is anyone's text: `[/x]` in it would crash rich's markup parser."""
+    from rich.console import Console
+
+    import mintprep.cli.audit_cmd as audit_cmd
+    from mintprep.audit import AuditReport
+    from mintprep.chain.check import CheckReport, CheckRow
+    from mintprep.cli.chain_cmd import render_check
+
+    hostile = "ipfs://x/[/x][bold]draft[/bold]"
+    report = CheckReport("http://127.0.0.1:1", "0x" + "11" * 20,
+                         (CheckRow("base_uri", "ipfs://ok/", hostile, False, "set it"),), (), hostile)
+    audit = AuditReport()
+    audit.add(3, "metadata-invalid", reason=hostile)
+    console = Console(record=True, width=400)
+    monkeypatch.setattr(audit_cmd, "console", console)
+    console.print(render_check(report))
+    audit_cmd._print_audit(audit)
+    shown = console.export_text()
+    assert shown.count(hostile) == 3, shown

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 import typer
 from rich.table import Table
+from rich.text import Text
 
 from mintprep.cli.app import app, console, print_json
 
@@ -59,14 +60,14 @@ def _write_html(path: Path | None, col, report: "AuditReport | None", outcome: "
     from mintprep.report_html import write_report
 
     write_report(path, col, report, outcome)
-    console.print(f"report: {path}")
+    console.print(Text(f"report: {path}"))
 
 
 def _print_audit(report: "AuditReport") -> None:
     minted = set(report.minted)
     if report.ok:
-        console.print(f"[green]clean[/]: {report.checked.get('tokens', 0)} tokens checked on "
-                      f"{', '.join(report.checked.get('sources', []))}")
+        console.print(Text.assemble(("clean", "green"), f": {report.checked.get('tokens', 0)} tokens checked on "
+                                    f"{', '.join(report.checked.get('sources', []))}"))
         return
     table = Table(title=f"{len(report.problems)} problems", show_header=True)
     for column in ("token", "kind", "evidence"):
@@ -75,7 +76,7 @@ def _print_audit(report: "AuditReport") -> None:
         token = "—" if problem.token_id is None else str(problem.token_id) + (" (minted)" if problem.token_id in minted
                                                                                else "")
         evidence = "; ".join(f"{k}: {v}" for k, v in problem.evidence.items() if k != "metrics")
-        table.add_row(token, problem.kind, evidence)
+        table.add_row(token, problem.kind, Text(evidence))  # evidence quotes servers and chains: never markup
     console.print(table)
 
 
@@ -100,13 +101,14 @@ def _print_repair(outcome: "RepairOutcome") -> None:
                       f"with {comes}", highlight=False)
     for token_id in plan.minted_skipped:
         why = plan.minted_why.get(str(token_id), "minted (pass --include-minted to replace it)")
-        console.print(f"[yellow]token {token_id} left alone: {why}[/]", highlight=False)
+        console.print(Text(f"token {token_id} left alone: {why}", "yellow"), highlight=False)
     for token_id in plan.failed:
         console.print(f"[red]token {token_id}: every new attempt was rejected; it keeps its old image[/]")
     root = plan.new_metadata_root or "computed once the new images exist"
     console.print(f"metadata root: {plan.old_metadata_root} -> {root}", highlight=False)
     for problem in plan.unrepairable:
-        console.print(f"[yellow]not repaired[/] {problem['kind']}: {problem['evidence']}", highlight=False)
+        console.print(Text.assemble(("not repaired", "yellow"), f" {problem['kind']}: {problem['evidence']}"),
+                      highlight=False)
     if outcome.base_uri_update:
         update = outcome.base_uri_update
         console.print("[yellow]send this transaction, then run `mintprep audit --repair` again to finish:[/]")
@@ -115,7 +117,7 @@ def _print_repair(outcome: "RepairOutcome") -> None:
         console.print(f"unpinned: {', '.join(plan.unpinned)}", highlight=False)
     for refresh in outcome.refreshes:
         state = "accepted" if refresh["accepted"] else "not accepted"
-        console.print(f"OpenSea refresh of token {refresh['token_id']}: {state} ({refresh['detail']})",
+        console.print(Text(f"OpenSea refresh of token {refresh['token_id']}: {state} ({refresh['detail']})"),
                       highlight=False)
     if outcome.before is not None:
         console.print("[bold]before the repair[/]")

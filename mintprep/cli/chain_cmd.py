@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Optional
 import typer
 from rich.markup import escape
 from rich.table import Table
+from rich.text import Text
 
 from mintprep.chain.networks import NETWORKS
 from mintprep.cli.app import app, console, print_json
@@ -50,14 +51,15 @@ def render_check(report: "CheckReport") -> Table:
     for column in ("field", "collection / ledger", "on chain", ""):
         table.add_column(column, overflow="fold")
     for row in report.rows:
-        table.add_row(row.field, row.expected or "", row.on_chain or "", marks[row.ok])
+        # What the chain says is anyone's text (a base URI, a name): shown as text, never as markup.
+        table.add_row(row.field, Text(row.expected or ""), Text(row.on_chain or ""), marks[row.ok])
     for cost in report.mint_costs:
         l1 = format_wei(cost.l1_fee_wei) if cost.l1_fee_wei is not None else "none (no GasPriceOracle predeploy)"
         table.add_row(f"mint({cost.quantity}) fee", "",
                       f"{cost.gas} gas: L2 {format_wei(cost.l2_fee_wei)}, L1 {l1}, total {format_wei(cost.total_fee_wei)}",
                       marks[None])
     if not report.mint_costs:
-        table.add_row("mint fee", "", f"not estimated: {report.mint_cost_note}", marks[None])
+        table.add_row("mint fee", "", Text(f"not estimated: {report.mint_cost_note}"), marks[None])
     return table
 
 
@@ -79,7 +81,8 @@ def check_command(collection: Path = COLLECTION, rpc_url: Optional[str] = RPC_UR
     console.print(render_check(report))
     for row in report.rows:
         if row.ok is False:
-            console.print(f"[bold red]mismatch:[/] {row.field}: config {row.expected}, chain {row.on_chain}; fix: {row.fix}")
+            console.print(Text.assemble(("mismatch:", "bold red"),
+                                        f" {row.field}: config {row.expected}, chain {row.on_chain}; fix: {row.fix}"))
     if not report.ok:
         raise typer.Exit(1)
 
@@ -97,7 +100,7 @@ def build_command(
         print_json([{"contract": b.contract_name, "path": str(b.path), "fresh": b.fresh} for b in built])
     for b in built:
         state = ("fresh" if b.fresh else "[bold red]STALE[/]") if check else "written"
-        console.print(f"{b.contract_name}: {state} {b.path}")
+        console.print(f"{b.contract_name}: {state} {escape(str(b.path))}")
     if not all(b.fresh for b in built):
         raise typer.Exit(1)
 

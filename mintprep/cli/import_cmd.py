@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import typer
+from rich.text import Text
 
 from mintprep.cli.app import app, console, print_json
 from mintprep.config import load_collection
@@ -31,9 +32,11 @@ def import_(
         print_json(dict(plan.to_json(), dry_run=dry_run))
         return
     verb = "would import" if dry_run else "imported"
-    console.print(f"{verb} {len(plan.tokens)} tokens from {plan.source.text}"
-                  + (f" (metadata root {plan.metadata_root})" if plan.metadata_root else ""), highlight=False)
+    # The source and its reasons quote a collection made elsewhere: printed as text, never as markup.
+    console.print(Text(f"{verb} {len(plan.tokens)} tokens from {plan.source.text}"
+                       + (f" (metadata root {plan.metadata_root})" if plan.metadata_root else "")), highlight=False)
     if plan.minted:
         console.print(f"minted on chain: {len(plan.minted)} (contract {plan.contract})", highlight=False)
     for token_id, why in sorted(plan.skipped.items()):
-        console.print(f"[yellow]token {token_id} not imported[/]: {why} (`mintprep run` generates it)", highlight=False)
+        console.print(Text.assemble((f"token {token_id} not imported", "yellow"),
+                                    f": {why} (`mintprep run` generates it)"), highlight=False)
