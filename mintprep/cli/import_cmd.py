@@ -8,7 +8,6 @@ import typer
 from rich.text import Text
 
 from mintprep.cli.app import app, console, print_json
-from mintprep.config import load_collection
 
 
 @app.command("import")
@@ -23,6 +22,7 @@ def import_(
 ) -> None:
     """Adopt a collection made elsewhere: verify and pin its images and metadata, record them as imported pieces."""
     from mintprep.importer import import_collection
+    from mintprep.config import load_collection
     from mintprep.progress import RichProgress
 
     col = load_collection(collection)
