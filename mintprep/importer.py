@@ -169,7 +169,8 @@ def _block_reader(ws: Workspace, gateways: tuple[str, ...], seen: dict[CID, byte
 
 def _read_contract(ws: Workspace, plan: ImportPlan) -> None:
     from mintprep.chain.artifact import load_artifact
-    from mintprep.chain.rpc import RPC_FAILURES, connect, redact_url
+    from mintprep.chain.rpc import RPC_FAILURES, connect
+    from mintprep.urls import redact_url
 
     network, url = ws.spec.chain.endpoint()
     w3 = connect(url)

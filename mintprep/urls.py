@@ -6,12 +6,15 @@ in its userinfo): errors and logs are often pasted into public issues.
 
 from __future__ import annotations
 
+import re
 from typing import Annotated, Any
-from urllib.parse import urlsplit
+from urllib.parse import urlsplit, urlunsplit
 
 from pydantic import AfterValidator
 
 WEB = ("http", "https")
+# Provider URLs often carry an API key as a path segment or query value (".../v2/<key>", "?apikey=<key>").
+KEY_LIKE = re.compile(r"[A-Za-z0-9_\-]{16,}")
 
 
 def redact(url: str) -> str:
@@ -21,6 +24,18 @@ def redact(url: str) -> str:
         return parts._replace(netloc=parts.netloc.rpartition("@")[2]).geturl()
     except ValueError:  # unparsable (an unbalanced `[` in the host): show nothing of it
         return "(an unparsable URL)"
+
+
+def redact_url(url: str) -> str:
+    """The URL with credentials and key-like path or query parts replaced by ***, safe to print."""
+    parts = urlsplit(url)
+    host = parts.hostname or ""
+    netloc = f"***@{host}" if parts.username or parts.password else host
+    if parts.port:
+        netloc += f":{parts.port}"
+    return urlunsplit(
+        (parts.scheme, netloc, KEY_LIKE.sub("***", parts.path), KEY_LIKE.sub("***", parts.query), "")
+    )
 
 
 def _shown(url: str) -> str:

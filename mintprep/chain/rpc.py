@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-from urllib.parse import urlsplit, urlunsplit
 
 import requests
 from web3 import Web3
@@ -12,25 +11,12 @@ from web3.providers.rpc.utils import ExceptionRetryConfiguration
 
 from mintprep.errors import UserError
 from mintprep.http import DeadlineSession
+from mintprep.urls import KEY_LIKE, redact_url
 
-# Provider URLs often carry an API key as a path segment or query value (".../v2/<key>", "?apikey=<key>").
-_KEY_LIKE = re.compile(r"[A-Za-z0-9_\-]{16,}")
 _OS_ERROR = re.compile(r"\[Errno -?\d+\] [^'\")]+")
 
 # Errors that mean "this endpoint did not answer usefully" rather than a bug in mintprep.
 RPC_FAILURES: tuple[type[BaseException], ...] = (requests.RequestException, Web3Exception, OSError, ValueError)
-
-
-def redact_url(url: str) -> str:
-    """The URL with credentials and key-like path or query parts replaced by ***, safe to print."""
-    parts = urlsplit(url)
-    host = parts.hostname or ""
-    netloc = f"***@{host}" if parts.username or parts.password else host
-    if parts.port:
-        netloc += f":{parts.port}"
-    return urlunsplit(
-        (parts.scheme, netloc, _KEY_LIKE.sub("***", parts.path), _KEY_LIKE.sub("***", parts.query), "")
-    )
 
 
 def describe_failure(exc: BaseException) -> str:
@@ -42,7 +28,7 @@ def describe_failure(exc: BaseException) -> str:
         return "timed out"
     if isinstance(exc, requests.HTTPError) and exc.response is not None:
         return f"HTTP {exc.response.status_code} {exc.response.reason}"
-    return f"{type(exc).__name__}: {_KEY_LIKE.sub('***', str(exc))[:300]}"
+    return f"{type(exc).__name__}: {KEY_LIKE.sub('***', str(exc))[:300]}"
 
 
 def connect(rpc_url: str, timeout: float = 15.0, retries: int = 3) -> Web3:

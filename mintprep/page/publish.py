@@ -17,9 +17,9 @@ from urllib.parse import quote
 from mintprep.chain.networks import network
 from mintprep.contract import find_contract
 from mintprep.chain.phases import SalePhase, collection_phases
-from mintprep.chain.rpc import redact_url
 from mintprep.errors import RemoteError, UserError, register_secret
 from mintprep.http import RetryPolicy, json_object, send
+from mintprep.urls import redact_url
 from mintprep.ipfs.backends import make_backend
 from mintprep.ipfs.unixfs import DagImport, get_profile, import_bytes, import_directory
 from mintprep.page.build import PageBuild, build_page
