@@ -63,6 +63,7 @@ def test_a_noop_rerun_opens_no_weight_file_and_imports_no_torch(folder_collectio
     assert (again["generated"], again["pinned"], again["exit_code"]) == (0, 0, 0)
     assert _weights_opened(again, folder) == []
     assert not {"torch", "diffusers", "safetensors", "transformers"} & set(again["imported"])
+    assert not {"web3", "eth_account"} & set(again["imported"]), "no contract: the chain gate needs no web3"
 
 
 def test_a_touched_weight_file_is_hashed_again_and_nothing_regenerates(folder_collection: tuple[Path, Path]) -> None:
