@@ -8,7 +8,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from mintprep.errors import UserError
+
 if TYPE_CHECKING:
+    from mintprep.chain.networks import Network
     from mintprep.config import Collection
     from mintprep.ledger import Ledger
 
@@ -20,3 +23,14 @@ def find_contract(col: "Collection", ledger: "Ledger | None", chain_id: int | No
     chain_id = col.spec.chain.endpoint()[0].chain_id if chain_id is None else chain_id
     deployment = ledger.latest_deployment(chain_id) if ledger else None
     return deployment.address if deployment else None
+
+
+def deployed_address(col: "Collection", ledger: "Ledger | None", network: "Network") -> str:
+    """`find_contract`, or a UserError saying how to get a contract."""
+    address = find_contract(col, ledger, network.chain_id)
+    if address is None:
+        raise UserError(
+            f"{col.path}: no contract on {network.name}: set chain.contract "
+            "(`mintprep contract deploy` prints the address)"
+        )
+    return address

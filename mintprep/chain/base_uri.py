@@ -12,8 +12,8 @@ from eth_account.signers.local import LocalAccount
 from web3 import Web3
 
 from mintprep.chain.artifact import load_artifact
-from mintprep.chain.deploy import deployed_address, require_chain
-from mintprep.chain.rpc import connect
+from mintprep.chain.rpc import connect, require_chain
+from mintprep.contract import deployed_address
 from mintprep.chain.txs import send_call
 from mintprep.config import Collection
 from mintprep.errors import UserError

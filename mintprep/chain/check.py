@@ -19,13 +19,13 @@ from web3.exceptions import BadFunctionCallOutput, ContractLogicError
 
 from mintprep.chain.artifact import load_artifact
 from mintprep.chain.costs import MintCost, describe_estimate_failure, estimate_mint_cost
-from mintprep.chain.deploy import deployed_address
 from mintprep.chain.merkle import AllowlistTree, verify
 from mintprep.chain.networks import Network
 from mintprep.chain.phases import OnChainPhase, SalePhase, collection_phases
 from mintprep.chain.rpc import RPC_FAILURES, connect, describe_failure
 from mintprep.chain.settings import NEVER, WEI_PER_ETH
 from mintprep.config import Collection
+from mintprep.contract import deployed_address
 from mintprep.chain.verify import Verifier, runtime_matches, verifier_for
 from mintprep.errors import MintprepError, UserError
 from mintprep.ledger import Ledger

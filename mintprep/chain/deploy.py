@@ -13,7 +13,7 @@ from mintprep.chain.artifact import Artifact, load_artifact
 from mintprep.chain.networks import Network
 from mintprep.chain.phases import OnChainPhase, collection_phases
 from mintprep.chain.reveal import placeholder_uri, reveal_commitment, reveal_secret
-from mintprep.chain.rpc import connect
+from mintprep.chain.rpc import connect, require_chain
 from mintprep.chain.txs import send_call
 from mintprep.config import Collection
 from mintprep.contract import find_contract
@@ -62,17 +62,6 @@ class Deployed:
 def provenance_bytes(provenance_hash: str | None) -> bytes:
     """The manifest's sha256 hex as the contract's bytes32 (zero when nothing is pinned yet)."""
     return bytes.fromhex(provenance_hash) if provenance_hash else b"\x00" * 32
-
-
-def require_chain(w3: Web3, expected: Network) -> int:
-    """The node's chain id, or a UserError when it is not the network the user named (never sign for another chain)."""
-    chain_id = w3.eth.chain_id
-    if chain_id != expected.chain_id:
-        raise UserError(
-            f"the RPC reports chain id {chain_id}, but network {expected.name!r} is chain id {expected.chain_id}; "
-            "check chain.rpc_url / --rpc-url and --network"
-        )
-    return chain_id
 
 
 def deploy_drop(w3: Web3, signer: LocalAccount, config: DropConfig, artifact: Artifact | None = None) -> Deployed:
@@ -182,14 +171,3 @@ def _recover_interrupted_deploy(w3: Web3, ledger: Ledger, net: Network, chain_id
             f"wait for it (it creates {sent['address']}) or pass --again to deploy regardless"
         )
     return None  # that nonce went to another transaction: the earlier deploy never happened
-
-
-def deployed_address(col: Collection, ledger: Ledger | None, network: Network) -> str:
-    """`find_contract`, or a UserError saying how to get a contract."""
-    address = find_contract(col, ledger, network.chain_id)
-    if address is None:
-        raise UserError(
-            f"{col.path}: no contract on {network.name}: set chain.contract "
-            "(`mintprep contract deploy` prints the address)"
-        )
-    return address

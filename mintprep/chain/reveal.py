@@ -137,7 +137,8 @@ def placeholder_uri(col: "Collection", ledger: "Ledger") -> str:
 
 def reveal_collection(col: "Collection", ledger: "Ledger", signer: LocalAccount) -> RevealResult:
     """Reveal the collection's drop at the ledger's current metadata root and record the transactions."""
-    from mintprep.chain.deploy import deployed_address, require_chain
+    from mintprep.chain.rpc import require_chain
+    from mintprep.contract import deployed_address
     from mintprep.manifest import base_uri_for, contract_uri_for
     from mintprep.chain.rpc import connect
 

@@ -9,6 +9,7 @@ from web3 import Web3
 from web3.exceptions import Web3Exception
 from web3.providers.rpc.utils import ExceptionRetryConfiguration
 
+from mintprep.chain.networks import Network
 from mintprep.errors import UserError
 from mintprep.http import DeadlineSession
 from mintprep.urls import KEY_LIKE, redact_url
@@ -47,3 +48,14 @@ def connect(rpc_url: str, timeout: float = 15.0, retries: int = 3) -> Web3:
     except RPC_FAILURES as exc:
         raise UserError(f"cannot reach the RPC at {redact_url(rpc_url)}: {describe_failure(exc)}") from None
     return w3
+
+
+def require_chain(w3: Web3, expected: Network) -> int:
+    """The node's chain id, or a UserError when it is not the network the user named (never sign for another chain)."""
+    chain_id = w3.eth.chain_id
+    if chain_id != expected.chain_id:
+        raise UserError(
+            f"the RPC reports chain id {chain_id}, but network {expected.name!r} is chain id {expected.chain_id}; "
+            "check chain.rpc_url / --rpc-url and --network"
+        )
+    return chain_id

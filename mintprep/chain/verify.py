@@ -198,7 +198,8 @@ def verify_collection(col: "Collection", ledger: "Ledger", services: tuple[str, 
     creation code), so they are exactly what was deployed.
     """
     from mintprep.chain.artifact import load_artifact
-    from mintprep.chain.deploy import deployed_address, require_chain
+    from mintprep.chain.rpc import require_chain
+    from mintprep.contract import deployed_address
     from mintprep.chain.rpc import connect
     from mintprep.chain.settings import VerifySettings
 
