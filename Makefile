@@ -5,13 +5,20 @@ PY := $(VENV)/bin/python
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 
-.PHONY: run test install tools bench clean
+.PHONY: run test test-fast install tools bench clean
 
 run: install
 	$(VENV)/bin/mintprep run collection/collection.yaml
 
 test: install tools
 	$(PY) -m pytest -q -p no:cacheprovider
+
+# The inner loop: the suite without the contract, page, review (Chromium) and Ray folders and the slow on-chain
+# audit tests; a few audit tests still start anvil. CI runs `test`.
+test-fast: install
+	$(PY) -m pytest -q -p no:cacheprovider --ignore=tests/chain --ignore=tests/page --ignore=tests/review \
+		--ignore=tests/ray --ignore=tests/audit/test_import.py --ignore=tests/audit/test_repair_chain.py \
+		--deselect tests/audit/test_invariants.py::test_upgrade_on_chain_minted_tokens_resolve_after_every_step_and_every_kill
 
 # torch is pinned here (not in pyproject, which asks torch>=2.4) because this exact CPU build is on the
 # machines' local disk; an unpinned install would fetch a multi-GB CUDA build.
