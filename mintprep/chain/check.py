@@ -35,7 +35,6 @@ from mintprep.urls import redact_url
 # Fields whose disagreement means the page would show or charge something the config does not say.
 COMPARED_FIELDS = ("chain_id", "code", "runtime_code", "max_supply", "owner", "base_uri", "contract_uri", "provenance_hash",
                    "royalty", "payouts", "phase_count")
-ZERO32 = b"\x00" * 32
 
 
 @dataclass(frozen=True)

@@ -36,6 +36,11 @@ def eth_to_wei_string(value: object) -> str:
     return value
 
 
+def eth_to_wei(text: str) -> int:
+    """A price `eth_to_wei_string` accepted, in wei, exactly (Decimal, never a float)."""
+    return int(Decimal(text) * WEI_PER_ETH)
+
+
 def _address(value: str | None) -> str | None:
     if value is None:
         return None
@@ -110,7 +115,7 @@ class PhaseSettings(StrictModel):
 
     @property
     def price_wei(self) -> int:
-        return int(Decimal(self.price) * WEI_PER_ETH)
+        return eth_to_wei(self.price)
 
 
 class VerifySettings(StrictModel):
@@ -208,7 +213,7 @@ class ChainSettings(StrictModel):
 
     @property
     def mint_price_wei(self) -> int:
-        return int(Decimal(self.mint_price) * WEI_PER_ETH)
+        return eth_to_wei(self.mint_price)
 
     def endpoint(self, network_name: str | None = None, rpc_url: str | None = None) -> tuple[Network, str]:
         """The network and RPC URL to use: explicit choices first, then this section, then the public RPC.
