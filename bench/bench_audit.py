@@ -31,16 +31,16 @@ from PIL import Image
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from mintprep.audit import audit_collection  # noqa: E402
-from mintprep.config import load_collection  # noqa: E402
-from mintprep.hashing import sha256_hex  # noqa: E402
+from mintprep.commands.audit import audit_collection  # noqa: E402
+from mintprep.collection.config import load_collection  # noqa: E402
+from mintprep.base.hashing import sha256_hex  # noqa: E402
 from mintprep.ipfs.store import BlockStore  # noqa: E402
 from mintprep.ipfs.unixfs import get_profile, import_bytes, import_directory  # noqa: E402
-from mintprep.ledger import PieceRecord  # noqa: E402
-from mintprep.manifest import PinnedPiece  # noqa: E402
-from mintprep.pipeline import page_stage, publish_metadata, run_collection  # noqa: E402
-from mintprep.traits import plan_piece  # noqa: E402
-from mintprep.workspace import Workspace  # noqa: E402
+from mintprep.state.ledger import PieceRecord  # noqa: E402
+from mintprep.collection.manifest import PinnedPiece  # noqa: E402
+from mintprep.commands.run import page_stage, publish_metadata, run_collection  # noqa: E402
+from mintprep.collection.traits import plan_piece  # noqa: E402
+from mintprep.state.workspace import Workspace  # noqa: E402
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "collection" / "collection.yaml"
 
@@ -130,7 +130,7 @@ def foreign_collection(folder: Path, count: int) -> tuple[Path, str]:
 
 def bench_import(count: int) -> dict[str, object]:
     """`import` from an ipfs:// root of `count` pieces in the local store, then `audit` of the imported collection."""
-    from mintprep.importer import import_collection
+    from mintprep.commands.importer import import_collection
 
     with tempfile.TemporaryDirectory(prefix="mintprep-bench-import-") as tmp:
         path, root = foreign_collection(Path(tmp) / "col", count)
@@ -146,7 +146,7 @@ def bench_import(count: int) -> dict[str, object]:
 
 
 def bench_repair(size: int) -> dict[str, object]:
-    from mintprep.repair import repair_collection
+    from mintprep.commands.repair import repair_collection
     from tests.audit.breakage import broken_pngs, plant_images
 
     with tempfile.TemporaryDirectory(prefix="mintprep-bench-repair-") as tmp:

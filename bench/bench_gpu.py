@@ -32,7 +32,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from mintprep.generate import GenerationRequest, Generator, GeneratorSettings  # noqa: E402
 from mintprep.generate.generator import LoadedModel  # noqa: E402
 from mintprep.generate.images import encode_png, to_uint8  # noqa: E402
-from mintprep.validate import GuardSettings  # noqa: E402
+from mintprep.guards.image_guards import GuardSettings  # noqa: E402
 
 ACCEPT_ANYTHING = GuardSettings(latent_std_min=0.0, latent_std_max=1e9, decoded_abs_max=1e9, black_level=0.0,
                                 white_level=255.0, min_feature_share=0.0, min_std=0.0, max_dead_tile_share=1.0,

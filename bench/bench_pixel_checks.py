@@ -26,8 +26,8 @@ import numpy as np  # noqa: E402
 import skimage.data  # noqa: E402
 from PIL import Image  # noqa: E402
 
-from mintprep.near_duplicates import distance, find_duplicates, near_pairs, phash  # noqa: E402
-from mintprep.validate import GuardSettings, check_pixels  # noqa: E402
+from mintprep.guards.near_duplicates import distance, find_duplicates, near_pairs, phash  # noqa: E402
+from mintprep.guards.image_guards import GuardSettings, check_pixels  # noqa: E402
 
 
 def cpu_ms(fn, repeats: int) -> float:  # noqa: ANN001

@@ -27,11 +27,11 @@ import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from mintprep.config import load_collection  # noqa: E402
+from mintprep.collection.config import load_collection  # noqa: E402
 from mintprep.executors import Executor, LocalExecutor  # noqa: E402
 from mintprep.executors.settings import ExecutorSettings  # noqa: E402
 from mintprep.generate import GenerationRequest, GeneratorSettings  # noqa: E402
-from mintprep.traits import plan_collection  # noqa: E402
+from mintprep.collection.traits import plan_collection  # noqa: E402
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "collection" / "collection.yaml"
 

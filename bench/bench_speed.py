@@ -107,12 +107,12 @@ def serve(kind: str, folder: str) -> None:
 
 
 def pinning(work: Path, kind: str, pieces: int, concurrency: int) -> dict:
-    from mintprep.hashing import sha256_hex
+    from mintprep.base.hashing import sha256_hex
     from mintprep.ipfs.backends import make_backend
     from mintprep.ipfs.settings import IpfsSettings
     from mintprep.ipfs.unixfs import get_profile, import_bytes
-    from mintprep.ledger import Ledger
-    from mintprep.pin import PinItem, pin_pieces
+    from mintprep.state.ledger import Ledger
+    from mintprep.stages.pin import PinItem, pin_pieces
 
     profile = get_profile("kubo-cidv1")
     payloads = [f"{kind} piece {i} ".encode() * 40 for i in range(pieces)]

@@ -23,7 +23,7 @@ from urllib.parse import urlsplit
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from mintprep.config import load_collection  # noqa: E402
+from mintprep.collection.config import load_collection  # noqa: E402
 from mintprep.page import build_page, read_page_config  # noqa: E402
 from tests.conftest import write_collection  # noqa: E402
 from tests.page.conftest import CHROMIUM, CHROMIUM_ARGS, QuietHandler, http_server, path_gateway, sample_collection, serve_dir  # noqa: E402

@@ -93,7 +93,7 @@ def test_text_from_chains_and_servers_is_shown_literally_in_tables(monkeypatch):
     from rich.console import Console
 
     import mintprep.cli.audit_cmd as audit_cmd
-    from mintprep.audit import AuditReport
+    from mintprep.commands.audit import AuditReport
     from mintprep.chain.check import CheckReport, CheckRow
     from mintprep.cli.chain_cmd import render_check
 

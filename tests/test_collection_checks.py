@@ -11,14 +11,14 @@ from pathlib import Path
 
 import pytest
 
-from mintprep.config import load_collection
+from mintprep.collection.config import load_collection
 from mintprep.generate import request as request_module
-from mintprep.ledger import Ledger
-from mintprep.near_duplicates import distance
-from mintprep.pipeline import run_collection
-from mintprep.screening import stored_verdict
-from mintprep.status import collection_status
-from mintprep.validate import load_rgb
+from mintprep.state.ledger import Ledger
+from mintprep.guards.near_duplicates import distance
+from mintprep.commands.run import run_collection
+from mintprep.stages.screen import stored_verdict
+from mintprep.commands.status import collection_status
+from mintprep.guards.image_guards import load_rgb
 from tests.conftest import write_collection
 
 PROMPT = "a tulip in pixel art style, warm palette"

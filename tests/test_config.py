@@ -9,8 +9,8 @@ import pytest
 from typer.testing import CliRunner
 
 from mintprep.cli import app
-from mintprep.config import load_collection, parse_collection
-from mintprep.errors import ConfigError
+from mintprep.collection.config import load_collection, parse_collection
+from mintprep.base.errors import ConfigError
 from tests.conftest import EXAMPLE, write_collection
 
 runner = CliRunner()

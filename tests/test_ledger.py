@@ -10,16 +10,16 @@ from pathlib import Path
 
 import pytest
 
-from mintprep.errors import LedgerBusy, UserError
-from mintprep.ledger import GenerationRow, Ledger
-from mintprep.objects import ObjectCorrupt, ObjectStore
+from mintprep.base.errors import LedgerBusy, UserError
+from mintprep.state.ledger import GenerationRow, Ledger
+from mintprep.state.objects import ObjectCorrupt, ObjectStore
 
 
 def test_second_writer_gets_a_clear_message(tmp_path: Path):
     holder = subprocess.Popen(
         [sys.executable, "-c", textwrap.dedent(f"""
             import sys, time
-            from mintprep.ledger import Ledger
+            from mintprep.state.ledger import Ledger
             with Ledger.open(__import__('pathlib').Path({str(tmp_path)!r})):
                 print('locked', flush=True); time.sleep(30)
         """)],

@@ -13,8 +13,8 @@ import pytest
 import skimage.data
 from PIL import Image
 
-from mintprep.near_duplicates import distance, find_duplicates, near_pairs, phash
-from mintprep.validate import GuardSettings
+from mintprep.guards.near_duplicates import distance, find_duplicates, near_pairs, phash
+from mintprep.guards.image_guards import GuardSettings
 from tests.generate.guard_corpus import BROKEN, LEGIT
 
 DEFAULT = GuardSettings().duplicate_distance

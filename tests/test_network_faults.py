@@ -20,8 +20,8 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from mintprep.errors import MintprepError
-from mintprep.http import RetryPolicy
+from mintprep.base.errors import MintprepError
+from mintprep.net.http import RetryPolicy
 from mintprep.ipfs.backends import KuboBackend, PinataBackend, PsaBackend
 from mintprep.ipfs.gateway import TrustlessGateway
 from mintprep.ipfs.unixfs import get_profile, import_bytes, import_directory

@@ -9,9 +9,9 @@ import itertools
 import pytest
 from scipy.stats import chi2
 
-from mintprep.config import parse_collection
-from mintprep.rarity import chi_square_sf, rarity_report
-from mintprep.traits import PiecePlan
+from mintprep.collection.config import parse_collection
+from mintprep.collection.rarity import chi_square_sf, rarity_report
+from mintprep.collection.traits import PiecePlan
 
 
 def spec(size: int, traits: dict, pieces: dict | None = None):  # noqa: ANN201
@@ -47,7 +47,7 @@ def test_overrides_are_counted_and_the_rarest_token_ranks_first() -> None:
     fits = {fit.trait: fit for fit in report.traits}
     assert fits["hat"].overridden == 1 and fits["eyes"].overridden == 0
     assert sum(fits["hat"].counts.values()) == 49 and sum(fits["eyes"].counts.values()) == 50, "a fixed value is no draw"
-    from mintprep.traits import plan_collection
+    from mintprep.collection.traits import plan_collection
 
     crowned = {p.token_id for p in plan_collection(collection) if dict(p.traits)["hat"] == "crown"}
     ranks = {t.token_id: t.rank for t in report.tokens}

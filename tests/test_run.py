@@ -12,11 +12,11 @@ from pathlib import Path
 
 import yaml
 
-from mintprep.config import load_collection
+from mintprep.collection.config import load_collection
 from mintprep.ipfs.backends import make_backend
 from mintprep.ipfs.verify import verify_dag
-from mintprep.ledger import Ledger
-from mintprep.status import collection_status
+from mintprep.state.ledger import Ledger
+from mintprep.commands.status import collection_status
 from tests.conftest import write_collection
 
 
@@ -69,7 +69,7 @@ def test_changing_one_trait_regenerates_exactly_that_piece(tmp_path: Path):
 
 def test_shrinking_the_collection_leaves_no_token_beyond_size_in_the_ledger(tmp_path: Path):
     """size 3 -> 2: token 3 is no longer part of the collection; status and audit must agree with the manifest."""
-    from mintprep.audit import audit_collection
+    from mintprep.commands.audit import audit_collection
 
     path = write_collection(tmp_path / "s", size=3, generator__steps=3)
     assert mintprep("run", str(path)).returncode == 0
@@ -167,7 +167,7 @@ OPENSEA_KEYS = {"name", "description", "image", "attributes", "external_url", "b
 def test_two_fresh_runs_give_identical_cids_and_opensea_metadata(tmp_path: Path):
     """Identical art → identical CIDs across two fresh runs (separate ledgers and stores)."""
     from mintprep.ipfs.reader import list_directory, read_file
-    from mintprep.pipeline import run_collection
+    from mintprep.commands.run import run_collection
 
     reports = [run_collection(load_collection(write_collection(tmp_path / name, size=4, generator__steps=3)))
                for name in ("first", "second")]

@@ -6,10 +6,10 @@ import json
 import re
 from collections import Counter
 
-from mintprep.config import load_collection, parse_collection
-from mintprep.manifest import PinnedPiece, build_manifest, metadata_files, provenance_hash
-from mintprep.hashing import sha256_hex
-from mintprep.traits import plan_collection, plan_piece
+from mintprep.collection.config import load_collection, parse_collection
+from mintprep.collection.manifest import PinnedPiece, build_manifest, metadata_files, provenance_hash
+from mintprep.base.hashing import sha256_hex
+from mintprep.collection.traits import plan_collection, plan_piece
 from tests.conftest import EXAMPLE
 
 SPEC = load_collection(EXAMPLE).spec

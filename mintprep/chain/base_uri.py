@@ -13,14 +13,14 @@ from web3 import Web3
 
 from mintprep.chain.artifact import load_artifact
 from mintprep.chain.rpc import connect, require_chain
-from mintprep.contract import deployed_address
+from mintprep.chain.address import deployed_address
 from mintprep.chain.txs import send_call
-from mintprep.config import Collection
-from mintprep.errors import UserError
+from mintprep.collection.config import Collection
+from mintprep.base.errors import UserError
 from mintprep.ipfs.backends import make_backend
-from mintprep.ledger import Ledger
-from mintprep.manifest import base_uri_for, contract_uri_for
-from mintprep.published import check_base_uri_change
+from mintprep.state.ledger import Ledger
+from mintprep.collection.manifest import base_uri_for, contract_uri_for
+from mintprep.collection.published import check_base_uri_change
 
 
 @dataclass(frozen=True)
@@ -55,7 +55,7 @@ def set_base_uri(w3: Web3, signer: LocalAccount, address: str, base_uri: str, co
 def collection_base_uri_update(col: Collection, ledger: Ledger) -> tuple[BaseUriUpdate, str]:
     """The setBaseURI call for the ledger's current metadata root, and the RPC URL to send it through.
 
-    Every base-URI change mintprep makes or prints passes `check_base_uri_change` here (mintprep.published)."""
+    Every base-URI change mintprep makes or prints passes `check_base_uri_change` here (mintprep.collection.published)."""
     network, url = col.spec.chain.endpoint()
     manifest = ledger.current_manifest()
     if manifest is None:

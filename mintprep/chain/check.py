@@ -24,13 +24,13 @@ from mintprep.chain.networks import Network
 from mintprep.chain.phases import OnChainPhase, SalePhase, collection_phases
 from mintprep.chain.rpc import RPC_FAILURES, connect, describe_failure
 from mintprep.chain.settings import NEVER, WEI_PER_ETH
-from mintprep.config import Collection
-from mintprep.contract import deployed_address
+from mintprep.collection.config import Collection
+from mintprep.chain.address import deployed_address
 from mintprep.chain.verify import Verifier, runtime_matches, verifier_for
-from mintprep.errors import MintprepError, UserError
-from mintprep.ledger import Ledger
-from mintprep.manifest import base_uri_for
-from mintprep.urls import redact_url
+from mintprep.base.errors import MintprepError, UserError
+from mintprep.state.ledger import Ledger
+from mintprep.collection.manifest import base_uri_for
+from mintprep.net.urls import redact_url
 
 # Fields whose disagreement means the page would show or charge something the config does not say.
 COMPARED_FIELDS = ("chain_id", "code", "runtime_code", "max_supply", "owner", "base_uri", "contract_uri", "provenance_hash",

@@ -15,11 +15,11 @@ from mintprep.chain.phases import OnChainPhase, collection_phases
 from mintprep.chain.reveal import placeholder_uri, reveal_commitment, reveal_secret
 from mintprep.chain.rpc import connect, require_chain
 from mintprep.chain.txs import send_call
-from mintprep.config import Collection
-from mintprep.contract import find_contract
-from mintprep.errors import UserError
-from mintprep.ledger import Ledger, ManifestRecord
-from mintprep.manifest import base_uri_for, contract_uri_for
+from mintprep.collection.config import Collection
+from mintprep.chain.address import find_contract
+from mintprep.base.errors import UserError
+from mintprep.state.ledger import Ledger, ManifestRecord
+from mintprep.collection.manifest import base_uri_for, contract_uri_for
 
 
 @dataclass(frozen=True)

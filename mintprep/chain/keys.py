@@ -13,7 +13,7 @@ from typing import Callable
 from eth_account import Account
 from eth_account.signers.local import LocalAccount
 
-from mintprep.errors import UserError, register_secret
+from mintprep.base.errors import UserError, register_secret
 
 PRIVATE_KEY_ENV = "MINTPREP_PRIVATE_KEY"
 KEYSTORE_PASSWORD_ENV = "MINTPREP_KEYSTORE_PASSWORD"

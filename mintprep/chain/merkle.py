@@ -15,7 +15,7 @@ from typing import Any
 from eth_abi import encode
 from eth_utils import is_address, keccak, to_checksum_address
 
-from mintprep.errors import ConfigError
+from mintprep.base.errors import ConfigError
 
 LEAF_ENCODING = ["address"]
 

@@ -9,7 +9,7 @@ from mintprep.chain.merkle import AllowlistTree, read_allowlist
 from mintprep.chain.settings import PhaseSettings
 
 if TYPE_CHECKING:
-    from mintprep.config import Collection
+    from mintprep.collection.config import Collection
 
 NO_ALLOWLIST = b"\x00" * 32
 

@@ -22,11 +22,11 @@ from web3 import Web3
 
 from mintprep.chain.artifact import load_artifact
 from mintprep.chain.txs import send_call
-from mintprep.errors import ConfigError, UserError
+from mintprep.base.errors import ConfigError, UserError
 
 if TYPE_CHECKING:
-    from mintprep.config import Collection
-    from mintprep.ledger import Ledger
+    from mintprep.collection.config import Collection
+    from mintprep.state.ledger import Ledger
 
 BLOCK_POLL_S = 0.5
 
@@ -114,10 +114,10 @@ def placeholder_metadata(name: str, description: str, image_cid: str) -> dict[st
 
 def placeholder_uri(col: "Collection", ledger: "Ledger") -> str:
     """chain.reveal's placeholder URI: the configured one, or the image and its JSON pinned here like the rest."""
-    from mintprep.hashing import canonical_json
+    from mintprep.base.hashing import canonical_json
     from mintprep.ipfs.backends import make_backend
     from mintprep.ipfs.unixfs import get_profile
-    from mintprep.pin import pin_bytes
+    from mintprep.stages.pin import pin_bytes
 
     settings = col.spec.chain.reveal
     assert settings is not None
@@ -138,8 +138,8 @@ def placeholder_uri(col: "Collection", ledger: "Ledger") -> str:
 def reveal_collection(col: "Collection", ledger: "Ledger", signer: LocalAccount) -> RevealResult:
     """Reveal the collection's drop at the ledger's current metadata root and record the transactions."""
     from mintprep.chain.rpc import require_chain
-    from mintprep.contract import deployed_address
-    from mintprep.manifest import base_uri_for, contract_uri_for
+    from mintprep.chain.address import deployed_address
+    from mintprep.collection.manifest import base_uri_for, contract_uri_for
     from mintprep.chain.rpc import connect
 
     if col.spec.chain.reveal is None:

@@ -10,9 +10,9 @@ from web3.exceptions import Web3Exception
 from web3.providers.rpc.utils import ExceptionRetryConfiguration
 
 from mintprep.chain.networks import Network
-from mintprep.errors import UserError
-from mintprep.http import DeadlineSession
-from mintprep.urls import KEY_LIKE, redact_url
+from mintprep.base.errors import UserError
+from mintprep.net.http import DeadlineSession
+from mintprep.net.urls import KEY_LIKE, redact_url
 
 _OS_ERROR = re.compile(r"\[Errno -?\d+\] [^'\")]+")
 

@@ -10,8 +10,8 @@ from eth_utils import is_address, is_checksum_address, to_checksum_address
 from pydantic import Field, field_validator, model_validator
 
 from mintprep.chain.networks import Network, NetworkName, network
-from mintprep.model import StrictModel
-from mintprep.urls import PrivateUrl
+from mintprep.base.settings_model import StrictModel
+from mintprep.net.urls import PrivateUrl
 
 WEI_PER_ETH = 10**18
 MAX_PRICE_ETH = 1_000_000  # far above any real drop, far below uint256: a typo, not a price

@@ -21,12 +21,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
 from mintprep.chain.artifact import CONTRACTS_DIR, Artifact
-from mintprep.errors import RemoteError, UserError
-from mintprep.http import RetryPolicy, json_object, send
+from mintprep.base.errors import RemoteError, UserError
+from mintprep.net.http import RetryPolicy, json_object, send
 
 if TYPE_CHECKING:
-    from mintprep.config import Collection
-    from mintprep.ledger import Ledger
+    from mintprep.collection.config import Collection
+    from mintprep.state.ledger import Ledger
 
 POLL_S = 3.0
 SERVICE_POLICY = RetryPolicy(attempts=3, timeout=30.0)
@@ -199,7 +199,7 @@ def verify_collection(col: "Collection", ledger: "Ledger", services: tuple[str, 
     """
     from mintprep.chain.artifact import load_artifact
     from mintprep.chain.rpc import require_chain
-    from mintprep.contract import deployed_address
+    from mintprep.chain.address import deployed_address
     from mintprep.chain.rpc import connect
     from mintprep.chain.settings import VerifySettings
 

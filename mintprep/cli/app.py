@@ -21,7 +21,7 @@ from rich.console import Console
 from rich.text import Text
 from typer.core import TyperGroup
 
-from mintprep.errors import MintprepError
+from mintprep.base.errors import MintprepError
 
 # Humans read stderr; stdout carries only what a script asked for (--json) or the command's result.
 console = Console(stderr=True)

@@ -17,7 +17,7 @@ from mintprep.cli.app import app, console, print_json
 # web3 and eth_account are imported by the commands that talk to a chain, when they run.
 if TYPE_CHECKING:
     from mintprep.chain.check import CheckReport
-    from mintprep.ledger import Ledger
+    from mintprep.state.ledger import Ledger
 
 contract_app = typer.Typer(help="Build, deploy and update the MintprepDrop contract.", no_args_is_help=True)
 app.add_typer(contract_app, name="contract")
@@ -37,7 +37,7 @@ def _ask_password() -> str:
 
 
 def _readonly_ledger(state_dir: Path) -> "Ledger | None":
-    from mintprep.ledger import Ledger
+    from mintprep.state.ledger import Ledger
 
     # A collection checked before its first run has no ledger: the config alone is compared.
     return Ledger.open(state_dir, readonly=True) if (state_dir / "state.db").exists() else None
@@ -67,7 +67,7 @@ def render_check(report: "CheckReport") -> Table:
 def check_command(collection: Path = COLLECTION, rpc_url: Optional[str] = RPC_URL, as_json: bool = JSON) -> None:
     """Compare collection.yaml with the deployed contract: exit 0 when all agree, 1 on a mismatch, 2 if unreachable."""
     from mintprep.chain.check import check_collection
-    from mintprep.config import load_collection
+    from mintprep.collection.config import load_collection
 
     col = load_collection(collection)
     ledger = _readonly_ledger(col.state_dir)
@@ -119,8 +119,8 @@ def deploy_command(
     """Deploy MintprepDrop with the collection's name, size, price and per-wallet cap; record it in the ledger."""
     from mintprep.chain.deploy import deploy_collection
     from mintprep.chain.keys import load_signer
-    from mintprep.config import load_collection
-    from mintprep.ledger import Ledger
+    from mintprep.collection.config import load_collection
+    from mintprep.state.ledger import Ledger
 
     col = load_collection(collection)
     if network is not None and network not in NETWORKS:
@@ -151,8 +151,8 @@ def set_base_uri_command(
     """Point the contract at the ledger's current metadata root (emits BatchMetadataUpdate for marketplaces)."""
     from mintprep.chain.base_uri import collection_base_uri_update, send_collection_base_uri
     from mintprep.chain.keys import load_signer
-    from mintprep.config import load_collection
-    from mintprep.ledger import Ledger
+    from mintprep.collection.config import load_collection
+    from mintprep.state.ledger import Ledger
 
     col = load_collection(collection)
     if print_only:
@@ -176,8 +176,8 @@ def reveal_command(collection: Path = COLLECTION, keystore: Optional[Path] = KEY
     """Reveal an unrevealed drop: startReveal, wait for its future block, then reveal with the committed secret."""
     from mintprep.chain.keys import load_signer
     from mintprep.chain.reveal import reveal_collection
-    from mintprep.config import load_collection
-    from mintprep.ledger import Ledger
+    from mintprep.collection.config import load_collection
+    from mintprep.state.ledger import Ledger
 
     col = load_collection(collection)
     signer = load_signer(keystore, _ask_password)
@@ -199,8 +199,8 @@ def verify_command(
     if only is not None and only not in VERIFY_SERVICES:
         raise typer.BadParameter(f"must be one of {', '.join(VERIFY_SERVICES)}", param_hint="--only")
     from mintprep.chain.verify import verify_collection
-    from mintprep.config import load_collection
-    from mintprep.ledger import Ledger
+    from mintprep.collection.config import load_collection
+    from mintprep.state.ledger import Ledger
 
     col = load_collection(collection)
     with Ledger.open(col.state_dir, readonly=True) as ledger:

@@ -21,9 +21,9 @@ def import_(
     json: bool = typer.Option(False, "--json", help="print the import as JSON on stdout"),
 ) -> None:
     """Adopt a collection made elsewhere: verify and pin its images and metadata, record them as imported pieces."""
-    from mintprep.importer import import_collection
-    from mintprep.config import load_collection
-    from mintprep.progress import RichProgress
+    from mintprep.commands.importer import import_collection
+    from mintprep.collection.config import load_collection
+    from mintprep.base.progress import RichProgress
 
     col = load_collection(collection)
     with RichProgress(console) as progress:

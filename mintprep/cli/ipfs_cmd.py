@@ -9,7 +9,7 @@ from typing import BinaryIO, Optional
 import typer
 
 from mintprep.cli.app import app, console, print_json
-from mintprep.errors import UserError
+from mintprep.base.errors import UserError
 from mintprep.ipfs.profile_names import PROFILE_NAMES
 
 PROFILE_HELP = f"Start from a profile ({', '.join(PROFILE_NAMES)}); without one, kubo's defaults (CIDv0) as `ipfs add`."
@@ -87,7 +87,7 @@ def export_car_command(
 def _write_atomically(out: Path, write: Callable[[BinaryIO], int], source: str) -> int:
     """The CAR through a temp file beside `out`; a block missing from the store is bad input, not a traceback."""
     from mintprep.ipfs.verify import BlockNotFound
-    from mintprep.objects import write_atomic_with
+    from mintprep.state.objects import write_atomic_with
 
     try:
         return write_atomic_with(out, write)

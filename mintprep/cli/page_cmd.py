@@ -16,8 +16,8 @@ JSON = typer.Option(False, "--json", help="print a JSON result on stdout")
 @app.command("publish")
 def publish_command(collection: Path = COLLECTION, as_json: bool = JSON) -> None:
     """Rebuild the mint page from the ledger and publish it to page.publish.target (ipfs, netlify or dir)."""
-    from mintprep.config import load_collection
-    from mintprep.ledger import Ledger
+    from mintprep.collection.config import load_collection
+    from mintprep.state.ledger import Ledger
     from mintprep.page.publish import publish_collection
 
     col = load_collection(collection)
@@ -39,7 +39,7 @@ def serve_command(
     as_json: bool = JSON,
 ) -> None:
     """Preview the mint page on 127.0.0.1, with its images from a local IPFS gateway; Ctrl-C stops it."""
-    from mintprep.config import load_collection
+    from mintprep.collection.config import load_collection
     from mintprep.page.serve import preview
 
     col = load_collection(collection)

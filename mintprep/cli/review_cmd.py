@@ -19,9 +19,9 @@ def review_command(
 ) -> None:
     """One self-contained HTML page: every token (image, traits, rarity rank, guard metrics, pin state), every
     rejected attempt, near-duplicate pairs side by side, the trait table. Reads the ledger only."""
-    from mintprep.config import load_collection
-    from mintprep.objects import write_atomic
-    from mintprep.review import gather_review, render_review
+    from mintprep.collection.config import load_collection
+    from mintprep.state.objects import write_atomic
+    from mintprep.commands.review import gather_review, render_review
 
     col = load_collection(collection)
     review = gather_review(col)

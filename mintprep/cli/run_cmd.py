@@ -14,7 +14,7 @@ from mintprep.cli.app import app, console, print_json
 
 # Each command imports what it needs when it runs: `mintprep --help` and `status` start at once.
 if TYPE_CHECKING:
-    from mintprep.pipeline import RunReport
+    from mintprep.commands.run import RunReport
 
 CollectionArg = typer.Argument(..., help="the collection file (collection.yaml)", exists=False)
 JsonOpt = typer.Option(False, "--json", help="print a machine-readable summary on stdout")
@@ -28,16 +28,16 @@ def run(
     ray_address: Optional[str] = typer.Option(None, "--ray-address", help="Ray cluster to join (implies ray)"),
 ) -> None:
     """Run every stage in order; exit 0 when every piece is pinned, 1 when some failed, 2 on bad input."""
-    from mintprep.config import load_collection
+    from mintprep.collection.config import load_collection
     from mintprep.executors.settings import with_cli_overrides
-    from mintprep.progress import RichProgress
+    from mintprep.base.progress import RichProgress
 
     col = load_collection(collection)
     if executor not in (None, "local", "ray"):
         raise typer.BadParameter(f"must be local or ray, got {executor!r}", param_hint="--executor")
     chosen = with_cli_overrides(col.spec.executor, kind=executor, address=ray_address)
     col = dataclasses.replace(col, spec=col.spec.model_copy(update={"executor": chosen}))
-    from mintprep.pipeline import run_collection
+    from mintprep.commands.run import run_collection
 
     with RichProgress(console) as progress:
         report = run_collection(col, progress=progress)
@@ -68,8 +68,8 @@ def _print_report(report: "RunReport") -> None:
 @app.command()
 def status(collection: Path = CollectionArg, json: bool = JsonOpt) -> None:
     """What is done, per stage and per piece."""
-    from mintprep.config import load_collection
-    from mintprep.status import collection_status
+    from mintprep.collection.config import load_collection
+    from mintprep.commands.status import collection_status
 
     info = collection_status(load_collection(collection))
     if json:
@@ -87,6 +87,6 @@ def status(collection: Path = CollectionArg, json: bool = JsonOpt) -> None:
 @app.command()
 def schema(json: bool = typer.Option(False, "--json", help="accepted for symmetry: the schema is JSON already")) -> None:
     """Print the JSON Schema of collection.yaml (for editor completion)."""
-    from mintprep.config import collection_schema
+    from mintprep.collection.config import collection_schema
 
     print_json(collection_schema())

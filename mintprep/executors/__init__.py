@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Iterable, Iterator, Protocol
 
-from mintprep.errors import MintprepError
+from mintprep.base.errors import MintprepError
 
 if TYPE_CHECKING:
     from mintprep.executors.settings import ExecutorSettings

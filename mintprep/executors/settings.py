@@ -6,8 +6,8 @@ from typing import Literal
 
 from pydantic import Field
 
-from mintprep.errors import UserError
-from mintprep.model import StrictModel
+from mintprep.base.errors import UserError
+from mintprep.base.settings_model import StrictModel
 
 
 class ExecutorSettings(StrictModel):

@@ -28,8 +28,8 @@ from typing import Any
 
 from mintprep.generate.settings import GeneratorSettings
 from mintprep.generate.source import ModelSource, resolve_source
-from mintprep.hashing import content_key
-from mintprep.objects import write_atomic
+from mintprep.base.hashing import content_key
+from mintprep.state.objects import write_atomic
 
 CACHE_NAME = "fingerprints.json"
 CHUNK = 1 << 20

@@ -10,7 +10,7 @@ from typing import Any
 
 from mintprep.generate.request import GenerationRequest
 from mintprep.generate.settings import GeneratorSettings
-from mintprep.hashing import canonical_json, content_key
+from mintprep.base.hashing import canonical_json, content_key
 
 # Settings fixed when the pipeline is loaded; a request must agree with them (the rest may vary per request).
 LOAD_FIELDS = ("kind", "model", "revision", "config", "scheduler", "scheduler_config", "device", "offload",
@@ -34,7 +34,7 @@ def request_key(request: GenerationRequest, model_fingerprint: str, environment:
         "settings": settings.model_dump(mode="json", include=set(PIECE_FIELDS)),
         # The scheduler's class and overrides; its base config is a file of the model, in the fingerprint.
         "scheduler": settings.model_dump(mode="json", include={"scheduler", "scheduler_config"}),
-        # Pixel thresholds are re-applied to stored images by the validate stage (mintprep.screening):
+        # Pixel thresholds are re-applied to stored images by the validate stage (mintprep.stages.screen):
         # changing one must not resample pieces that still pass.
         "guards": request.guards.tensor_thresholds(),
         # Its first attempt is sampled in a pipeline call of batch_size samples, at this position.

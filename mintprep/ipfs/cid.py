@@ -10,7 +10,7 @@ import base64
 import hashlib
 from dataclasses import dataclass
 
-from mintprep.errors import UserError
+from mintprep.base.errors import UserError
 
 DAG_PB = 0x70
 RAW = 0x55

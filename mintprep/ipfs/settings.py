@@ -7,10 +7,10 @@ from typing import Literal
 
 from pydantic import Field, model_validator
 
-from mintprep.errors import ConfigError, register_secret
+from mintprep.base.errors import ConfigError, register_secret
 from mintprep.ipfs.profile_names import ProfileName
-from mintprep.model import StrictModel
-from mintprep.urls import PrivateUrl, PublicUrl
+from mintprep.base.settings_model import StrictModel
+from mintprep.net.urls import PrivateUrl, PublicUrl
 
 
 class IpfsSettings(StrictModel):

@@ -18,12 +18,12 @@ import tempfile
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
-from mintprep.errors import UserError
+from mintprep.base.errors import UserError
 from mintprep.ipfs.cid import CID, as_cid
 from mintprep.ipfs.dagpb import child_links
 from mintprep.ipfs.unixfs import Block
 from mintprep.ipfs.verify import BlockNotFound
-from mintprep.objects import fsync_dir, write_atomic
+from mintprep.state.objects import fsync_dir, write_atomic
 
 
 class BlockStore:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from urllib.parse import unquote, urlsplit
 
-from mintprep.errors import UserError
+from mintprep.base.errors import UserError
 from mintprep.ipfs.cid import CID
 from mintprep.ipfs.reader import NotUnixFS, list_directory
 from mintprep.ipfs.verify import BlockFetcher

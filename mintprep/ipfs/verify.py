@@ -12,8 +12,8 @@ from typing import TYPE_CHECKING
 
 import requests
 
-from mintprep.errors import MintprepError, RemoteError
-from mintprep.http import ServiceUnavailable
+from mintprep.base.errors import MintprepError, RemoteError
+from mintprep.net.http import ServiceUnavailable
 from mintprep.ipfs.cid import CID, as_cid
 from mintprep.ipfs.dagpb import child_links
 

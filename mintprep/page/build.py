@@ -21,8 +21,8 @@ from urllib.parse import urlsplit
 
 from eth_utils import is_hex_address, to_checksum_address
 
-from mintprep.errors import UserError
-from mintprep.hashing import content_key, sha256_hex
+from mintprep.base.errors import UserError
+from mintprep.base.hashing import content_key, sha256_hex
 from mintprep.chain.phases import SalePhase
 from mintprep.page.abi import page_abi
 from mintprep.page.allowlists import allowlist_files, allowlist_path
@@ -32,7 +32,7 @@ from mintprep.page.headers import render_headers, site_header_rules
 from mintprep.page.sitedir import CONFIG_ELEMENT_ID, ensure_replaceable, replace_tree
 
 if TYPE_CHECKING:
-    from mintprep.config import Collection
+    from mintprep.collection.config import Collection
 
 PAGE_FORMAT = 3  # 2: gallery in chunk files beside index.html; 3: sale phases, allowlist files
 STATIC_ASSETS = ("app.js", "style.css")

@@ -15,21 +15,21 @@ from typing import TYPE_CHECKING, Any, Callable, Mapping
 from urllib.parse import quote
 
 from mintprep.chain.networks import network
-from mintprep.contract import find_contract
+from mintprep.chain.address import find_contract
 from mintprep.chain.phases import SalePhase, collection_phases
-from mintprep.errors import RemoteError, UserError, register_secret
-from mintprep.http import RetryPolicy, json_object, send
-from mintprep.urls import redact_url
+from mintprep.base.errors import RemoteError, UserError, register_secret
+from mintprep.net.http import RetryPolicy, json_object, send
+from mintprep.net.urls import redact_url
 from mintprep.ipfs.backends import make_backend
 from mintprep.ipfs.unixfs import DagImport, get_profile, import_bytes, import_directory
 from mintprep.page.build import PageBuild, build_page
 from mintprep.page.settings import PublishSettings
 from mintprep.page.sitedir import ensure_replaceable, read_tree, replace_tree
-from mintprep.pin import pin_content
+from mintprep.stages.pin import pin_content
 
 if TYPE_CHECKING:
-    from mintprep.config import Collection
-    from mintprep.ledger import Ledger
+    from mintprep.collection.config import Collection
+    from mintprep.state.ledger import Ledger
 
 
 @dataclass(frozen=True)

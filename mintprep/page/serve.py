@@ -12,16 +12,16 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterator
 from urllib.parse import unquote, urlsplit
 
-from mintprep.errors import UserError
+from mintprep.base.errors import UserError
 from mintprep.ipfs.gateway import serve_gateway
 from mintprep.ipfs.store import BlockStore
-from mintprep.ledger import Ledger
+from mintprep.state.ledger import Ledger
 from mintprep.page.build import PageBuild
 from mintprep.page.headers import headers_for, parse_headers
 from mintprep.page.publish import build_collection_page, collection_page_inputs
 
 if TYPE_CHECKING:
-    from mintprep.config import Collection
+    from mintprep.collection.config import Collection
 
 
 @dataclass(frozen=True)

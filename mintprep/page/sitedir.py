@@ -8,8 +8,8 @@ import shutil
 from pathlib import Path
 from typing import Mapping
 
-from mintprep.errors import UserError
-from mintprep.objects import fsync_dir
+from mintprep.base.errors import UserError
+from mintprep.state.objects import fsync_dir
 
 # Every page mintprep writes carries this element; a folder whose index.html lacks it is not ours to replace.
 CONFIG_ELEMENT_ID = "mintprep-config"

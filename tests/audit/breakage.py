@@ -10,16 +10,16 @@ from pathlib import Path
 import numpy as np
 from PIL import Image
 
-from mintprep.config import Collection, load_collection
-from mintprep.hashing import content_key, sha256_hex
+from mintprep.collection.config import Collection, load_collection
+from mintprep.base.hashing import content_key, sha256_hex
 from mintprep.ipfs.unixfs import import_bytes, import_directory
-from mintprep.ledger import Ledger, PieceRecord
-from mintprep.manifest import PinnedPiece, build_manifest, metadata_files
+from mintprep.state.ledger import Ledger, PieceRecord
+from mintprep.collection.manifest import PinnedPiece, build_manifest, metadata_files
 from mintprep.page.publish import build_collection_page, collection_page_inputs
-from mintprep.pin import pin_bytes, pin_content
-from mintprep.pipeline import publish_metadata, record_manifest
-from mintprep.traits import plan_piece
-from mintprep.workspace import Workspace
+from mintprep.stages.pin import pin_bytes, pin_content
+from mintprep.commands.run import publish_metadata, record_manifest
+from mintprep.collection.traits import plan_piece
+from mintprep.state.workspace import Workspace
 
 
 # -- broken images, as fp16 NaNs produce them -------------------------------------------------------

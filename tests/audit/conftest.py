@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from mintprep.config import load_collection
-from mintprep.pipeline import run_collection
+from mintprep.collection.config import load_collection
+from mintprep.commands.run import run_collection
 from tests.conftest import write_collection
 
 SIZE = 5

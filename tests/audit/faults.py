@@ -15,7 +15,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 _context = multiprocessing.get_context("forkserver")
-_context.set_forkserver_preload(["mintprep.cli", "mintprep.cli.audit_cmd", "mintprep.repair", "mintprep.generate.loading"])
+_context.set_forkserver_preload(["mintprep.cli", "mintprep.cli.audit_cmd", "mintprep.commands.repair", "mintprep.generate.loading"])
 
 
 def _main(argv: Sequence[str], env: dict[str, str]) -> None:
@@ -43,7 +43,7 @@ def killed_at_every_step(pristine: Path, name: str, work_dir: Path, rpc, snapsho
                          env: dict[str, str]) -> Iterator[tuple[int, Path]]:
     """For each repair step in turn: a fresh copy of `pristine` (and the chain back at `snapshot`), a repair
     SIGKILLed at that step; yields (step, path of that copy's collection file) for the caller's checks."""
-    from mintprep.repair import FAULT_ENV, STEPS
+    from mintprep.commands.repair import FAULT_ENV, STEPS
 
     for step in range(1, len(STEPS) + 1):
         rpc.make_request("evm_revert", [snapshot])

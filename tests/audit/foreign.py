@@ -16,7 +16,7 @@ from PIL import Image
 
 from mintprep.ipfs.store import BlockStore
 from mintprep.ipfs.unixfs import get_profile, import_bytes, import_directory
-from mintprep.traits import draw_trait
+from mintprep.collection.traits import draw_trait
 
 SIDE = 64
 TRAITS = {"flower": {"sunflower": 3, "tulip": 2, "poppy": 2, "iris": 1, "lotus": 1},

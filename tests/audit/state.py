@@ -7,11 +7,11 @@ import json
 import sqlite3
 from pathlib import Path
 
-from mintprep.audit import audit_collection
-from mintprep.config import load_collection
+from mintprep.commands.audit import audit_collection
+from mintprep.collection.config import load_collection
 from mintprep.ipfs.backends import make_backend
 from mintprep.ipfs.reader import list_directory, read_file
-from mintprep.ledger import Ledger
+from mintprep.state.ledger import Ledger
 from mintprep.page import read_page_config
 
 

@@ -10,13 +10,13 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 import mintprep.cli.audit_cmd  # noqa: F401  (registers `audit` until the lead adds it to mintprep.cli)
-from mintprep.audit import audit_collection, metadata_errors, page_differences
+from mintprep.commands.audit import audit_collection, metadata_errors, page_differences
 from mintprep.cli.app import app
-from mintprep.config import load_collection
+from mintprep.collection.config import load_collection
 from mintprep.ipfs.backends import make_backend
 from mintprep.ipfs.cid import CID
 from mintprep.ipfs.gateway import serve_gateway
-from mintprep.ledger import Ledger
+from mintprep.state.ledger import Ledger
 from tests.audit.breakage import broken_pngs, plant_images, plant_metadata
 from tests.audit.state import state_fingerprint
 from tests.conftest import write_collection

@@ -14,16 +14,16 @@ from typer.testing import CliRunner
 import mintprep.cli  # noqa: F401  (registers every command)
 from mintprep.chain.keys import PRIVATE_KEY_ENV
 from mintprep.cli.app import app
-from mintprep.config import load_collection
-from mintprep.errors import UserError
+from mintprep.collection.config import load_collection
+from mintprep.base.errors import UserError
 from mintprep.ipfs.backends import make_backend
 from mintprep.ipfs.cid import CID
 from mintprep.ipfs.gateway import serve_gateway
 from mintprep.ipfs.reader import read_file
 from mintprep.ipfs.uri import resolve
-from mintprep.ledger import Ledger
-from mintprep.marketplace import OPENSEA_API_ENV, OPENSEA_KEY_ENV, request_refreshes
-from mintprep.repair import repair_collection
+from mintprep.state.ledger import Ledger
+from mintprep.net.marketplace import OPENSEA_API_ENV, OPENSEA_KEY_ENV, request_refreshes
+from mintprep.commands.repair import repair_collection
 from tests.audit.foreign import Foreign, make_foreign_collection
 from tests.audit.opensea import refresh_handler
 from tests.audit.state import state_fingerprint

@@ -10,17 +10,17 @@ from pathlib import Path
 import pytest
 import yaml
 
-from mintprep.audit import audit_collection
-from mintprep.config import load_collection
-from mintprep.errors import RemoteError, UserError
+from mintprep.commands.audit import audit_collection
+from mintprep.collection.config import load_collection
+from mintprep.base.errors import RemoteError, UserError
 from mintprep.ipfs.backends import make_backend
 from mintprep.ipfs.cid import CID
 from mintprep.ipfs.reader import list_directory, read_file
 from mintprep.ipfs.unixfs import get_profile, import_bytes, import_directory
-from mintprep.ledger import Ledger
-from mintprep.pipeline import run_collection
-from mintprep.published import check_base_uri_change
-from mintprep.repair import FAULT_ENV, repair_collection
+from mintprep.state.ledger import Ledger
+from mintprep.commands.run import run_collection
+from mintprep.collection.published import check_base_uri_change
+from mintprep.commands.repair import FAULT_ENV, repair_collection
 from tests.audit.breakage import broken_pngs, plant_images
 from tests.audit.faults import killed_at_every_step, run_mintprep
 from tests.audit.state import state_fingerprint
@@ -40,7 +40,7 @@ def tighten_guards(path: Path) -> set[int]:
     """Raise `guards.min_std` above some published pieces' luma std; return the tokens that now fail."""
     col = load_collection(path)
     fetch = make_backend(col.spec.ipfs, col.state_dir).fetch_block
-    from mintprep.validate import validate_png
+    from mintprep.guards.image_guards import validate_png
 
     with Ledger.open(col.state_dir, readonly=True) as ledger:
         stds = {t.token_id: validate_png(read_file(t.image_cid, fetch), col.spec.guards,
@@ -188,7 +188,7 @@ def test_upgrade_on_chain_minted_tokens_resolve_after_every_step_and_every_kill(
     import shutil
 
     from mintprep.chain.keys import PRIVATE_KEY_ENV
-    from mintprep.repair import STEPS
+    from mintprep.commands.repair import STEPS
     from tests.audit.state import final_state
     from tests.support.anvil import DropParams, deploy_test_drop
 

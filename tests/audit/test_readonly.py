@@ -17,7 +17,7 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 from mintprep.cli import app
-from mintprep.config import load_collection
+from mintprep.collection.config import load_collection
 from tests.audit.conftest import SIZE
 from tests.chain.conftest import deploy_for
 from tests.conftest import write_collection

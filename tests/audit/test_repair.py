@@ -11,11 +11,11 @@ from typer.testing import CliRunner
 
 import mintprep.cli.audit_cmd  # noqa: F401  (registers `audit`)
 from mintprep.cli.app import app
-from mintprep.config import load_collection
+from mintprep.collection.config import load_collection
 from mintprep.ipfs.backends import make_backend
 from mintprep.ipfs.cid import CID
-from mintprep.ledger import Ledger
-from mintprep.repair import repair_collection
+from mintprep.state.ledger import Ledger
+from mintprep.commands.repair import repair_collection
 from tests.audit.breakage import broken_pngs, plant_images
 from tests.audit.state import assert_repaired, final_state, generations_per_token, state_fingerprint
 

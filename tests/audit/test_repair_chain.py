@@ -11,10 +11,10 @@ import pytest
 import yaml
 
 from mintprep.chain.keys import PRIVATE_KEY_ENV
-from mintprep.config import load_collection
-from mintprep.errors import UserError
-from mintprep.ledger import Ledger
-from mintprep.repair import STEPS, repair_collection
+from mintprep.collection.config import load_collection
+from mintprep.base.errors import UserError
+from mintprep.state.ledger import Ledger
+from mintprep.commands.repair import STEPS, repair_collection
 from tests.audit.breakage import broken_pngs, plant_images
 from tests.audit.faults import killed_at_every_step, run_mintprep
 from tests.audit.state import assert_repaired, final_state, generations_per_token, state_fingerprint

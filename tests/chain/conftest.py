@@ -10,10 +10,10 @@ import pytest
 from eth_account.signers.local import LocalAccount
 
 from mintprep.chain.deploy import Deployed, deploy_collection
-from mintprep.config import Collection, load_collection
-from mintprep.hashing import canonical_json
-from mintprep.ledger import Ledger
-from mintprep.manifest import Manifest, base_uri_for, contract_uri_for
+from mintprep.collection.config import Collection, load_collection
+from mintprep.base.hashing import canonical_json
+from mintprep.state.ledger import Ledger
+from mintprep.collection.manifest import Manifest, base_uri_for, contract_uri_for
 from tests.conftest import write_collection
 from tests.support.anvil import Chain
 

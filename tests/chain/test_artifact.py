@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 
 from mintprep.chain.artifact import CONTRACTS_DIR, build_artifacts, load_artifact
 from mintprep.cli import app
-from mintprep.errors import UserError
+from mintprep.base.errors import UserError
 from tests.support.tools import require_tool
 
 

@@ -10,10 +10,10 @@ import pytest
 from mintprep.chain.artifact import load_artifact
 from mintprep.chain.check import check_collection
 from mintprep.chain.costs import GAS_PRICE_ORACLE
-from mintprep.errors import UserError
-from mintprep.ledger import Ledger
-from mintprep.pipeline import RunReport, chain_gate
-from mintprep.workspace import Workspace
+from mintprep.base.errors import UserError
+from mintprep.state.ledger import Ledger
+from mintprep.commands.run import RunReport, chain_gate
+from mintprep.state.workspace import Workspace
 from tests.chain.conftest import (METADATA_ROOT, DeployedCollection, chain_collection, deploy_for,
                                   record_metadata_root)
 

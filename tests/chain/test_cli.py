@@ -19,7 +19,7 @@ from typer.testing import CliRunner
 from mintprep.chain.artifact import load_artifact
 from mintprep.chain.txs import MIN_PRIORITY_FEE_WEI
 from mintprep.cli import app
-from mintprep.ledger import Ledger
+from mintprep.state.ledger import Ledger
 from tests.chain.conftest import (METADATA_ROOT, DeployedCollection, chain_collection, pin_metadata_root,
                                   record_metadata_root)
 

@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from mintprep.chain.deploy import create_address, deploy_drop, drop_config
-from mintprep.errors import UserError
-from mintprep.ledger import Ledger
+from mintprep.base.errors import UserError
+from mintprep.state.ledger import Ledger
 from tests.chain.conftest import chain_collection, deploy_for
 
 

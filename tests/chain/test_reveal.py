@@ -93,7 +93,7 @@ def test_mintprep_deploys_unrevealed_check_agrees_and_reveal_sets_the_real_base(
 
     from mintprep.chain.check import check_collection
     from mintprep.cli import app
-    from mintprep.ledger import Ledger
+    from mintprep.state.ledger import Ledger
     from tests.chain.conftest import METADATA_ROOT, chain_collection, deploy_for, record_metadata_root
 
     reveal = {"placeholder_uri": "ipfs://bafkplaceholder"}

@@ -10,8 +10,8 @@ from typer.testing import CliRunner
 from mintprep.chain.phases import collection_phases
 from mintprep.chain.settings import NEVER
 from mintprep.cli import app
-from mintprep.config import load_collection
-from mintprep.errors import ConfigError, UserError
+from mintprep.collection.config import load_collection
+from mintprep.base.errors import ConfigError, UserError
 from mintprep.page.publish import page_rpc_url
 from tests.conftest import write_collection
 

@@ -15,7 +15,7 @@ from web3 import Web3
 from mintprep.chain.base_uri import base_uri_update
 from mintprep.chain.settings import MAX_PRICE_ETH, ChainSettings
 from mintprep.chain.txs import MIN_PRIORITY_FEE_WEI, FeeQuote, choose_priority_fee, describe_revert
-from mintprep.urls import redact_url
+from mintprep.net.urls import redact_url
 
 
 @given(st.decimals(min_value=0, max_value=MAX_PRICE_ETH - 1, places=18, allow_nan=False, allow_infinity=False))

@@ -24,8 +24,8 @@ from mintprep.chain.artifact import CONTRACTS_DIR, load_artifact
 from mintprep.chain.check import check_collection
 from mintprep.chain.verify import runtime_matches
 from mintprep.cli import app
-from mintprep.http import RetryPolicy
-from mintprep.ledger import Ledger
+from mintprep.net.http import RetryPolicy
+from mintprep.state.ledger import Ledger
 from tests.chain.conftest import DeployedCollection, chain_collection
 from tests.support.servers import http_server, reply_json
 from tests.support.tools import require_tool

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from mintprep.generate import GenerationRequest, Generator, GeneratorSettings, load_generator
-from mintprep.validate import GuardSettings
+from mintprep.guards.image_guards import GuardSettings
 
 FAST = dict(kind="tiny", steps=4, width=64, height=64, upscale=1, max_attempts=2)
 

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from pydantic import ValidationError
 
-from mintprep.errors import ConfigError, UserError
+from mintprep.base.errors import ConfigError, UserError
 from mintprep.generate import Generator, load_generator
 from mintprep.generate.tiny import build_tiny_pipeline
 from tests.generate.conftest import request, settings
@@ -65,8 +65,8 @@ def test_unknown_tiny_variant_and_scheduler_are_config_errors() -> None:
 
 def test_run_end_to_end_on_a_saved_diffusers_folder(tmp_path: Path) -> None:
     """`mintprep run` with generator.kind: diffusers pointed at a folder written by save_pretrained."""
-    from mintprep.config import load_collection
-    from mintprep.pipeline import run_collection
+    from mintprep.collection.config import load_collection
+    from mintprep.commands.run import run_collection
     from tests.conftest import write_collection
 
     folder = tmp_path / "tiny-sd"
@@ -77,7 +77,7 @@ def test_run_end_to_end_on_a_saved_diffusers_folder(tmp_path: Path) -> None:
     report = run_collection(load_collection(path))
     assert report.exit_code == 0 and report.pinned == 3, report.rejected
     tokens = load_collection(path)
-    from mintprep.ledger import Ledger
+    from mintprep.state.ledger import Ledger
 
     with Ledger.open(tokens.state_dir, readonly=True) as ledger:
         manifest = ledger.current_manifest().manifest.to_json()

@@ -7,7 +7,7 @@ import pytest
 import torch
 
 from mintprep.generate import GenerationRequest, Generator, GeneratorSettings, attempt_seed, load_generator
-from mintprep.validate import load_rgb, validate_png
+from mintprep.guards.image_guards import load_rgb, validate_png
 from tests.conftest import EXAMPLE
 from tests.generate.conftest import request, settings
 

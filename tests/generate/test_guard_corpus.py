@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from mintprep.validate import GuardSettings, check_pixels
+from mintprep.guards.image_guards import GuardSettings, check_pixels
 from tests.generate.guard_corpus import BROKEN, LEGIT
 
 GUARDS = GuardSettings()

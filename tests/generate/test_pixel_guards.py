@@ -15,7 +15,7 @@ from typer.testing import CliRunner
 
 from mintprep.cli import app
 from mintprep.generate.images import encode_png, upscale_nearest
-from mintprep.validate import GuardSettings, check_pixels, validate_png
+from mintprep.guards.image_guards import GuardSettings, check_pixels, validate_png
 
 PHOTOS = ["astronaut", "camera", "cat", "chelsea", "coffee", "coins", "rocket", "moon", "brick", "grass", "gravel",
           "hubble_deep_field", "immunohistochemistry", "retina", "clock"]

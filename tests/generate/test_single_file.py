@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from safetensors.torch import save_file
 
-from mintprep.errors import UserError
+from mintprep.base.errors import UserError
 from mintprep.generate import GeneratorSettings, load_generator
 from mintprep.generate.tiny import build_tiny_pipeline
 from tests.generate.conftest import request, settings

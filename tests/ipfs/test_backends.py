@@ -11,8 +11,8 @@ import os
 
 import pytest
 
-from mintprep.errors import ConfigError, RemoteError
-from mintprep.http import RetryPolicy
+from mintprep.base.errors import ConfigError, RemoteError
+from mintprep.net.http import RetryPolicy
 from mintprep.ipfs.backends import CidMismatch, KuboBackend, make_backend
 from mintprep.ipfs.gateway import serve_gateway
 from mintprep.ipfs.settings import IpfsSettings
@@ -182,8 +182,8 @@ def test_pinata_differing_cid_refused_and_corrupt_gateway_caught(tmp_path, monke
 
 def test_credentials_in_the_api_url_never_reach_an_error(tmp_path) -> None:
     """kubo behind basic auth: `http://user:secret@host` must not be echoed by a failure message."""
-    from mintprep.errors import RemoteError
-    from mintprep.http import RetryPolicy, send
+    from mintprep.base.errors import RemoteError
+    from mintprep.net.http import RetryPolicy, send
 
     fake = FakeKubo(BlockStore(tmp_path / "node"), Script(failures=[(502, {})] * 3))
     with running(fake) as url:

@@ -14,9 +14,9 @@ from mintprep.ipfs.gateway import serve_gateway
 from mintprep.ipfs.settings import IpfsSettings
 from mintprep.ipfs.store import BlockStore
 from mintprep.ipfs.unixfs import get_profile, import_bytes
-from mintprep.hashing import sha256_hex
-from mintprep.ledger import Ledger
-from mintprep.pin import PinItem, PinsFailed, pin_pieces
+from mintprep.base.hashing import sha256_hex
+from mintprep.state.ledger import Ledger
+from mintprep.stages.pin import PinItem, PinsFailed, pin_pieces
 from tests.ipfs.fakes import FakeKubo, FakePinata, Script, running
 
 PROFILE = get_profile("kubo-cidv1")

@@ -8,11 +8,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from mintprep.config import load_collection
+from mintprep.collection.config import load_collection
 from mintprep.ipfs.store import BlockStore
 from mintprep.ipfs.verify import verify_dag
-from mintprep.ledger import Ledger
-from mintprep.pipeline import run_collection
+from mintprep.state.ledger import Ledger
+from mintprep.commands.run import run_collection
 from tests.conftest import write_collection
 from tests.ipfs.fakes import FakeKubo, running
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from mintprep.errors import UserError
+from mintprep.base.errors import UserError
 from mintprep.ipfs.cid import CID
 from mintprep.ipfs.dagpb import DIRECTORY, HAMT_SHARD, decode_pbnode, decode_unixfs
 from mintprep.ipfs.unixfs import add_options, get_profile, import_bytes, import_directory

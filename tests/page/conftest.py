@@ -15,7 +15,7 @@ from typing import Any, Callable, Iterator
 import pytest
 from PIL import Image
 
-from mintprep.config import Collection, load_collection
+from mintprep.collection.config import Collection, load_collection
 from mintprep.page.serve import SiteHandler
 from tests.conftest import write_collection
 

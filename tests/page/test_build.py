@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from mintprep.errors import UserError
+from mintprep.base.errors import UserError
 from mintprep.page import build_page, read_page_config
 from mintprep.page import sitedir
 from mintprep.page.abi import page_abi, signature

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from mintprep.audit import page_differences
-from mintprep.errors import UserError
+from mintprep.commands.audit import page_differences
+from mintprep.base.errors import UserError
 from mintprep.page import build_page, page_config, read_page_config, sitedir
 from mintprep.page.gallery import CHUNK_BYTES, read_gallery, split_gallery
 from mintprep.page.headers import headers_for, parse_headers, render_headers, site_header_rules

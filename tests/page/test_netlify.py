@@ -18,8 +18,8 @@ from urllib.parse import unquote
 
 import pytest
 
-from mintprep.errors import RemoteError, UserError
-from mintprep.http import RetryPolicy
+from mintprep.base.errors import RemoteError, UserError
+from mintprep.net.http import RetryPolicy
 from mintprep.page import build_page
 from mintprep.page.publish import deploy_to_netlify, netlify_token
 from mintprep.page.settings import PublishSettings

@@ -10,12 +10,12 @@ import requests
 from typer.testing import CliRunner
 
 from mintprep.cli import app
-from mintprep.config import load_collection
-from mintprep.hashing import canonical_json
+from mintprep.collection.config import load_collection
+from mintprep.base.hashing import canonical_json
 from mintprep.ipfs.backends import LocalBackend
 from mintprep.ipfs.gateway import serve_gateway
 from mintprep.ipfs.unixfs import get_profile, import_bytes
-from mintprep.ledger import Ledger
+from mintprep.state.ledger import Ledger
 from mintprep.page import read_page_config
 from mintprep.page.serve import preview
 from mintprep.page.sitedir import read_tree

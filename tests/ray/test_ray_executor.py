@@ -15,13 +15,13 @@ from typing import Callable
 import pytest
 import ray
 
-from mintprep.config import load_collection
-from mintprep.errors import ConfigError
+from mintprep.collection.config import load_collection
+from mintprep.base.errors import ConfigError
 from mintprep.executors.ray import WORKER_NAME_PREFIX, RayExecutor
 from mintprep.executors.settings import ExecutorSettings
 from mintprep.generate import GenerationRequest, GeneratorSettings
-from mintprep.ledger import Ledger
-from mintprep.pipeline import run_collection
+from mintprep.state.ledger import Ledger
+from mintprep.commands.run import run_collection
 from tests.conftest import write_collection
 
 pytestmark = pytest.mark.slow

@@ -8,7 +8,7 @@ import socket
 import pytest
 import ray
 
-from mintprep.errors import ConfigError, UserError
+from mintprep.base.errors import ConfigError, UserError
 from mintprep.executors.ray import connect, plan_workers
 from mintprep.executors.settings import ExecutorSettings, with_cli_overrides
 

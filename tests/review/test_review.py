@@ -12,10 +12,10 @@ from pathlib import Path
 import pytest
 import yaml
 
-from mintprep.config import load_collection
+from mintprep.collection.config import load_collection
 from mintprep.generate import request as request_module
-from mintprep.pipeline import run_collection
-from mintprep.status import collection_status
+from mintprep.commands.run import run_collection
+from mintprep.commands.status import collection_status
 from tests.conftest import EXAMPLE, write_collection
 from tests.page.conftest import HOSTILE_TRAIT
 

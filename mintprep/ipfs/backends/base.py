@@ -22,8 +22,8 @@ from typing import Any, Union
 
 import requests
 
-from mintprep.errors import RemoteError, register_secret
-from mintprep.http import RetryPolicy, redact, send
+from mintprep.base.errors import RemoteError, register_secret
+from mintprep.net.http import RetryPolicy, redact, send
 from mintprep.ipfs.car import write_car
 from mintprep.ipfs.cid import CID, as_cid
 from mintprep.ipfs.gateway import TrustlessGateway
@@ -181,7 +181,7 @@ class PinBackend(ABC):
 
 
 class HttpBackend(PinBackend):
-    """A backend reached over HTTP through mintprep.http: retries, Retry-After, no secrets in errors."""
+    """A backend reached over HTTP through mintprep.net.http: retries, Retry-After, no secrets in errors."""
 
     api_url: str
 

@@ -20,8 +20,8 @@ from typing import Any
 
 import requests
 
-from mintprep.errors import RemoteError, scrub
-from mintprep.http import json_object
+from mintprep.base.errors import RemoteError, scrub
+from mintprep.net.http import json_object
 from mintprep.ipfs.backends.base import (
     CidMismatch, HttpBackend, PinRequest, UploadResult, Uploaded, check_root, spooled_car)
 from mintprep.ipfs.car import CarReader

@@ -10,8 +10,8 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from mintprep.errors import RemoteError
-from mintprep.http import json_object
+from mintprep.base.errors import RemoteError
+from mintprep.net.http import json_object
 from mintprep.ipfs.backends.base import GatewayVerifiedBackend, check_root
 from mintprep.ipfs.cid import CID, as_cid
 from mintprep.ipfs.unixfs import DagImport

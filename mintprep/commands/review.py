@@ -18,12 +18,12 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from mintprep.config import Collection
-from mintprep.ledger import Ledger
-from mintprep.rarity import RarityReport, rarity_report
-from mintprep.screening import DROP_LOG, StoredVerdict, stored_verdict
-from mintprep.traits import plan_collection
-from mintprep.validate import load_rgb, thumbnail_png
+from mintprep.collection.config import Collection
+from mintprep.state.ledger import Ledger
+from mintprep.collection.rarity import RarityReport, rarity_report
+from mintprep.stages.screen import DROP_LOG, StoredVerdict, stored_verdict
+from mintprep.collection.traits import plan_collection
+from mintprep.guards.image_guards import load_rgb, thumbnail_png
 
 SHOWN_METRICS = ("spread", "edge_share", "neighbour_corr", "coarse_corr", "hf_ratio", "dead_tile_share",
                  "luma_p1", "luma_p99", "empty_level_share")

@@ -16,10 +16,10 @@ import numpy as np
 from PIL import Image, UnidentifiedImageError
 from pydantic import Field, model_validator
 
-from mintprep import pixel_metrics as pm
-from mintprep.errors import UserError
-from mintprep.untrusted import MAX_PIXELS, check_pixel_count, read_regular_file
-from mintprep.model import StrictModel
+from mintprep.guards import pixel_metrics as pm
+from mintprep.base.errors import UserError
+from mintprep.guards.untrusted_files import MAX_PIXELS, check_pixel_count, read_regular_file
+from mintprep.base.settings_model import StrictModel
 
 # Thresholds that judge the tensors during sampling and decoding: only generation can apply them, so they are part
 # of a piece's generation key. Every other threshold judges stored pixels and is re-applied by the validate stage

@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from mintprep.config import Collection
-from mintprep.ledger import IMPORTED_KEY, Ledger
-from mintprep.rarity import rarity_report
+from mintprep.collection.config import Collection
+from mintprep.state.ledger import IMPORTED_KEY, Ledger
+from mintprep.collection.rarity import rarity_report
 
 
 def collection_status(col: Collection) -> dict[str, Any]:

@@ -13,12 +13,12 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING
 
-from mintprep.config import Collection, CollectionSpec
-from mintprep.contract import find_contract
+from mintprep.collection.config import Collection, CollectionSpec
+from mintprep.chain.address import find_contract
 from mintprep.ipfs.backends import PinBackend, make_backend
 from mintprep.ipfs.unixfs import Profile, get_profile
-from mintprep.ledger import Ledger
-from mintprep.progress import NoProgress, ProgressSink
+from mintprep.state.ledger import Ledger
+from mintprep.base.progress import NoProgress, ProgressSink
 
 if TYPE_CHECKING:
     from mintprep.executors import Executor

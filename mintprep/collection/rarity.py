@@ -17,8 +17,8 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
-from mintprep.config import CollectionSpec
-from mintprep.traits import PiecePlan, plan_collection
+from mintprep.collection.config import CollectionSpec
+from mintprep.collection.traits import PiecePlan, plan_collection
 
 FLAG_P = 0.01
 

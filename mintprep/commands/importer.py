@@ -18,19 +18,19 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
-from mintprep.config import Collection
-from mintprep.errors import UserError
+from mintprep.collection.config import Collection
+from mintprep.base.errors import UserError
 from mintprep.ipfs.cid import CID
 from mintprep.ipfs.dagpb import child_links
 from mintprep.ipfs.reader import CorruptBlock, NotUnixFS, fetch_verified, list_directory, read_file
 from mintprep.ipfs.unixfs import Block, import_bytes
 from mintprep.ipfs.uri import ipfs_path, resolve
 from mintprep.ipfs.verify import BlockFetcher, BlockNotFound
-from mintprep.ledger import IMPORTED_KEY, IMPORTED_TX, Ledger, PieceRecord
-from mintprep.manifest import PinnedPiece, build_manifest
-from mintprep.pipeline import publish_metadata, record_manifest
-from mintprep.progress import NoProgress, ProgressSink
-from mintprep.workspace import Workspace
+from mintprep.state.ledger import IMPORTED_KEY, IMPORTED_TX, Ledger, PieceRecord
+from mintprep.collection.manifest import PinnedPiece, build_manifest
+from mintprep.commands.run import publish_metadata, record_manifest
+from mintprep.base.progress import NoProgress, ProgressSink
+from mintprep.state.workspace import Workspace
 
 ADDRESS = re.compile(r"^0x[0-9a-fA-F]{40}$")
 UNREADABLE = (BlockNotFound, CorruptBlock, NotUnixFS)
@@ -170,7 +170,7 @@ def _block_reader(ws: Workspace, gateways: tuple[str, ...], seen: dict[CID, byte
 def _read_contract(ws: Workspace, plan: ImportPlan) -> None:
     from mintprep.chain.artifact import load_artifact
     from mintprep.chain.rpc import RPC_FAILURES, connect
-    from mintprep.urls import redact_url
+    from mintprep.net.urls import redact_url
 
     network, url = ws.spec.chain.endpoint()
     w3 = connect(url)

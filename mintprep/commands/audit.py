@@ -12,18 +12,18 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from mintprep.config import Collection
-from mintprep.errors import UserError
-from mintprep.hashing import sha256_hex
+from mintprep.collection.config import Collection
+from mintprep.base.errors import UserError
+from mintprep.base.hashing import sha256_hex
 from mintprep.ipfs.cid import CID
 from mintprep.ipfs.reader import CorruptBlock, NotUnixFS, list_directory, read_file
 from mintprep.ipfs.uri import ipfs_path, resolve
 from mintprep.ipfs.verify import BlockFetcher, BlockNotFound, verify_dag
-from mintprep.ledger import Ledger, ManifestRecord, PieceRecord
-from mintprep.manifest import COLLECTION_METADATA_NAME, Manifest, provenance_hash
-from mintprep.published import published_ids
-from mintprep.validate import validate_png
-from mintprep.workspace import Workspace
+from mintprep.state.ledger import Ledger, ManifestRecord, PieceRecord
+from mintprep.collection.manifest import COLLECTION_METADATA_NAME, Manifest, provenance_hash
+from mintprep.collection.published import published_ids
+from mintprep.guards.image_guards import validate_png
+from mintprep.state.workspace import Workspace
 
 ProblemKind = Literal[
     "image-unretrievable", "image-corrupt", "image-broken",

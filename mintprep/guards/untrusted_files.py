@@ -13,7 +13,7 @@ from pathlib import Path
 
 from PIL import Image
 
-from mintprep.errors import UserError
+from mintprep.base.errors import UserError
 
 MAX_FILE_BYTES = 256 * 1024 * 1024
 MAX_PIXELS = 4096 * 4096  # the largest image the generator makes (before mintprep's own upscale)

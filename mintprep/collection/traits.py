@@ -9,8 +9,8 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass
 
-from mintprep.config import CollectionSpec
-from mintprep.template import render
+from mintprep.collection.config import CollectionSpec
+from mintprep.collection.template import render
 
 
 @dataclass(frozen=True)

@@ -12,11 +12,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Callable
 
-from mintprep.errors import RemoteError
-from mintprep.hashing import sha256_hex
+from mintprep.base.errors import RemoteError
+from mintprep.base.hashing import sha256_hex
 from mintprep.ipfs.backends import PinBackend, PinRequest
 from mintprep.ipfs.unixfs import DagImport, Profile, import_bytes
-from mintprep.ledger import Ledger
+from mintprep.state.ledger import Ledger
 
 
 @dataclass(frozen=True)

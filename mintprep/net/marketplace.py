@@ -11,11 +11,11 @@ import os
 from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any, Iterable
 
-from mintprep.errors import RemoteError
-from mintprep.http import RetryPolicy, send
+from mintprep.base.errors import RemoteError
+from mintprep.net.http import RetryPolicy, send
 
 if TYPE_CHECKING:
-    from mintprep.workspace import Workspace
+    from mintprep.state.workspace import Workspace
 
 OPENSEA_KEY_ENV = "OPENSEA_API_KEY"
 OPENSEA_API_ENV = "MINTPREP_OPENSEA_API"  # another endpoint following the same API (a proxy, a test server)

@@ -14,11 +14,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from mintprep.errors import UserError
+from mintprep.base.errors import UserError
 from mintprep.ipfs.reader import CorruptBlock, NotUnixFS, list_directory
 from mintprep.ipfs.verify import BlockFetcher, BlockNotFound, verify_dag
-from mintprep.ledger import Ledger
-from mintprep.manifest import ManifestToken, PinnedPiece, base_uri_for
+from mintprep.state.ledger import Ledger
+from mintprep.collection.manifest import ManifestToken, PinnedPiece, base_uri_for
 
 
 def last_published(ledger: Ledger, wanted: Iterable[int]) -> dict[int, ManifestToken]:

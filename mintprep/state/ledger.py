@@ -17,9 +17,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterator
 
-from mintprep.errors import LedgerBusy, UserError
-from mintprep.manifest import Manifest
-from mintprep.objects import ObjectStore
+from mintprep.base.errors import LedgerBusy, UserError
+from mintprep.collection.manifest import Manifest
+from mintprep.state.objects import ObjectStore
 
 SCHEMA_VERSION = 1
 IMPORTED_TX = "imported"  # the tx_hash of a deployment row adopted by `mintprep import`, not sent by mintprep

@@ -12,16 +12,16 @@ import yaml
 from pydantic import Field, ValidationError, field_validator, model_validator
 
 from mintprep.chain.settings import ChainSettings
-from mintprep.errors import ConfigError, UserError
+from mintprep.base.errors import ConfigError, UserError
 from mintprep.executors.settings import ExecutorSettings
 from mintprep.generate.settings import GeneratorSettings
 from mintprep.ipfs.settings import IpfsSettings
-from mintprep.model import STATE_DIR_NAME, StrictModel
+from mintprep.base.settings_model import STATE_DIR_NAME, StrictModel
 from mintprep.page.settings import PageSettings
-from mintprep.template import placeholders
-from mintprep.urls import PublicUrl
-from mintprep.validate import GuardSettings
-from mintprep.yamlload import YamlRefused, load_document
+from mintprep.collection.template import placeholders
+from mintprep.net.urls import PublicUrl
+from mintprep.guards.image_guards import GuardSettings
+from mintprep.collection.yaml_loader import YamlRefused, load_document
 
 class PromptSpec(StrictModel):
     template: str = Field(description="prompt with {trait} placeholders, e.g. 'a {flower} in {style} style'")

@@ -8,12 +8,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from mintprep.errors import UserError
+from mintprep.base.errors import UserError
 
 if TYPE_CHECKING:
     from mintprep.chain.networks import Network
-    from mintprep.config import Collection
-    from mintprep.ledger import Ledger
+    from mintprep.collection.config import Collection
+    from mintprep.state.ledger import Ledger
 
 
 def find_contract(col: "Collection", ledger: "Ledger | None", chain_id: int | None = None) -> str | None:

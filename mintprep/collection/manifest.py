@@ -11,9 +11,9 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from mintprep.config import CollectionSpec
-from mintprep.hashing import sha256_hex
-from mintprep.traits import PiecePlan
+from mintprep.collection.config import CollectionSpec
+from mintprep.base.hashing import sha256_hex
+from mintprep.collection.traits import PiecePlan
 
 COLLECTION_METADATA_NAME = "collection.json"
 

@@ -3,7 +3,7 @@
 1. Today's pixel guards on every stored image. Their thresholds are not part of the generation key (only the
    tensor thresholds are, see GuardSettings.tensor_thresholds): changing one re-validates the stored images here,
    and only the pieces that now fail are resampled.
-2. Near-duplicates: a perceptual hash of every piece that passed, checked through an index (mintprep.near_duplicates);
+2. Near-duplicates: a perceptual hash of every piece that passed, checked through an index (mintprep.guards.near_duplicates);
    a piece within `guards.duplicate_distance` of a piece before it (already-pinned images first, then token order)
    is a duplicate.
 
@@ -18,11 +18,11 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from mintprep.config import Collection
-from mintprep.hashing import content_key
-from mintprep.ledger import GenerationRow, Ledger
-from mintprep.near_duplicates import PHASH_VERSION, find_duplicates, hex_hash, phash
-from mintprep.validate import GuardSettings, check_pixels, load_rgb
+from mintprep.collection.config import Collection
+from mintprep.base.hashing import content_key
+from mintprep.state.ledger import GenerationRow, Ledger
+from mintprep.guards.near_duplicates import PHASH_VERSION, find_duplicates, hex_hash, phash
+from mintprep.guards.image_guards import GuardSettings, check_pixels, load_rgb
 
 CHECK_VERSION = "mintprep.screening/v2"  # pixel guards that know art (#13); older verdicts are recomputed
 DROP_LOG = "drops.jsonl"

@@ -11,13 +11,13 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from mintprep.ledger import Ledger
-from mintprep.objects import write_atomic
+from mintprep.state.ledger import Ledger
+from mintprep.state.objects import write_atomic
 
 if TYPE_CHECKING:
-    from mintprep.audit import AuditReport
-    from mintprep.config import Collection
-    from mintprep.repair import RepairOutcome
+    from mintprep.commands.audit import AuditReport
+    from mintprep.collection.config import Collection
+    from mintprep.commands.repair import RepairOutcome
 
 STYLE = """
 body{font:14px/1.4 system-ui,sans-serif;margin:2em;color:#222}

@@ -16,21 +16,21 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
-from mintprep.audit import IMAGE_KINDS, AuditReport, audit_workspace
-from mintprep.config import Collection
-from mintprep.errors import UserError
+from mintprep.commands.audit import IMAGE_KINDS, AuditReport, audit_workspace
+from mintprep.collection.config import Collection
+from mintprep.base.errors import UserError
 from mintprep.generate.request import attempt_seed
 from mintprep.ipfs.unixfs import import_bytes
-from mintprep.ledger import JournalEntry, PieceRecord
-from mintprep.manifest import PinnedPiece
-from mintprep.objects import ObjectCorrupt
-from mintprep.pin import pin_bytes
-from mintprep.pipeline import (generate, page_stage, piece_pointer, pin, plan_pieces, publish_metadata,
+from mintprep.state.ledger import JournalEntry, PieceRecord
+from mintprep.collection.manifest import PinnedPiece
+from mintprep.state.objects import ObjectCorrupt
+from mintprep.stages.pin import pin_bytes
+from mintprep.commands.run import (generate, page_stage, piece_pointer, pin, plan_pieces, publish_metadata,
                                restore_object, validate)
-from mintprep.progress import ProgressSink
-from mintprep.published import require_recorded_base_uri
-from mintprep.validate import validate_png
-from mintprep.workspace import Workspace
+from mintprep.base.progress import ProgressSink
+from mintprep.collection.published import require_recorded_base_uri
+from mintprep.guards.image_guards import validate_png
+from mintprep.state.workspace import Workspace
 
 JOURNAL_KIND = "repair"
 STEPS = ("attempts", "images", "metadata", "page", "base-uri", "unpin")
@@ -211,7 +211,7 @@ def repair_collection(col: Collection, *, include_minted: bool = False, dry_run:
         if outcome.status == "repaired":
             outcome.after = audit_workspace(ws, gateways=gateways)
             if outcome.plan and outcome.plan.base_uri_tx:
-                from mintprep.marketplace import refresh_minted_tokens
+                from mintprep.net.marketplace import refresh_minted_tokens
 
                 outcome.refreshes = refresh_minted_tokens(ws, outcome.after.minted)
     return outcome
@@ -349,7 +349,7 @@ def _step_page(ws: Workspace, plan: RepairPlan, outcome: RepairOutcome, **_: Any
 def _step_base_uri(ws: Workspace, plan: RepairPlan, outcome: RepairOutcome, *, signer: Any, **_: Any) -> bool:
     """setBaseURI(ipfs://<new root>/): sent with the key, or printed (--print-tx) and awaited on the next run.
 
-    `collection_base_uri_update` passes every base-URI change through mintprep.published's gate."""
+    `collection_base_uri_update` passes every base-URI change through mintprep.collection.published's gate."""
     if ws.contract is None:
         return True
     from mintprep.chain.artifact import load_artifact

@@ -19,8 +19,8 @@ from urllib.parse import urlsplit
 
 import requests
 
-from mintprep.errors import RemoteError, register_secret, scrub
-from mintprep.urls import redact
+from mintprep.base.errors import RemoteError, register_secret, scrub
+from mintprep.net.urls import redact
 
 __all__ = ["DeadlineSession", "RetryPolicy", "ServiceUnavailable", "json_object", "redact", "retry_after_seconds", "send"]
 

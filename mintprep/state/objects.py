@@ -11,8 +11,8 @@ import tempfile
 from pathlib import Path
 from typing import BinaryIO, Callable, TypeVar
 
-from mintprep.errors import MintprepError
-from mintprep.hashing import sha256_hex
+from mintprep.base.errors import MintprepError
+from mintprep.base.hashing import sha256_hex
 
 
 class ObjectCorrupt(MintprepError):

@@ -11,20 +11,20 @@ import json
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from mintprep.config import Collection
+from mintprep.collection.config import Collection
 from mintprep.generate import GenerationRequest, GenerationResult
-from mintprep.hashing import content_key, sha256_hex
+from mintprep.base.hashing import content_key, sha256_hex
 from mintprep.ipfs.reader import CorruptBlock, NotUnixFS, read_file
 from mintprep.ipfs.unixfs import import_bytes, import_directory
 from mintprep.ipfs.verify import BlockNotFound
-from mintprep.ledger import IMPORTED_KEY, AttemptRow, GenerationRow, PieceRecord
-from mintprep.manifest import Manifest, PinnedPiece, build_manifest, metadata_files
-from mintprep.pin import PinItem, pin_bytes, pin_content, pin_pieces
-from mintprep.progress import ProgressSink
-from mintprep.published import complete_publication
-from mintprep.screening import DROP_LOG, Rejection, failure_is_stale, judge, judged_under, resample
-from mintprep.traits import PiecePlan, plan_piece
-from mintprep.workspace import Workspace
+from mintprep.state.ledger import IMPORTED_KEY, AttemptRow, GenerationRow, PieceRecord
+from mintprep.collection.manifest import Manifest, PinnedPiece, build_manifest, metadata_files
+from mintprep.stages.pin import PinItem, pin_bytes, pin_content, pin_pieces
+from mintprep.base.progress import ProgressSink
+from mintprep.collection.published import complete_publication
+from mintprep.stages.screen import DROP_LOG, Rejection, failure_is_stale, judge, judged_under, resample
+from mintprep.collection.traits import PiecePlan, plan_piece
+from mintprep.state.workspace import Workspace
 
 
 @dataclass
@@ -265,7 +265,7 @@ def _rejection_summary(ws: Workspace, request_key: str) -> str:
 # -- validate ------------------------------------------------------------------------------------
 
 def validate(ws: Workspace, candidates: list[Candidate]) -> Validated:
-    """Today's pixel guards on every stored image and near-duplicates across the collection (mintprep.screening);
+    """Today's pixel guards on every stored image and near-duplicates across the collection (mintprep.stages.screen);
     a piece that fails either is resampled at its next attempt through the generate stage, until it passes or its
     resamples run out (each resample moves its first attempt forward, so this ends)."""
     current = {c.plan.token_id: c for c in candidates}

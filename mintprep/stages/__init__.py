@@ -1,0 +1,1 @@
+"""Stages of a command over a Workspace: each takes what it needs and returns what it made."""
