@@ -26,12 +26,14 @@ from mintprep.guards.image_guards import validate_png
 from mintprep.state.workspace import Workspace
 
 ProblemKind = Literal[
-    "image-unretrievable", "image-corrupt", "image-broken",
+    "image-unretrievable", "image-corrupt", "image-broken", "near-duplicate",
     "metadata-unretrievable", "metadata-invalid", "metadata-wrong-image", "metadata-root-mismatch",
     "manifest-inconsistent", "page-stale", "chain-base-uri-stale", "chain-mismatch", "object-corrupt",
     "repair-interrupted",
 ]
-IMAGE_KINDS: frozenset[str] = frozenset({"image-unretrievable", "image-corrupt", "image-broken"})
+IMAGE_KINDS: frozenset[str] = frozenset({"image-unretrievable", "image-corrupt", "image-broken", "near-duplicate"})
+# Problems of the art itself: only a new image cures them (pinning the same CID again does not).
+ART_KINDS: frozenset[str] = frozenset({"image-broken", "near-duplicate"})
 
 
 @dataclass(frozen=True)
@@ -120,6 +122,7 @@ def audit_workspace(ws: Workspace, *, gateways: Sequence[str] = (), check_chain:
     audit_published(ws, record.manifest, report)
     audit_objects(ws, record.manifest, report)
     audit_images(col, record.manifest, pieces, sources, report)
+    audit_duplicates(ws, record.manifest, report)
     audit_metadata(record, pieces, sources, report)
     audit_page(col, ledger, record, report)
     return report
@@ -210,6 +213,24 @@ def audit_images(col: Collection, manifest: Manifest, pieces: dict[int, PieceRec
                        metrics=dict(verdict.metrics))
             report.images[token_id] = data
     report.checked["images"] = len(manifest.tokens)
+
+
+def audit_duplicates(ws: Workspace, manifest: Manifest, report: AuditReport) -> None:
+    """Near-duplicate pairs among the published images, decided as the validate stage decides them (one problem
+    per pair, on the member a repair replaces: the later or unminted one). Judged on the local copies, which
+    `audit_objects` has just checked hash to the manifest's sha256 (a garbled one is left out)."""
+    from mintprep.stages.screen import judge
+
+    broken = set(report.tokens_with(ART_KINDS))
+    images = {t.token_id: t.png_sha256 for t in manifest.tokens
+              if t.token_id not in broken and ws.ledger.objects.intact(t.png_sha256)}
+    for rejection in judge(ws.col, ws.ledger, images, minted=set(report.minted), excluded=broken, record=False):
+        if rejection.collides_with is None:
+            continue  # a pixel-guard failure: audit_images judged the served bytes already
+        report.add(rejection.token_id, "near-duplicate", collides_with=rejection.collides_with,
+                   cid=manifest.by_token()[rejection.token_id].image_cid, reason=rejection.reason,
+                   metrics=rejection.metrics)
+    report.checked["duplicates"] = len(images)
 
 
 def fetch_content(cid: str, sources: list[BlockSource], report: AuditReport, token_id: int | None,

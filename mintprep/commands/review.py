@@ -47,9 +47,9 @@ class DropView:
     """One rejected attempt, as the drop log recorded it."""
 
     token_id: int
-    attempt: int
-    seed: int
-    precision: str
+    attempt: int | None  # None: an imported piece, judged as published
+    seed: int | None
+    precision: str | None
     guard: str | None
     step: int | None
     stage: str  # generate | validate
@@ -122,7 +122,9 @@ def read_drops(path: Path) -> list[DropView]:
     for line in path.read_text(encoding="utf-8").splitlines():
         try:
             d = json.loads(line)
-            drops.append(DropView(int(d["token_id"]), int(d["attempt"]), int(d["seed"]), str(d.get("precision")),
+            attempt, seed = d.get("attempt"), d.get("seed")
+            drops.append(DropView(int(d["token_id"]), None if attempt is None else int(attempt),
+                                  None if seed is None else int(seed), d.get("precision"),
                                   d.get("guard"), d.get("step"), d.get("stage", "generate"), str(d.get("reason") or ""),
                                   d.get("collides_with"), d.get("png_sha256"), d.get("thumbnail_sha256")))
         except (ValueError, KeyError, TypeError):

@@ -22,8 +22,9 @@ from mintprep.collection.manifest import Manifest, PinnedPiece, build_manifest, 
 from mintprep.stages.pin import PinItem, pin_bytes, pin_content, pin_pieces
 from mintprep.base.progress import ProgressSink
 from mintprep.collection.published import complete_publication
-from mintprep.stages.screen import DROP_LOG, Rejection, failure_is_stale, judge, judged_under, resample
-from mintprep.collection.traits import PiecePlan, plan_piece
+from mintprep.stages.screen import (DROP_LOG, Rejection, failure_is_stale, judge, judged_under, log_rejection,
+                                    logged_drops, resample)
+from mintprep.collection.traits import PiecePlan, plan_collection
 from mintprep.state.workspace import Workspace
 
 
@@ -152,8 +153,7 @@ def piece_pointer(token_id: int, request_key: str, published: dict[int, Any], st
 
 def plan_pieces(ws: Workspace) -> list[PiecePlan]:
     """Every token's traits and prompt; an imported token keeps the traits its published metadata carries."""
-    imported = ws.ledger.imported_traits()
-    return [plan_piece(ws.spec, t, published=imported.get(t)) for t in range(1, ws.spec.size + 1)]
+    return plan_collection(ws.spec, ws.ledger.imported_traits())
 
 
 def imported_as_published(ws: Workspace, plans: list[PiecePlan]) -> dict[int, Candidate]:
@@ -267,22 +267,27 @@ def _rejection_summary(ws: Workspace, request_key: str) -> str:
 def validate(ws: Workspace, candidates: list[Candidate]) -> Validated:
     """Today's pixel guards on every stored image and near-duplicates across the collection (mintprep.stages.screen);
     a piece that fails either is resampled at its next attempt through the generate stage, until it passes or its
-    resamples run out (each resample moves its first attempt forward, so this ends)."""
+    resamples run out (each resample moves its first attempt forward, so this ends). One judgement per piece per
+    run: a piece rejected in one round is not compared against in the next, and the pieces that passed a round
+    win any pair against a resampled one."""
     current = {c.plan.token_id: c for c in candidates}
     result = Validated([], [], {}, [])
+    logged = logged_drops(ws.col)
+    settled: set[int] = set()
     while True:
         again = []
-        for rejection in judge(ws.col, ws.ledger, {t: c.png_sha256 for t, c in current.items()}):
+        images = {t: c.png_sha256 for t, c in current.items()}
+        for rejection in judge(ws.col, ws.ledger, images, settled=settled, excluded=set(result.failed_keys)):
             candidate = current.pop(rejection.token_id)
-            if resample(ws.col, ws.ledger, candidate.request_key, candidate.png_sha256, rejection):
+            log_rejection(ws.col, ws.ledger, candidate.request_key, candidate.png_sha256, rejection, logged)
+            if resample(ws.col, ws.ledger, candidate.request_key, rejection):
                 result.resampled.append(rejection)
                 again.append(candidate.plan)
             else:
-                spent = (f"; no resample left (guards.max_resamples {ws.spec.guards.max_resamples})"
-                         if not candidate.request_key.startswith(IMPORTED_KEY) else
-                         "; imported as published: `mintprep audit --repair` replaces it")
-                result.failed.append(FailedPiece(rejection.token_id, candidate.plan.prompt, rejection.reason + spent))
+                result.failed.append(FailedPiece(rejection.token_id, candidate.plan.prompt,
+                                                 rejection.reason + _left_to(ws, candidate, rejection)))
                 result.failed_keys[rejection.token_id] = candidate.request_key
+        settled |= set(current)
         if not again:
             break
         regenerated = generate(ws, again)
@@ -292,6 +297,16 @@ def validate(ws: Workspace, candidates: list[Candidate]) -> Validated:
         current.update(regenerated.candidates)
     result.accepted = [current[t] for t in sorted(current)]
     return result
+
+
+def _left_to(ws: Workspace, candidate: Candidate, rejection: Rejection) -> str:
+    """What happens next to a piece `run` could not resample, said exactly."""
+    if not candidate.request_key.startswith(IMPORTED_KEY):
+        return f"; no resample left (guards.max_resamples {ws.spec.guards.max_resamples})"
+    kept = f"; token {rejection.collides_with} stays" if rejection.collides_with is not None else ""
+    return (f"; imported as published, so its published image stays until `mintprep audit --repair` replaces token "
+            f"{rejection.token_id} with a new image generated from its published traits{kept} (a minted token only "
+            "with --include-minted)")
 
 
 # -- pin -----------------------------------------------------------------------------------------
