@@ -340,7 +340,7 @@ def publish_metadata(ws: Workspace, accepted: list[PinnedPiece], minted: list[in
                             make_dag=lambda: import_directory(dags, ws.profile), kind="metadata",
                             name=f"{spec.symbol}-metadata")
     metadata_cids = {p.token_id: str(dags[f"{p.token_id}.json"].root) for p in pieces}
-    manifest = build_manifest(spec, pieces, directory.cid, metadata_cids, ws.profile.name)
+    manifest = build_manifest(spec, pieces, directory.cid, metadata_cids, ws.profile.name, sources)
     return record_manifest(ws, manifest)
 
 

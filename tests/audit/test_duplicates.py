@@ -32,14 +32,14 @@ def cli(*args: str) -> tuple[int, dict]:
     return result.exit_code, json.loads(result.stdout) if result.stdout.strip() else {}
 
 
-def layered_yaml(folder: Path, size: int) -> Path:
+def layered_yaml(folder: Path, size: int, **more_traits: dict[str, float]) -> Path:
     traits = {"background": {b: 1 for b in BACKGROUNDS}, "figure": {f: 1 for f in FIGURES},
-              "hat": {h: 1 for h in HATS}, "eyes": {e: 1 for e in EYES}}
+              "hat": {h: 1 for h in HATS}, "eyes": {e: 1 for e in EYES}, **more_traits}
     return write_collection(folder, size=size, generator__steps=3, generator__upscale=1,
                             prompt={"template": "a {figure} with a {hat} hat and {eyes} eyes on {background}",
                                     "negative": "blurry", "traits": traits},
                             pieces={IMPORTED + 1: {"prompt": GENERATED_PROMPT},
-                                    IMPORTED + 2: {"prompt": GENERATED_PROMPT + "."}})
+                                    IMPORTED + 2: {"prompt": GENERATED_PROMPT + "."}} if size == SIZE else {})
 
 
 def drops(path: Path) -> list[dict]:
