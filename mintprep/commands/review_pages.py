@@ -1,9 +1,10 @@
 """The review sheet as HTML files (pure): `<stem>.html` and, beside it, `<stem>-pages/`.
 
-`<stem>.html` holds the counts, the trait table, a search over every token (by id, status and trait value), and
-the first page of each list: token cards, near-duplicate pairs, rejected attempts. Each further page of a list is
-its own file in `<stem>-pages/`, linked from the pager, so the first load stays small at 10,000 tokens (the token
-index the search reads is a few dozen bytes per token; the images are on the pages that show them).
+`<stem>.html` holds the counts, the trait table, a search over every token (by id, status and trait value), the
+first page of token cards and the first few near-duplicate pairs and rejected attempts. Every page of each list
+is its own file in `<stem>-pages/` (`tokens-1.html`, `duplicates-1.html`, `rejected-1.html`, ...), linked from
+the pagers and the search results, so the first load stays small at 10,000 tokens (the token index the search
+reads is a few dozen bytes per token; the images are on the pages that show them).
 
 Every file is self-contained and makes no request: thumbnails are data: URIs, a Content-Security-Policy forbids
 anything else (the one inline script, the search in `<stem>.html`, is allowed by its sha256 only; the token index
@@ -26,6 +27,7 @@ PER_PAGE = 100  # token cards (and pairs, and rejected attempts) per page: ~0.7 
 SHOWN_METRICS = ("spread", "edge_share", "neighbour_corr", "coarse_corr", "hf_ratio", "dead_tile_share",
                  "luma_p1", "luma_p99", "empty_level_share", "dark_run_share", "banded_share")
 RESULTS_SHOWN = 500  # search hits listed (the count is always the full one)
+PREVIEW = 10  # near-duplicate pairs and rejected attempts shown in the summary file (the rest: on the pages)
 
 STYLE = """
 body{font:14px/1.4 system-ui,sans-serif;margin:2em;color:#222;background:#fafafa}
@@ -42,7 +44,7 @@ table{border-collapse:collapse;margin:.5em 0}td,th{border:1px solid #ccc;padding
 SEARCH_SCRIPT = """(function(){
 var data=JSON.parse(document.getElementById('token-index').textContent);
 var form=document.getElementById('search'),out=document.getElementById('results');
-function href(t){return t[4]===0?'#token-'+t[0]:data.pages+'/tokens-'+(t[4]+1)+'.html#token-'+t[0];}
+function href(t){return data.pages+'/tokens-'+(t[4]+1)+'.html#token-'+t[0];}
 function run(){
 var id=form.elements.id.value.trim(),status=form.elements.status.value;
 var wanted=[].map.call(form.querySelectorAll('select[data-trait]'),function(s){return s.value;});
@@ -75,21 +77,24 @@ def render_review(review: Review, stem: str = "review", per_page: int = PER_PAGE
          lambda d: _drop_row(review, d), _drop_table),
     ]
     files: dict[str, str] = {}
-    firsts: dict[str, str] = {}
+    previews: dict[str, str] = {}
     for key, title, items, one, wrap in sections:
         pages = _chunks(list(items), per_page)
+        shown = list(items)[:per_page if key == "tokens" else PREVIEW]
+        more = f"<p class=small>the first {len(shown)} of {len(items)}; every one on the pages</p>" \
+            if len(shown) < len(items) else ""
+        previews[key] = (f"<h2 id={key}>{_e(title)}</h2>{_pager(key, len(pages), 0, folder)}{more}"
+                         + (wrap([one(item) for item in shown]) if shown else "<p>None.</p>"))
+        if not items:
+            continue
         for number, page in enumerate(pages, start=1):
-            body = wrap([one(item) for item in page]) if page else "<p>None.</p>"
-            if number == 1:
-                firsts[key] = f"<h2 id={key}>{_e(title)}</h2>{_pager(key, len(pages), 1, folder, True)}{body}"
-            else:
-                files[f"{folder}/{key}-{number}.html"] = _document(
-                    f"{title}, page {number} of {len(pages)}", review.name, f"<p><a href=\"../{_e(stem)}.html\">"
-                    f"back to the summary</a></p>{_pager(key, len(pages), number, folder, False, stem)}{body}"
-                    f"{_pager(key, len(pages), number, folder, False, stem)}", script=None)
+            pager = _pager(key, len(pages), number, "")
+            files[f"{folder}/{key}-{number}.html"] = _document(
+                f"{title}, page {number} of {len(pages)}", review.name, f"<p><a href=\"../{_e(stem)}.html\">"
+                f"back to the summary</a></p>{pager}{wrap([one(item) for item in page])}{pager}", script=None)
     index = (f"<p class=counts id=counts>{_counts(review)}</p>{_warnings(review)}"
              f"<h2>Traits</h2>{_trait_table(review)}{_search(review, folder, per_page)}"
-             f"{firsts['duplicates']}{firsts['rejected']}{firsts['tokens']}"
+             f"{previews['duplicates']}{previews['rejected']}{previews['tokens']}"
              f"<p class=small>{_e(review.rarity.method)}</p>")
     return {f"{stem}.html": _document(None, review.name, index, script=SEARCH_SCRIPT), **files}
 
@@ -108,16 +113,11 @@ def _document(title: str | None, name: str, body: str, *, script: str | None) ->
             + (f"<script>{script}</script>" if script else "") + "</html>\n")
 
 
-def _pager(key: str, count: int, current: int, folder: str, from_index: bool, stem: str = "review") -> str:
-    if count <= 1:
-        return ""
-
-    def href(number: int) -> str:
-        if number == 1:
-            return f"#{key}" if from_index else f"../{stem}.html#{key}"
-        return f"{folder}/{key}-{number}.html" if from_index else f"{key}-{number}.html"
-
-    links = "".join(f"<b>{n}</b>" if n == current else f'<a href="{_e(href(n))}">{n}</a>' for n in range(1, count + 1))
+def _pager(key: str, count: int, current: int, folder: str) -> str:
+    """Links to every page of a list (`folder`: where the pages are, relative to the linking file)."""
+    prefix = f"{folder}/" if folder else ""
+    links = "".join(f"<b>{n}</b>" if n == current else f'<a href="{_e(prefix)}{key}-{n}.html">{n}</a>'
+                    for n in range(1, count + 1))
     return f'<p class=pager data-pager="{key}">pages: {links}</p>'
 
 
