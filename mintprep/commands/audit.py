@@ -52,6 +52,8 @@ class AuditReport:
     minted: list[int] = field(default_factory=list)  # token ids already minted on chain (ids run 1..totalMinted)
     base_uri_on_chain: str | None = None  # None: no contract, or not read
     checked: dict[str, Any] = field(default_factory=dict)  # what was looked at: counts and sources
+    # Facts about healthy images worth a look (banded, posterized): reported, never a problem (exit code unchanged).
+    warnings: list[dict[str, Any]] = field(default_factory=list)
     # Bytes of images that decoded but failed the guards, for the HTML report's thumbnails (not in the JSON).
     images: dict[int, bytes] = field(default_factory=dict, repr=False)
 
@@ -83,6 +85,7 @@ class AuditReport:
             "minted": self.minted,
             "base_uri_on_chain": self.base_uri_on_chain,
             "checked": self.checked,
+            "warnings": self.warnings,
         }
 
 
@@ -210,8 +213,9 @@ def audit_images(col: Collection, manifest: Manifest, pieces: dict[int, PieceRec
             continue
         if not verdict.ok:
             report.add(token_id, "image-broken", cid=cid, guard=verdict.guard, reasons=list(verdict.reasons),
-                       metrics=dict(verdict.metrics))
+                       decided_by=verdict.decided_by, metrics=dict(verdict.metrics))
             report.images[token_id] = data
+        report.warnings += [{"token_id": token_id, "cid": cid, **w} for w in verdict.warnings]
     report.checked["images"] = len(manifest.tokens)
 
 

@@ -74,6 +74,19 @@ class GuardSettings(StrictModel):
         0.5, gt=0.0, le=1.0, description="posterized (reported, never a rejection): share of unused luma levels "
         "between the 1st and 99th percentile above this; palettes and pixel art are posterized on purpose",
     )
+    max_dark_run_share: float = Field(
+        0.25, gt=0.0, le=1.0, description="half-black: a decode that failed midway leaves a black band below a "
+        "straight cut; rejected when the unbroken run of dark rows (under 1% of a row above black_level) ending at "
+        "the bottom edge is above this share of the height and the cut is hard (min_dark_cut). Dark ground in art "
+        "ends along a shape: line art on black reaches 0.16 with a 4-level step")
+    min_dark_cut: float = Field(
+        24.0, ge=0.0, le=255.0, description="half-black: mean luma step across the cut between the last lit row and "
+        "the dark run, at or above this (a broken decode: ~100; dark ground in art: under 5)")
+    max_banded_share: float = Field(
+        0.1, ge=0.0, le=1.0, description="banded (a warning, never a rejection): share of pixels on staircases "
+        "in some channel (stretches without edges whose level changes are all 2-8 levels one way, flat between) above "
+        "this: a smooth gradient quantized too coarsely, as an fp16 VAE decode bands a sky. Real gradients change "
+        "0-1 levels a pixel; art and photos in the guard corpus stay under 0.01")
     duplicate_distance: int = Field(
         6, ge=0, le=15, description="near-duplicate: a piece whose 64-bit perceptual hash is within this Hamming "
         "distance of an earlier token's is rejected and resampled (imagehash's docs suggest <= ~10 as similar; "
@@ -158,7 +171,8 @@ class GuardCheck:
 class PixelVerdict:
     """The pixel guards' decision: `guard` is the first guard that fired, `reasons` all that did; `decided_by`
     names the metric, its value and threshold that decided (for a pass, the guard that came nearest to firing);
-    `properties` are facts worth reporting that reject nothing (e.g. posterized)."""
+    `properties` are facts worth reporting that reject nothing (posterized, banded), and `warnings` the metric and
+    threshold behind each."""
 
     ok: bool
     guard: str | None
@@ -166,6 +180,7 @@ class PixelVerdict:
     metrics: dict[str, float] = field(default_factory=dict)
     decided_by: dict[str, Any] = field(default_factory=dict)
     properties: tuple[str, ...] = ()
+    warnings: tuple[dict[str, Any], ...] = ()
 
 
 def pixel_metrics(rgb: np.ndarray, guards: GuardSettings) -> dict[str, float]:
@@ -178,6 +193,7 @@ def pixel_metrics(rgb: np.ndarray, guards: GuardSettings) -> dict[str, float]:
         inset = 0
     interior = rgb[inset:-inset, inset:-inset] if inset else rgb
     maps = pm.edge_maps(rgb)
+    dark_run, dark_cut = pm.dark_run(luma, guards.black_level)
     return {
         "luma_p1": p1,
         "luma_p99": p99,
@@ -194,6 +210,9 @@ def pixel_metrics(rgb: np.ndarray, guards: GuardSettings) -> dict[str, float]:
         "hf_ratio": round(pm.hf_ratio(luma), 4),
         "levels": float(np.count_nonzero(histogram)),
         "empty_level_share": round(pm.empty_level_share(histogram, p1, p99), 4),
+        "dark_run_share": round(dark_run, 4),
+        "dark_cut": round(dark_cut, 2),
+        "banded_share": round(pm.banded_share(rgb), 4),
     }
 
 
@@ -211,10 +230,17 @@ def guard_checks(m: dict[str, float], g: GuardSettings) -> list[GuardCheck]:
         GuardCheck("border", (c("interior_spread", True, "min_std"), c("interior_edge_share", True,
                                                                        "min_edge_share"))),
         GuardCheck("dead_tiles", (c("dead_tile_share", False, "max_dead_tile_share"),)),
+        GuardCheck("half_black", (c("dark_run_share", False, "max_dark_run_share"), c("dark_cut", False,
+                                                                                      "min_dark_cut", True))),
         GuardCheck("noise", (c("neighbour_corr", True, "min_neighbour_corr"), c("coarse_corr", True,
                                                                                 "min_coarse_corr"))),
         GuardCheck("noise", (c("hf_ratio", False, "max_hf_ratio"), c("coarse_corr", True, "min_coarse_corr"))),
     ]
+
+
+# Facts reported, never rejected: (property, metric, setting), each fires when the metric is above the setting.
+WARNINGS = (("posterized", "empty_level_share", "max_empty_level_share"),
+            ("banded", "banded_share", "max_banded_share"))
 
 
 def check_pixels(rgb: np.ndarray, guards: GuardSettings) -> PixelVerdict:
@@ -230,14 +256,17 @@ def check_pixels(rgb: np.ndarray, guards: GuardSettings) -> PixelVerdict:
     condition = deciding_check.deciding
     decided_by = {"guard": deciding_check.name, "metric": condition.metric, "value": condition.value,
                   "setting": condition.setting, "threshold": condition.threshold, "margin": round(condition.margin, 4)}
-    properties = ("posterized",) if m["empty_level_share"] > guards.max_empty_level_share else ()
+    warnings = tuple({"property": name, "metric": metric, "value": m[metric], "setting": setting,
+                      "threshold": float(getattr(guards, setting))}
+                     for name, metric, setting in WARNINGS if m[metric] > getattr(guards, setting))
+    properties = tuple(w["property"] for w in warnings)
     reasons, seen = [], set()
     for check in fired:
         if check.name not in seen:
             seen.add(check.name)
             reasons.append(check.describe())
     return PixelVerdict(ok=not fired, guard=fired[0].name if fired else None, reasons=tuple(reasons), metrics=m,
-                        decided_by=decided_by, properties=properties)
+                        decided_by=decided_by, properties=properties, warnings=warnings)
 
 
 def describe_decision(verdict: PixelVerdict) -> str:
@@ -246,7 +275,8 @@ def describe_decision(verdict: PixelVerdict) -> str:
     side = "fired" if not verdict.ok else "nearest guard"
     text = (f"{side} {d['guard']}: {d['metric']} {d['value']:g} vs {d['setting']} {d['threshold']:g} "
             f"(margin {d['margin']:+.0%})")
-    return text + "".join(f"; {p}" for p in verdict.properties)
+    return text + "".join(f"; {w['property']} ({w['metric']} {w['value']:g} > {w['setting']} {w['threshold']:g})"
+                          for w in verdict.warnings)
 
 
 def thumbnail_png(rgb: np.ndarray, side: int = 128) -> bytes:
