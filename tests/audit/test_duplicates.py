@@ -109,3 +109,30 @@ def test_each_planted_pair_is_decided_once_reported_everywhere_and_repaired(impo
     with Ledger.open(col.state_dir, readonly=True) as ledger:
         after = {t: p.image_cid for t, p in ledger.pieces().items()}
     assert {t for t in before if before[t] != after[t]} == set(planted), "only the copies were replaced"
+
+
+def test_a_minted_token_is_never_the_duplicate_and_the_audit_says_why_it_stays(imported: Path):
+    """Minted ids run 1..totalMinted, so a later minted copy (here: copies taken as minted) wins over an unminted
+    original; two minted members: the later is reported, and a repair leaves it unless --include-minted."""
+    from mintprep.stages.screen import judge
+
+    col = load_collection(imported)
+    copies = sorted(LAYERED.duplicates)
+    with Ledger.open(col.state_dir, readonly=True) as ledger:
+        images = {t: p.png_sha256 for t, p in ledger.pieces().items()}
+        decided = judge(col, ledger, images, minted=set(copies), record=False)
+    assert {r.token_id: r.collides_with for r in decided} == {
+        original: copy for copy, (original, _) in LAYERED.duplicates.items()}, "the unminted original is replaced"
+
+    from mintprep.commands.audit import AuditReport
+    from mintprep.commands.repair import plan_repair
+    from mintprep.state.workspace import Workspace
+
+    with Workspace.open(col, readonly=True) as ws:
+        report = AuditReport(minted=list(range(1, SIZE)))
+        for r in judge(col, ws.ledger, images, minted=set(report.minted), record=False):
+            report.add(r.token_id, "near-duplicate", collides_with=r.collides_with, **r.metrics)
+        plan = plan_repair(ws, report)
+    assert plan.tokens == [] and plan.minted_skipped == copies
+    assert all("near-duplicate of token" in plan.minted_why[str(t)] and "--include-minted" in plan.minted_why[str(t)]
+               for t in copies)
