@@ -17,7 +17,7 @@ from mintprep.chain.address import deployed_address
 from mintprep.chain.txs import send_call
 from mintprep.collection.config import Collection
 from mintprep.base.errors import UserError
-from mintprep.ipfs.backends import make_backend
+from mintprep.ipfs import make_backend
 from mintprep.state.ledger import Ledger
 from mintprep.collection.manifest import base_uri_for, contract_uri_for
 from mintprep.collection.published import check_base_uri_change

@@ -115,8 +115,7 @@ def placeholder_metadata(name: str, description: str, image_cid: str) -> dict[st
 def placeholder_uri(col: "Collection", ledger: "Ledger") -> str:
     """chain.reveal's placeholder URI: the configured one, or the image and its JSON pinned here like the rest."""
     from mintprep.base.hashing import canonical_json
-    from mintprep.ipfs.backends import make_backend
-    from mintprep.ipfs.unixfs import get_profile
+    from mintprep.ipfs import get_profile, make_backend
     from mintprep.stages.pin import pin_bytes
 
     settings = col.spec.chain.reveal

@@ -15,7 +15,7 @@ from mintprep.chain.settings import ChainSettings
 from mintprep.base.errors import ConfigError, UserError
 from mintprep.executors.settings import ExecutorSettings
 from mintprep.generate.settings import GeneratorSettings
-from mintprep.ipfs.settings import IpfsSettings
+from mintprep.ipfs import IpfsSettings
 from mintprep.base.settings_model import STATE_DIR_NAME, StrictModel
 from mintprep.page.settings import PageSettings
 from mintprep.collection.template import placeholders

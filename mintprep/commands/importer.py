@@ -20,12 +20,8 @@ from typing import Any, Literal
 
 from mintprep.collection.config import Collection
 from mintprep.base.errors import UserError
-from mintprep.ipfs.cid import CID
-from mintprep.ipfs.dagpb import child_links
-from mintprep.ipfs.reader import CorruptBlock, NotUnixFS, fetch_verified, list_directory, read_file
-from mintprep.ipfs.unixfs import Block, import_bytes
-from mintprep.ipfs.uri import ipfs_path, resolve
-from mintprep.ipfs.verify import BlockFetcher, BlockNotFound
+from mintprep.ipfs import (CID, Block, BlockFetcher, Unreadable, fetch_verified, import_bytes, ipfs_path,
+                           list_directory, read_file, resolve, walk_dag)
 from mintprep.state.ledger import IMPORTED_KEY, IMPORTED_TX, Ledger, PieceRecord
 from mintprep.collection.manifest import PinnedPiece, build_manifest
 from mintprep.commands.run import publish_metadata, record_manifest
@@ -33,7 +29,6 @@ from mintprep.base.progress import NoProgress, ProgressSink
 from mintprep.state.workspace import Workspace
 
 ADDRESS = re.compile(r"^0x[0-9a-fA-F]{40}$")
-UNREADABLE = (BlockNotFound, CorruptBlock, NotUnixFS)
 # Metadata keys that say how a piece was made; kept in its provenance (HashLips writes dna, edition, date).
 PROVENANCE_KEYS = ("dna", "edition", "date", "seed", "prompt", "compiler")
 
@@ -147,7 +142,7 @@ def _workspace(col: Collection, dry_run: bool, progress: ProgressSink | None) ->
 
 def _block_reader(ws: Workspace, gateways: tuple[str, ...], seen: dict[CID, bytes]) -> BlockFetcher:
     """Blocks from the collection's own backend, then each gateway; only bytes matching their CID are kept."""
-    from mintprep.ipfs.gateway import TrustlessGateway
+    from mintprep.ipfs import TrustlessGateway
 
     fetchers: list[Callable[[CID], bytes | None]] = [ws.backend.fetch_block]
     fetchers += [TrustlessGateway(url).fetch_block for url in gateways]
@@ -158,7 +153,7 @@ def _block_reader(ws: Workspace, gateways: tuple[str, ...], seen: dict[CID, byte
         for one in fetchers:
             try:
                 data = fetch_verified(cid, one)
-            except (BlockNotFound, CorruptBlock):
+            except Unreadable:
                 continue
             seen[cid] = data
             return data
@@ -195,7 +190,7 @@ def _read_ipfs_root(ws: Workspace, uri: str, plan: ImportPlan, fetch: BlockFetch
     try:
         root = resolve(uri, fetch)
         listing = list_directory(root, fetch)
-    except UNREADABLE as exc:
+    except Unreadable as exc:
         raise UserError(f"{uri}: the metadata directory cannot be read intact ({exc}); pass --gateway URL of a "
                         "gateway that has it") from None
     plan.metadata_root = str(root)
@@ -213,7 +208,7 @@ def _read_ipfs_root(ws: Workspace, uri: str, plan: ImportPlan, fetch: BlockFetch
 def _read_token(token_id: int, metadata_cid: CID, plan: ImportPlan, fetch: BlockFetcher) -> None:
     try:
         data = read_file(metadata_cid, fetch)
-    except UNREADABLE as exc:
+    except Unreadable as exc:
         plan.skipped[token_id] = f"metadata {metadata_cid} unreadable: {exc}"
         return
     document = _document(data, token_id, plan)
@@ -222,7 +217,7 @@ def _read_token(token_id: int, metadata_cid: CID, plan: ImportPlan, fetch: Block
     try:
         image_cid = resolve(document["image"], fetch, plan.listings)
         image = read_file(image_cid, fetch) if image_cid else None
-    except UNREADABLE as exc:
+    except Unreadable as exc:
         plan.skipped[token_id] = f"image {document['image']} unreadable: {exc}"
         return
     if image_cid is None or image is None:
@@ -344,17 +339,11 @@ def _attributes(token: ImportedToken) -> list[dict[str, Any]]:
 
 def _dag_blocks(root: CID, fetch: BlockFetcher) -> tuple[Block, ...]:
     """Every block under `root`, verified (most were read already; a directory's other files are read now)."""
-    found, stack, seen = [], [root], set()
-    while stack:
-        cid = stack.pop()
-        if cid in seen:
-            continue
-        seen.add(cid)
-        data = fetch(cid)
-        if data is None:
-            raise UserError(f"block {cid} under {root} is not retrievable intact from any source; pass --gateway "
-                            "URL of a gateway that has it")
-        found.append(Block(cid, data))
-        stack.extend(link.cid for link in child_links(cid, data))
+    found = []
+    for step in walk_dag(root, fetch):
+        if isinstance(step, Unreadable):
+            raise UserError(f"block {step.cid} under {root} is not retrievable intact from any source; pass "
+                            "--gateway URL of a gateway that has it")
+        found.append(step)
     return tuple(found)
 

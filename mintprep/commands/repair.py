@@ -20,7 +20,7 @@ from mintprep.commands.audit import IMAGE_KINDS, AuditReport, audit_workspace
 from mintprep.collection.config import Collection
 from mintprep.base.errors import UserError
 from mintprep.generate.request import attempt_seed
-from mintprep.ipfs.unixfs import import_bytes
+from mintprep.ipfs import import_bytes
 from mintprep.state.ledger import JournalEntry, PieceRecord
 from mintprep.collection.manifest import PinnedPiece
 from mintprep.state.objects import ObjectCorrupt

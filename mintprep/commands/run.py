@@ -14,9 +14,7 @@ from typing import Any
 from mintprep.collection.config import Collection
 from mintprep.generate import GenerationRequest, GenerationResult
 from mintprep.base.hashing import content_key, sha256_hex
-from mintprep.ipfs.reader import CorruptBlock, NotUnixFS, read_file
-from mintprep.ipfs.unixfs import import_bytes, import_directory
-from mintprep.ipfs.verify import BlockNotFound
+from mintprep.ipfs import Unreadable, import_bytes, import_directory, read_file
 from mintprep.state.ledger import IMPORTED_KEY, AttemptRow, GenerationRow, PieceRecord
 from mintprep.collection.manifest import Manifest, PinnedPiece, build_manifest, metadata_files
 from mintprep.stages.pin import PinItem, pin_bytes, pin_content, pin_pieces
@@ -178,7 +176,7 @@ def restore_object(ws: Workspace, png_sha256: str, image_cid: str) -> bool:
         return True
     try:
         data = read_file(image_cid, ws.backend.fetch_block)
-    except (BlockNotFound, CorruptBlock, NotUnixFS):
+    except Unreadable:
         return False
     if sha256_hex(data) != png_sha256:
         return False

@@ -20,8 +20,7 @@ from mintprep.chain.phases import SalePhase, collection_phases
 from mintprep.base.errors import RemoteError, UserError, register_secret
 from mintprep.net.http import RetryPolicy, json_object, send
 from mintprep.net.urls import redact_url
-from mintprep.ipfs.backends import make_backend
-from mintprep.ipfs.unixfs import DagImport, get_profile, import_bytes, import_directory
+from mintprep.ipfs import DagImport, get_profile, import_bytes, import_directory, make_backend
 from mintprep.page.build import PageBuild, build_page
 from mintprep.page.settings import PublishSettings
 from mintprep.page.sitedir import ensure_replaceable, read_tree, replace_tree

@@ -13,8 +13,7 @@ from typing import TYPE_CHECKING, Any, Iterator
 from urllib.parse import unquote, urlsplit
 
 from mintprep.base.errors import UserError
-from mintprep.ipfs.gateway import serve_gateway
-from mintprep.ipfs.store import BlockStore
+from mintprep.ipfs import BlockStore, serve_gateway
 from mintprep.state.ledger import Ledger
 from mintprep.page.build import PageBuild
 from mintprep.page.headers import headers_for, parse_headers

@@ -14,8 +14,7 @@ from typing import Callable
 
 from mintprep.base.errors import RemoteError
 from mintprep.base.hashing import sha256_hex
-from mintprep.ipfs.backends import PinBackend, PinRequest
-from mintprep.ipfs.unixfs import DagImport, Profile, import_bytes
+from mintprep.ipfs import DagImport, PinBackend, PinRequest, Profile, import_bytes
 from mintprep.state.ledger import Ledger
 
 

@@ -15,8 +15,7 @@ from typing import TYPE_CHECKING
 
 from mintprep.collection.config import Collection, CollectionSpec
 from mintprep.chain.address import find_contract
-from mintprep.ipfs.backends import PinBackend, make_backend
-from mintprep.ipfs.unixfs import Profile, get_profile
+from mintprep.ipfs import PinBackend, Profile, get_profile, make_backend
 from mintprep.state.ledger import Ledger
 from mintprep.base.progress import NoProgress, ProgressSink
 

@@ -6,9 +6,9 @@ from pathlib import Path
 
 from mintprep.ipfs.backends.base import PinBackend
 from mintprep.ipfs.cid import CID
+from mintprep.ipfs.errors import BlockNotFound
 from mintprep.ipfs.store import BlockStore
 from mintprep.ipfs.unixfs import DagImport
-from mintprep.ipfs.verify import BlockNotFound
 
 
 class LocalBackend(PinBackend):
