@@ -59,10 +59,11 @@ def export_car_command(
 ) -> None:
     """Write a CAR v1 of SOURCE: one root, blocks in DFS order, each once."""
     from mintprep.ipfs import CID, BlockStore, add_options, import_path, write_car
+    from mintprep.state.paths import StateDir
 
     if store is not None:
         root = CID.parse(source)
-        blocks = BlockStore(store / "ipfs").iter_dag(root)
+        blocks = BlockStore(StateDir(store).ipfs).iter_dag(root)
     else:
         dag = import_path(
             Path(source),

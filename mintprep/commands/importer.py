@@ -9,6 +9,7 @@ the traits and provenance its metadata carries.
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 import tempfile
@@ -22,6 +23,7 @@ from mintprep.collection.config import Collection
 from mintprep.base.errors import UserError
 from mintprep.ipfs import (CID, Block, BlockFetcher, Unreadable, fetch_verified, import_bytes, ipfs_path,
                            list_directory, read_file, resolve, walk_dag)
+from mintprep.stages.pin import pin_content
 from mintprep.state.ledger import IMPORTED_KEY, IMPORTED_TX, Ledger, PieceRecord
 from mintprep.collection.manifest import PinnedPiece, build_manifest
 from mintprep.commands.run import publish_metadata, record_manifest
@@ -129,7 +131,7 @@ def import_collection(col: Collection, source_text: str, *, gateways: tuple[str,
 def _workspace(col: Collection, dry_run: bool, progress: ProgressSink | None) -> Iterator[Workspace]:
     """The collection's workspace; for a dry run of a collection without a ledger, a throwaway ledger (a dry run
     writes nothing beside the collection file) over the collection's own block store."""
-    if dry_run and not (col.state_dir / "state.db").exists():
+    if dry_run and not col.state.has_ledger():
         with tempfile.TemporaryDirectory(prefix="mintprep-import-") as scratch, Ledger.open(Path(scratch)) as ledger:
             workspace = Workspace(col, ledger, progress or NoProgress())
             yield workspace
@@ -289,8 +291,11 @@ def _provenance(document: dict[str, Any], source: Source) -> dict[str, Any]:
 # -- recording -----------------------------------------------------------------------------------
 
 def _record(ws: Workspace, plan: ImportPlan, fetch: BlockFetcher) -> None:
-    """Objects first, then pins (verified), then ledger rows: a killed import leaves nothing a rerun trips on."""
-    ledger, backend = ws.ledger, ws.backend
+    """Objects first, then pins (verified, by the pin stage), then ledger rows: a killed import leaves nothing a
+    rerun trips on. Fetched DAGs are pinned as they are, under their own CIDs, whatever the ledger holds for the
+    same bytes (`force`): a healthy token keeps its CIDs byte for byte."""
+    ledger = ws.ledger
+    pin = functools.partial(pin_content, ledger, ws.backend, ws.profile, force=True)
     pieces = []
     with ws.progress.task("pin", len(plan.tokens)) as advance:
         for token in plan.tokens:
@@ -299,9 +304,8 @@ def _record(ws: Workspace, plan: ImportPlan, fetch: BlockFetcher) -> None:
             image_cid = CID.parse(token.image_cid)
             dag = (FetchedDag(image_cid, _dag_blocks(image_cid, fetch)) if plan.metadata_root
                    else import_bytes(token.image, ws.profile))
-            receipt = backend.pin_dag(dag, name=f"{ws.spec.symbol}-{token.token_id}.png")
-            ledger.record_pin(cid=receipt.cid, backend=backend.ledger_key, content_sha256=png_sha256,
-                              profile=ws.profile.name, kind="image", name=receipt.name, remote_id=receipt.remote_id)
+            pin(content_sha256=png_sha256, make_dag=lambda dag=dag: dag, kind="image",
+                name=f"{ws.spec.symbol}-{token.token_id}.png")
             pieces.append(PinnedPiece(token.token_id, _attributes(token), png_sha256, token.image_cid,
                                       token.provenance, IMPORTED_KEY + png_sha256, source_sha256))
             advance()
@@ -310,9 +314,9 @@ def _record(ws: Workspace, plan: ImportPlan, fetch: BlockFetcher) -> None:
         directories = {parsed[0] for parsed in (ipfs_path(t.image_uri) for t in plan.tokens) if parsed and parsed[1]}
         for root, kind in [*((d, "image-directory") for d in sorted(directories, key=str)),
                            (CID.parse(plan.metadata_root), "metadata")]:
-            receipt = backend.pin_dag(FetchedDag(root, _dag_blocks(root, fetch)), name=f"{ws.spec.symbol}-{kind}")
-            ledger.record_pin(cid=receipt.cid, backend=backend.ledger_key, content_sha256=f"imported:{receipt.cid}",
-                              profile=ws.profile.name, kind=kind, name=receipt.name, remote_id=receipt.remote_id)
+            dag = FetchedDag(root, _dag_blocks(root, fetch))
+            pin(content_sha256=f"imported:{root}", make_dag=lambda dag=dag: dag, kind=kind,
+                name=f"{ws.spec.symbol}-{kind}")
         cids = {t.token_id: str(t.metadata_cid) for t in plan.tokens}
         # A foreign directory holds no collection.json of mintprep's: its contractURI is not this manifest's to say
         # (empty: `check` leaves it alone until a repair publishes a directory mintprep wrote).

@@ -299,9 +299,8 @@ def _step_images(ws: Workspace, plan: RepairPlan, outcome: RepairOutcome, **_: A
         for p in pinned.pieces}
     plan.failed = sorted(t for t in regenerate if str(t) not in plan.replacements)
     for token in (t for t in plan.tokens if t.action == "repin"):
-        ledger.record_unpin(token.old_image_cid, ws.backend.ledger_key)  # so pin_bytes uploads and verifies afresh
         pin_bytes(ledger, ws.backend, ws.profile, ledger.objects.get(str(token.old_png_sha256)), kind="image",
-                  name=f"{ws.spec.symbol}-{token.token_id}.png")
+                  name=f"{ws.spec.symbol}-{token.token_id}.png", force=True)  # the backend lost it: upload, verify
     for damaged in plan.restore_objects:
         restore_object(ws, damaged["sha256"], damaged["cid"])
     return True
@@ -310,8 +309,6 @@ def _step_images(ws: Workspace, plan: RepairPlan, outcome: RepairOutcome, **_: A
 def _step_metadata(ws: Workspace, plan: RepairPlan, outcome: RepairOutcome, **_: Any) -> bool:
     """Rewrite the metadata directory and manifest over every published piece, the replacements in place."""
     ledger = ws.ledger
-    for cid in plan.refresh_pins:
-        ledger.record_unpin(cid, ws.backend.ledger_key)  # the backend lost it: let the manifest stage pin it again
     record = ledger.current_manifest()
     assert record is not None
     minted = outcome.before.minted if outcome.before else []
@@ -327,7 +324,8 @@ def _step_metadata(ws: Workspace, plan: RepairPlan, outcome: RepairOutcome, **_:
         else:
             current.append(token.as_piece(pieces[token.token_id].request_key if token.token_id in pieces
                                           else f"published:{token.png_sha256}"))
-    publication = publish_metadata(ws, current, minted)
+    # A directory or manifest the backend lost is pinned again (uploaded and verified), whatever the ledger says.
+    publication = publish_metadata(ws, current, minted, force=bool(plan.refresh_pins))
     published = publication.manifest.by_token()
     ledger.set_pieces([piece_pointer(int(t), new["request_key"], published) for t, new in plan.replacements.items()])
     ledger.drop_pieces_after(ws.spec.size)
@@ -337,10 +335,10 @@ def _step_metadata(ws: Workspace, plan: RepairPlan, outcome: RepairOutcome, **_:
 
 def _step_page(ws: Workspace, plan: RepairPlan, outcome: RepairOutcome, **_: Any) -> bool:
     """Rebuild the page where there is one, and republish it where it was published."""
-    from mintprep.page.publish import publish_collection
+    from mintprep.commands.publish import publish_page
 
     if ws.ledger.latest_publish() is not None:
-        publish_collection(ws.col, ws.ledger)
+        publish_page(ws)
     elif (ws.col.page_dir / "index.html").is_file():
         page_stage(ws)
     return True
@@ -353,17 +351,18 @@ def _step_base_uri(ws: Workspace, plan: RepairPlan, outcome: RepairOutcome, *, s
     if ws.contract is None:
         return True
     from mintprep.chain.artifact import load_artifact
-    from mintprep.chain.base_uri import collection_base_uri_update, send_collection_base_uri
+    from mintprep.chain.base_uri import collection_base_uri_update
     from mintprep.chain.rpc import connect
+    from mintprep.commands.contract import set_base_uri
 
-    update, url = collection_base_uri_update(ws.col, ws.ledger)
+    update, url = collection_base_uri_update(ws)
     drop = connect(url).eth.contract(address=update.to, abi=load_artifact().abi)
     if drop.functions.baseURI().call() == update.base_uri:
         return True  # already set: by an earlier run killed before recording it, or by the user's own wallet
     if signer is None:
         outcome.base_uri_update = update.to_json()
         return False
-    plan.base_uri_tx = send_collection_base_uri(ws.col, ws.ledger, signer).tx_hash
+    plan.base_uri_tx = set_base_uri(ws, signer).tx_hash
     return True
 
 

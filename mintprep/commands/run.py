@@ -15,12 +15,13 @@ from mintprep.collection.config import Collection
 from mintprep.generate import GenerationRequest, GenerationResult
 from mintprep.base.hashing import content_key, sha256_hex
 from mintprep.ipfs import Unreadable, import_bytes, import_directory, read_file
+from mintprep.state.drops import append_drops, attempt_drop
 from mintprep.state.ledger import IMPORTED_KEY, AttemptRow, GenerationRow, PieceRecord
 from mintprep.collection.manifest import Manifest, PinnedPiece, build_manifest, metadata_files
 from mintprep.stages.pin import PinItem, pin_bytes, pin_content, pin_pieces
 from mintprep.base.progress import ProgressSink
 from mintprep.collection.published import complete_publication
-from mintprep.stages.screen import DROP_LOG, Rejection, failure_is_stale, judge, judged_under, resample
+from mintprep.stages.screen import Rejection, failure_is_stale, judge, judged_under, resample
 from mintprep.collection.traits import PiecePlan, plan_piece
 from mintprep.state.workspace import Workspace
 
@@ -237,14 +238,8 @@ def _record_generation(ws: Workspace, key: str, result: GenerationResult) -> Gen
     ledger.record_generation(row, attempts)
     # The decoded image of a pixel-guard rejection, for `mintprep review` (content-addressed like the rest).
     thumbnails = {a.attempt: ledger.objects.put(a.thumbnail) for a in result.attempts if a.thumbnail}
-    rejected = [a for a in attempts if not a.accepted]
-    if rejected:
-        with (ws.col.state_dir / DROP_LOG).open("a", encoding="utf-8") as log:
-            for a in rejected:
-                log.write(json.dumps({"token_id": result.token_id, "request_key": key, "attempt": a.attempt,
-                                      "seed": a.seed, "precision": a.precision, "guard": a.guard, "step": a.step,
-                                      "reason": a.reason, "metrics": a.metrics,
-                                      "thumbnail_sha256": thumbnails.get(a.attempt)}, sort_keys=True) + "\n")
+    append_drops(ws.col.state, (attempt_drop(result.token_id, key, a, thumbnail_sha256=thumbnails.get(a.attempt))
+                                for a in attempts if not a.accepted))
     return row
 
 
@@ -309,9 +304,10 @@ def pin(ws: Workspace, candidates: list[Candidate]) -> Pinned:
 
 # -- manifest ------------------------------------------------------------------------------------
 
-def publish_metadata(ws: Workspace, accepted: list[PinnedPiece], minted: list[int] | tuple[int, ...] = ()
-                     ) -> Publication:
-    """Write and pin the metadata directory and the manifest over `accepted` and every published token it lacks."""
+def publish_metadata(ws: Workspace, accepted: list[PinnedPiece], minted: list[int] | tuple[int, ...] = (), *,
+                     force: bool = False) -> Publication:
+    """Write and pin the metadata directory and the manifest over `accepted` and every published token it lacks;
+    `force` pins both again even where the ledger has them (a repair of pins the backend lost)."""
     spec, ledger = ws.spec, ws.ledger
     pieces = complete_publication(ledger, accepted, spec.size, minted)
     sources = {p.source_metadata_sha256: ledger.objects.get(p.source_metadata_sha256)
@@ -321,16 +317,16 @@ def publish_metadata(ws: Workspace, accepted: list[PinnedPiece], minted: list[in
     directory = pin_content(ledger, ws.backend, ws.profile,
                             content_sha256=content_key({name: sha256_hex(data) for name, data in files.items()}),
                             make_dag=lambda: import_directory(dags, ws.profile), kind="metadata",
-                            name=f"{spec.symbol}-metadata")
+                            name=f"{spec.symbol}-metadata", force=force)
     metadata_cids = {p.token_id: str(dags[f"{p.token_id}.json"].root) for p in pieces}
     manifest = build_manifest(spec, pieces, directory.cid, metadata_cids, ws.profile.name)
-    return record_manifest(ws, manifest)
+    return record_manifest(ws, manifest, force=force)
 
 
-def record_manifest(ws: Workspace, manifest: Manifest) -> Publication:
+def record_manifest(ws: Workspace, manifest: Manifest, *, force: bool = False) -> Publication:
     data = manifest.encode()
     manifest_pin = pin_bytes(ws.ledger, ws.backend, ws.profile, data, kind="manifest",
-                             name=f"{ws.spec.symbol}-manifest")
+                             name=f"{ws.spec.symbol}-manifest", force=force)
     ws.ledger.record_manifest(metadata_root=manifest.metadata_root, manifest_cid=manifest_pin.cid,
                               manifest_sha256=ws.ledger.objects.put(data), provenance_hash=manifest.provenance_hash)
     return Publication(manifest, manifest_pin.cid)

@@ -63,10 +63,10 @@ class Workspace:
         """Created on first use; it loads no model until a piece has to be generated (request keys need none)."""
         if self._executor is None:
             from mintprep.executors import make_executor
-            from mintprep.generate.fingerprint import FingerprintCache
+            from mintprep.state.fingerprints import fingerprint_cache
 
             self._executor = make_executor(self.spec.executor, self.spec.generator,
-                                           FingerprintCache.in_state_dir(self.col.state_dir))
+                                           fingerprint_cache(self.col.state.fingerprints))
         return self._executor
 
     def close(self) -> None:
