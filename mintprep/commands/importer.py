@@ -106,18 +106,16 @@ def import_collection(col: Collection, source_text: str, *, gateways: tuple[str,
         if ws.ledger.current_manifest() is not None:
             raise UserError(f"{col.path}: this collection already has pinned metadata; import adopts a collection "
                             "into a fresh ledger only")
-        if col.spec.chain.contract and source.kind == "contract" \
-                and col.spec.chain.contract.lower() != source.text.lower():
-            raise UserError(f"--from {source.text}: chain.contract in {col.path.name} names another contract "
-                            f"({col.spec.chain.contract})")
         plan = ImportPlan(source)
         fetch = _block_reader(ws, gateways, plan.blocks)
-        if source.kind == "contract":
-            _read_contract(ws, plan)
-        if source.kind == "folder":
-            _read_folder(ws, Path(source.text), plan)
-        else:
-            _read_ipfs_root(ws, plan.base_uri or source.text, plan, fetch)
+        match source.kind:  # the one place that reads by the kind of source
+            case "contract":
+                _read_contract(ws, plan)
+                _read_ipfs_root(ws, str(plan.base_uri), plan, fetch)
+            case "ipfs":
+                _read_ipfs_root(ws, source.text, plan, fetch)
+            case "folder":
+                _read_folder(ws, Path(source.text), plan)
         lacking = sorted(t for t in plan.minted if t not in {tok.token_id for tok in plan.tokens})
         if lacking:
             raise UserError(f"{source.text}: minted token(s) {', '.join(map(str, lacking))} could not be imported ("
@@ -169,6 +167,10 @@ def _read_contract(ws: Workspace, plan: ImportPlan) -> None:
     from mintprep.chain.rpc import RPC_FAILURES, connect
     from mintprep.net.urls import redact_url
 
+    configured = ws.spec.chain.contract
+    if configured and configured.lower() != plan.source.text.lower():
+        raise UserError(f"--from {plan.source.text}: chain.contract in {ws.col.path.name} names another contract "
+                        f"({configured})")
     network, url = ws.spec.chain.endpoint()
     w3 = connect(url)
     drop = w3.eth.contract(address=w3.to_checksum_address(plan.source.text), abi=load_artifact().abi)

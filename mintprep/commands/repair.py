@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import os
 import signal
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 from mintprep.commands.audit import IMAGE_KINDS, AuditReport, audit_workspace
 from mintprep.collection.config import Collection
@@ -33,7 +33,6 @@ from mintprep.guards.image_guards import validate_png
 from mintprep.state.workspace import Workspace
 
 JOURNAL_KIND = "repair"
-STEPS = ("attempts", "images", "metadata", "page", "base-uri", "unpin")
 # Test hook: SIGKILL this process once step N (1-based) has done its work but before the journal records it,
 # the worst moment to die. The fault-injection tests set it; nothing else should.
 FAULT_ENV = "MINTPREP_FAULT_AFTER_STEP"
@@ -112,7 +111,7 @@ class RepairOutcome:
         return {
             "status": self.status,
             "resumed": self.resumed,
-            "steps_done": [STEPS[i] for i in range(self.step)],
+            "steps_done": [step.name for step in STEPS[:self.step]],
             "plan": self.plan.to_json() if self.plan else None,
             "base_uri_update": self.base_uri_update,
             "before": self.before.to_json() if self.before else None,
@@ -247,14 +246,13 @@ def _run_steps(ws: Workspace, entry: JournalEntry, outcome: RepairOutcome, signe
     it): what it left is consistent (every step is), and the next repair audits and plans afresh."""
     plan = outcome.plan
     assert plan is not None
-    runners = (_step_attempts, _step_images, _step_metadata, _step_page, _step_base_uri, _step_unpin)
-    for number in range(entry.step + 1, len(STEPS) + 1):
-        if number > 2 and not plan.rewrite:
+    for number, step in enumerate(STEPS[entry.step:], start=entry.step + 1):
+        if step.rewrites and not plan.rewrite:
             break
         try:
-            done = runners[number - 1](ws, plan, outcome, signer=signer)
+            done = step.run(ws, plan, outcome, signer=signer)
         except Exception as exc:
-            ws.ledger.finish_journal(entry, abandoned=f"step {number} ({STEPS[number - 1]}): {exc}")
+            ws.ledger.finish_journal(entry, abandoned=f"step {number} ({step.name}): {exc}")
             raise
         if not done:  # waiting on someone else (the base URI transaction): the journal stays open at this step
             outcome.status, outcome.step = "awaiting-base-uri", number - 1
@@ -382,3 +380,20 @@ def _step_unpin(ws: Workspace, plan: RepairPlan, outcome: RepairOutcome, **_: An
         if cid not in plan.unpinned:
             plan.unpinned.append(cid)
     return True
+
+
+class RepairStep(NamedTuple):
+    name: str
+    run: Callable[..., bool]  # (ws, plan, outcome, *, signer) -> done; idempotent
+    rewrites: bool  # part of the rewrite of metadata, manifest, page and base URI: skipped when none is planned
+
+
+# The repair, in order; the journal records the number of the last step done.
+STEPS: tuple[RepairStep, ...] = (
+    RepairStep("attempts", _step_attempts, rewrites=False),
+    RepairStep("images", _step_images, rewrites=False),
+    RepairStep("metadata", _step_metadata, rewrites=True),
+    RepairStep("page", _step_page, rewrites=True),
+    RepairStep("base-uri", _step_base_uri, rewrites=True),
+    RepairStep("unpin", _step_unpin, rewrites=True),
+)

@@ -112,7 +112,6 @@ def run_collection(col: Collection, *, progress: ProgressSink | None = None) -> 
     col.spec.ipfs.token()  # a missing token is bad input: refuse it before hours of sampling, not after
     with Workspace.open(col, progress=progress) as ws:
         plans = plan_pieces(ws)
-        report = RunReport(pieces=len(plans))
         as_published = imported_as_published(ws, plans)
         generated = generate(ws, [p for p in plans if p.token_id not in as_published])
         validated = validate(ws, [*generated.candidates.values(), *as_published.values()])
@@ -126,18 +125,19 @@ def run_collection(col: Collection, *, progress: ProgressSink | None = None) -> 
             [piece_pointer(p.token_id, p.request_key, published) for p in pinned.pieces]
             + [piece_pointer(f.token_id, keys[f.token_id], published, status="rejected") for f in rejected])
         ws.ledger.drop_pieces_after(col.spec.size)
-
-        report.generated, report.generation_skipped = generated.generated + validated.generated, generated.skipped
-        report.resampled = [{"token_id": r.token_id, "guard": r.guard, "reason": r.reason,
-                             "collides_with": r.collides_with} for r in validated.resampled]
-        report.rejected = sorted(rejected, key=lambda f: f.token_id)
-        report.kept_published = sorted(f.token_id for f in rejected if f.token_id in published)
-        report.pinned, report.pin_skipped = pinned.newly_pinned, len(pinned.pieces) - pinned.newly_pinned
-        report.metadata_root, report.manifest_cid = publication.manifest.metadata_root, publication.manifest_cid
-        report.provenance_hash = publication.manifest.provenance_hash
-        if chain_gate(ws, report):
-            report.page = page_stage(ws)
-    return report
+        gate = chain_gate(ws)
+        return RunReport(
+            pieces=len(plans),
+            generated=generated.generated + validated.generated, generation_skipped=generated.skipped,
+            resampled=[{"token_id": r.token_id, "guard": r.guard, "reason": r.reason,
+                        "collides_with": r.collides_with} for r in validated.resampled],
+            rejected=sorted(rejected, key=lambda f: f.token_id),
+            kept_published=sorted(f.token_id for f in rejected if f.token_id in published),
+            pinned=pinned.newly_pinned, pin_skipped=len(pinned.pieces) - pinned.newly_pinned,
+            metadata_root=publication.manifest.metadata_root, manifest_cid=publication.manifest_cid,
+            provenance_hash=publication.manifest.provenance_hash,
+            page=page_stage(ws) if gate.blocked is None else None, page_blocked=gate.blocked, chain_check=gate.check,
+        )
 
 
 def piece_pointer(token_id: int, request_key: str, published: dict[int, Any], status: str = "pinned") -> PieceRecord:
@@ -334,20 +334,24 @@ def record_manifest(ws: Workspace, manifest: Manifest, *, force: bool = False) -
 
 # -- chain gate and page -------------------------------------------------------------------------
 
-def chain_gate(ws: Workspace, report: RunReport) -> bool:
+@dataclass(frozen=True)
+class ChainGate:
+    check: dict[str, Any] | None  # `mintprep check`'s report, when there is a contract to check
+    blocked: str | None  # why the page is not built; None: build it
+
+
+def chain_gate(ws: Workspace) -> ChainGate:
     """The page is not built for a contract that disagrees with the config (the other stages stand).
 
     A collection with no contract yet (none configured, none deployed) has nothing to drift from.
     """
     if ws.contract is None:
-        return True  # decided without web3, which takes seconds to import: a no-op rerun stays quick
+        return ChainGate(None, None)  # decided without web3, which takes seconds to import: a no-op rerun stays quick
     from mintprep.chain.check import check_collection
 
     check = check_collection(ws.col, ws.ledger)
-    report.chain_check = check.to_json()
-    if not check.ok:
-        report.page_blocked = "contract disagrees with collection.yaml: " + ", ".join(check.mismatches)
-    return check.ok
+    blocked = None if check.ok else "contract disagrees with collection.yaml: " + ", ".join(check.mismatches)
+    return ChainGate(check.to_json(), blocked)
 
 
 def page_stage(ws: Workspace) -> str:
