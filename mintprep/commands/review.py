@@ -19,7 +19,7 @@ from mintprep.collection.config import Collection
 from mintprep.collection.manifest import token_name
 from mintprep.state.ledger import IMPORTED_KEY, Ledger
 from mintprep.collection.rarity import RarityReport, rarity_report
-from mintprep.stages.screen import DROP_LOG, StoredVerdict, stored_verdict
+from mintprep.stages.screen import StoredVerdict, stored_verdict
 from mintprep.collection.traits import plan_collection
 from mintprep.guards.image_guards import load_rgb, thumbnail_png
 
@@ -82,10 +82,10 @@ class Review:
 
 def gather_review(col: Collection) -> Review:
     spec = col.spec
-    drops = read_drops(col.state_dir / DROP_LOG)
+    drops = read_drops(col.state.drop_log)
     images: dict[str, bytes] = {}
     pieces, imported, names, verdicts = {}, {}, {}, {}
-    if (col.state_dir / "state.db").exists():
+    if col.state.has_ledger():
         with Ledger.open(col.state_dir, readonly=True) as ledger:
             pieces = ledger.pieces()
             imported = ledger.imported_traits()

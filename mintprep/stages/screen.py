@@ -18,20 +18,19 @@ verdict and the hashes are content-addressed (image sha256 + the pixel threshold
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from collections.abc import Collection as Ids
 from typing import Any
 
 from mintprep.collection.config import Collection
 from mintprep.base.hashing import content_key
+from mintprep.state.drops import append_drops, attempt_drop, imported_drop
 from mintprep.state.ledger import GenerationRow, Ledger
 from mintprep.guards.near_duplicates import (PHASH_VERSION, find_duplicates, hex_hash, phash, tile_difference,
                                              tile_signature)
 from mintprep.guards.image_guards import GuardSettings, check_pixels, load_rgb
 
 CHECK_VERSION = "mintprep.screening/v3"  # + tile signatures (#20); older verdicts are recomputed
-DROP_LOG = "drops.jsonl"
 
 Images = dict[int, str]  # token id -> png sha256
 # Piece statuses whose image a token currently publishes (a "kept" one was rejected later, and stays published).
@@ -126,39 +125,19 @@ def judge(col: Collection, ledger: Ledger, images: Images, *, minted: Ids[int] =
     return sorted(rejections, key=lambda r: r.token_id)
 
 
-def logged_drops(col: Collection) -> set[tuple[int, str, str]]:
-    """(token id, png sha256, guard) of every validate-stage line in the drop log: a decision a rerun repeats
-    (an imported piece judged as published again) is logged once."""
-    path = col.state_dir / DROP_LOG
-    if not path.exists():
-        return set()
-    found = set()
-    for line in path.read_text(encoding="utf-8").splitlines():
-        try:
-            d = json.loads(line)
-            if d.get("stage") == "validate":
-                found.add((int(d["token_id"]), str(d.get("png_sha256")), str(d.get("guard"))))
-        except (ValueError, KeyError, TypeError, AttributeError):
-            continue  # a line cut short by a killed run
-    return found
-
-
 def log_rejection(col: Collection, ledger: Ledger, request_key: str, png_sha256: str, rejection: Rejection,
                   logged: set[tuple[int, str, str]]) -> None:
-    """One drop-log line per decision (`logged`: what the log holds, updated); an imported piece has no attempt."""
+    """One drop-log line per decision (`logged`: `logged_decisions` of the log, updated); an imported piece has no
+    attempt."""
     key = (rejection.token_id, png_sha256, rejection.guard)
     if key in logged:
         return
     logged.add(key)
     accepted = next((a for a in ledger.attempts(request_key) if a.accepted), None)
-    with (col.state_dir / DROP_LOG).open("a", encoding="utf-8") as log:
-        log.write(json.dumps({"token_id": rejection.token_id, "request_key": request_key,
-                              "attempt": accepted.attempt if accepted else None,
-                              "seed": accepted.seed if accepted else None,
-                              "precision": accepted.precision if accepted else None, "imported": accepted is None,
-                              "guard": rejection.guard, "step": None, "stage": "validate", "reason": rejection.reason,
-                              "metrics": rejection.metrics, "collides_with": rejection.collides_with,
-                              "png_sha256": png_sha256}, sort_keys=True) + "\n")
+    known = {"guard": rejection.guard, "step": None, "stage": "validate", "reason": rejection.reason,
+             "metrics": rejection.metrics, "collides_with": rejection.collides_with, "png_sha256": png_sha256}
+    append_drops(col.state, [attempt_drop(rejection.token_id, request_key, accepted, **known) if accepted
+                             else imported_drop(rejection.token_id, request_key, **known)])
 
 
 def resample(col: Collection, ledger: Ledger, request_key: str, rejection: Rejection) -> bool:
