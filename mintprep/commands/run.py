@@ -8,6 +8,7 @@ a pure function of a request (see mintprep.generate), so it can be fanned out wi
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -18,10 +19,11 @@ from mintprep.ipfs.reader import CorruptBlock, NotUnixFS, read_file
 from mintprep.ipfs.unixfs import import_bytes, import_directory
 from mintprep.ipfs.verify import BlockNotFound
 from mintprep.state.ledger import IMPORTED_KEY, AttemptRow, GenerationRow, PieceRecord
-from mintprep.collection.manifest import Manifest, PinnedPiece, build_manifest, metadata_files
+from mintprep.collection.manifest import Manifest, PinnedPiece, build_manifest, metadata_file_name, metadata_files
 from mintprep.stages.pin import PinItem, pin_bytes, pin_content, pin_pieces
 from mintprep.base.progress import ProgressSink
 from mintprep.collection.published import complete_publication
+from mintprep.stages.minted import KeptMinted, keep_minted
 from mintprep.stages.screen import DROP_LOG, Rejection, failure_is_stale, judge, judged_under, resample
 from mintprep.collection.traits import PiecePlan, plan_piece
 from mintprep.state.workspace import Workspace
@@ -85,6 +87,7 @@ class RunReport:
     resampled: list[dict[str, Any]] = field(default_factory=list)  # rejected after generation, sampled again
     rejected: list[FailedPiece] = field(default_factory=list)
     kept_published: list[int] = field(default_factory=list)  # rejected now, their published piece stays
+    minted_failing: list[FailedPiece] = field(default_factory=list)  # minted, kept as live, fail today's guards
     pinned: int = 0
     pin_skipped: int = 0
     metadata_root: str | None = None
@@ -96,7 +99,7 @@ class RunReport:
 
     @property
     def complete(self) -> bool:
-        return not self.rejected and self.page_blocked is None
+        return not self.rejected and not self.minted_failing and self.page_blocked is None
 
     @property
     def exit_code(self) -> int:
@@ -109,22 +112,29 @@ class RunReport:
         return data
 
 
-def run_collection(col: Collection, *, progress: ProgressSink | None = None) -> RunReport:
+def run_collection(col: Collection, *, include_minted: bool = False,
+                   progress: ProgressSink | None = None) -> RunReport:
+    """Every stage; a minted token keeps its live piece and document unless `include_minted` (stages.minted)."""
     col.spec.ipfs.token()  # a missing token is bad input: refuse it before hours of sampling, not after
     with Workspace.open(col, progress=progress) as ws:
         plans = plan_pieces(ws)
         report = RunReport(pieces=len(plans))
+        kept = keep_minted(ws, include_minted=include_minted)
         as_published = imported_as_published(ws, plans)
-        generated = generate(ws, [p for p in plans if p.token_id not in as_published])
-        validated = validate(ws, [*generated.candidates.values(), *as_published.values()])
+        todo = [p for p in plans if p.token_id not in kept.pieces]
+        generated = generate(ws, [p for p in todo if p.token_id not in as_published])
+        validated = validate(ws, [*generated.candidates.values(),
+                                  *(c for t, c in as_published.items() if t not in kept.pieces)])
+        report.minted_failing = minted_failing(ws, kept, {p.token_id: p.prompt for p in plans})
         pinned = pin(ws, validated.accepted)
-        publication = publish_metadata(ws, pinned.pieces)
+        publication = publish_metadata(ws, [*pinned.pieces, *kept.pieces.values()], kept.minted_files,
+                                       kept.documents)
 
         published = publication.manifest.by_token()
         rejected = [*generated.failed, *validated.failed]
         keys = {**generated.failed_keys, **validated.failed_keys}
         ws.ledger.set_pieces(
-            [piece_pointer(p.token_id, p.request_key, published) for p in pinned.pieces]
+            [piece_pointer(p.token_id, p.request_key, published) for p in [*pinned.pieces, *kept.pieces.values()]]
             + [piece_pointer(f.token_id, keys[f.token_id], published, status="rejected") for f in rejected])
         ws.ledger.drop_pieces_after(col.spec.size)
 
@@ -139,6 +149,13 @@ def run_collection(col: Collection, *, progress: ProgressSink | None = None) -> 
         if chain_gate(ws, report):
             report.page = page_stage(ws)
     return report
+
+
+def minted_failing(ws: Workspace, kept: KeptMinted, prompts: dict[int, str]) -> list[FailedPiece]:
+    """Kept minted pieces that today's guards reject: published again unchanged, and named for `audit`."""
+    images = {t: p.png_sha256 for t, p in kept.pieces.items() if restore_object(ws, p.png_sha256, p.image_cid)}
+    return [FailedPiece(r.token_id, prompts.get(r.token_id, ""), f"minted, fails today's guards: see audit ({r.reason})")
+            for r in judge(ws.col, ws.ledger, images)]
 
 
 def piece_pointer(token_id: int, request_key: str, published: dict[int, Any], status: str = "pinned") -> PieceRecord:
@@ -311,20 +328,22 @@ def pin(ws: Workspace, candidates: list[Candidate]) -> Pinned:
 
 # -- manifest ------------------------------------------------------------------------------------
 
-def publish_metadata(ws: Workspace, accepted: list[PinnedPiece], minted: list[int] | tuple[int, ...] = ()
-                     ) -> Publication:
-    """Write and pin the metadata directory and the manifest over `accepted` and every published token it lacks."""
+def publish_metadata(ws: Workspace, accepted: list[PinnedPiece], minted: list[int] | tuple[int, ...] = (),
+                     kept_documents: Mapping[int, bytes] | None = None) -> Publication:
+    """Write and pin the metadata directory and the manifest over `accepted` and every published token it lacks;
+    `kept_documents` (minted tokens' live documents) are written byte for byte instead of afresh."""
     spec, ledger = ws.spec, ws.ledger
     pieces = complete_publication(ledger, accepted, spec.size, minted)
     sources = {p.source_metadata_sha256: ledger.objects.get(p.source_metadata_sha256)
                for p in pieces if p.source_metadata_sha256}
-    files = metadata_files(spec, pieces, sources)
+    files = {**metadata_files(spec, pieces, sources),
+             **{metadata_file_name(t): data for t, data in (kept_documents or {}).items()}}
     dags = {name: import_bytes(data, ws.profile) for name, data in files.items()}
     directory = pin_content(ledger, ws.backend, ws.profile,
                             content_sha256=content_key({name: sha256_hex(data) for name, data in files.items()}),
                             make_dag=lambda: import_directory(dags, ws.profile), kind="metadata",
                             name=f"{spec.symbol}-metadata")
-    metadata_cids = {p.token_id: str(dags[f"{p.token_id}.json"].root) for p in pieces}
+    metadata_cids = {p.token_id: str(dags[metadata_file_name(p.token_id)].root) for p in pieces}
     manifest = build_manifest(spec, pieces, directory.cid, metadata_cids, ws.profile.name)
     return record_manifest(ws, manifest)
 

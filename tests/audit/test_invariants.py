@@ -19,7 +19,7 @@ from mintprep.ipfs.reader import list_directory, read_file
 from mintprep.ipfs.unixfs import get_profile, import_bytes, import_directory
 from mintprep.state.ledger import Ledger
 from mintprep.commands.run import run_collection
-from mintprep.collection.published import check_base_uri_change
+from mintprep.chain.base_uri import check_base_uri_change
 from mintprep.commands.repair import FAULT_ENV, repair_collection
 from tests.audit.breakage import broken_pngs, plant_images
 from tests.audit.faults import killed_at_every_step, run_mintprep
