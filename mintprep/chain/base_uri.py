@@ -135,10 +135,10 @@ def collection_base_uri_update(col: Collection, ledger: Ledger, *, include_minte
     address = deployed_address(col, ledger, network)
     root = manifest.metadata_root
     update = base_uri_update(network.chain_id, address, base_uri_for(root), contract_uri_for(root))
+    require_public_root(col, ledger, url, root)  # before reading the chain: never aim a public one at private CIDs
     live = read_live_drop(col, ledger)
     assert live is not None  # deployed_address found the contract
     if live.base_uri != update.base_uri:
-        require_public_root(col, ledger, url, root)
         check_base_uri_change(ledger, live.base_uri, root, live.minted_files,
                               make_backend(col.spec.ipfs, col.state_dir).fetch_block, include_minted=include_minted)
     return update, url

@@ -34,12 +34,16 @@ def held_elsewhere(ledger: Ledger, root: str) -> bool:
     return any(pin["cid"] == root and pin["backend"] != LOCAL_BACKEND for pin in ledger.active_pins())
 
 
-def require_public_root(col: Collection, ledger: Ledger, rpc_url: str, root: str) -> None:
-    """UserError (before any transaction) when `rpc_url` is not loopback and `root` is only in the local store."""
-    if is_loopback_rpc(rpc_url) or held_elsewhere(ledger, root):
+def require_public_root(col: Collection, ledger: Ledger, rpc_url: str, root: str | None) -> None:
+    """UserError (before any transaction) when `rpc_url` is not loopback and `root` is only in the local store;
+    `root` None: a root still to be made (by a repair), which goes where `ipfs.backend` pins."""
+    if is_loopback_rpc(rpc_url):
         return
+    if held_elsewhere(ledger, root) if root is not None else col.spec.ipfs.backend != LOCAL_BACKEND:
+        return
+    what = f"ipfs://{root}/" if root is not None else "new metadata"
     raise UserError(
-        f"refusing to point the contract on {redact_url(rpc_url)} at ipfs://{root}/: its blocks are only in this "
+        f"refusing to point the contract on {redact_url(rpc_url)} at {what}: its blocks are only in this "
         f"machine's local store (ipfs.backend {col.spec.ipfs.backend!r}), so collectors could never load them. "
         "Set ipfs.backend to pinata, psa or kubo (a node that serves the network), run `mintprep run` to pin "
         "there, then try again; a dev chain on a loopback RPC (127.0.0.1, localhost) is allowed as is",

@@ -30,6 +30,7 @@ from mintprep.commands.run import (generate, page_stage, piece_pointer, pin, pla
                                restore_object, validate)
 from mintprep.base.progress import ProgressSink
 from mintprep.collection.published import require_recorded_base_uri
+from mintprep.chain.public_roots import require_public_root
 from mintprep.guards.image_guards import validate_png
 from mintprep.state.workspace import Workspace
 
@@ -204,6 +205,7 @@ def repair_collection(col: Collection, *, include_minted: bool = False, dry_run:
                 return RepairOutcome("nothing-to-repair", plan, before=before)
             if plan.rewrite and before.base_uri_on_chain is not None:
                 require_recorded_base_uri(ws.ledger, before.base_uri_on_chain)
+                require_public_root(col, ws.ledger, col.spec.chain.endpoint()[1], None)
             signer = _signer_if_needed(ws, print_tx)
             entry = ws.ledger.begin_journal(JOURNAL_KIND, plan.to_json())
         else:
