@@ -230,7 +230,7 @@ def _read_ipfs_root(ws: Workspace, uri: str, plan: ImportPlan, fetch: BlockFetch
     plan.metadata_root = str(root)
     plan.base_uri = plan.base_uri or f"ipfs://{root}/"
     with ws.progress.task("import", ws.spec.size) as advance:
-        for token_id in range(1, ws.spec.size + 1):
+        for token_id in token_ids(ws.spec.size, "0.json" in listing or "0" in listing):
             name = next((n for n in (f"{token_id}.json", str(token_id)) if n in listing), None)
             if name is None:
                 plan.skipped[token_id] = f"no {token_id}.json in {root}"
@@ -262,6 +262,11 @@ def _read_token(token_id: int, metadata_cid: CID, plan: ImportPlan, fetch: Block
                                      _traits(document), _provenance(document, plan.source)))
 
 
+def token_ids(size: int, zero_indexed: bool) -> range:
+    """The ids a source's `size` tokens have: from 0 when it has a token 0 (Sugar, thirdweb, ERC721A), else from 1."""
+    return range(0, size) if zero_indexed else range(1, size + 1)
+
+
 def _read_bounded(cid: CID, fetch: BlockFetcher, max_bytes: int) -> bytes:
     """A UnixFS file's bytes, refused as soon as it grows past `max_bytes` (a 1 GB "image" is never held)."""
     parts, size = [], 0
@@ -276,8 +281,9 @@ def _read_bounded(cid: CID, fetch: BlockFetcher, max_bytes: int) -> bytes:
 def _read_folder(ws: Workspace, folder: Path, plan: ImportPlan) -> None:
     """`<id>.json` (or `<id>`) per token, its `image` a path relative to the folder (or to a json/ subfolder)."""
     meta_dir = folder / "json" if (folder / "json").is_dir() else folder
+    zero = (meta_dir / "0.json").is_file() or (meta_dir / "0").is_file()
     with ws.progress.task("import", ws.spec.size) as advance:
-        for token_id in range(1, ws.spec.size + 1):
+        for token_id in token_ids(ws.spec.size, zero):
             path = next((p for p in (meta_dir / f"{token_id}.json", meta_dir / str(token_id)) if p.is_file()), None)
             advance()
             if path is None:

@@ -168,9 +168,12 @@ def piece_pointer(token_id: int, request_key: str, published: dict[int, Any], st
 
 
 def plan_pieces(ws: Workspace) -> list[PiecePlan]:
-    """Every token's traits and prompt; an imported token keeps the traits its published metadata carries."""
+    """Every token's traits and prompt; an imported token keeps the traits its published metadata carries.
+
+    Ids run 1..size, or 0..size-1 for a collection imported from a 0-indexed source (it kept its token 0)."""
     imported = ws.ledger.imported_traits()
-    return [plan_piece(ws.spec, t, published=imported.get(t)) for t in range(1, ws.spec.size + 1)]
+    first = 0 if 0 in imported else 1
+    return [plan_piece(ws.spec, t, published=imported.get(t)) for t in range(first, first + ws.spec.size)]
 
 
 def imported_as_published(ws: Workspace, plans: list[PiecePlan]) -> dict[int, Candidate]:

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from mintprep.collection.config import load_collection
-from mintprep.commands.importer import FAULT_ENV
+from mintprep.commands.importer import FAULT_ENV, import_collection
 from mintprep.commands.run import run_collection
 from mintprep.ipfs.reader import read_file
 from tests.audit.foreign import make_foreign_collection
@@ -96,6 +96,7 @@ def test_bad_tokens_are_named_exit_1_and_a_fixed_folder_imports_them(workdir: Pa
     assert [p[0] for p in ledger_state(workdir / "col")["pieces"] if p[1].startswith("imported:")] == [1, 2, 3]
 
 
+@pytest.mark.slow  # a child process per kill point and per rerun: about 30 imports
 def test_an_import_killed_after_any_write_resumes_to_the_uninterrupted_ledger(workdir: Path, tmp_path: Path):
     pristine = tmp_path / "pristine"
     shutil.copytree(workdir / "col", pristine)
@@ -120,3 +121,19 @@ def test_an_import_killed_after_any_write_resumes_to_the_uninterrupted_ledger(wo
 
     report = run_collection(load_collection(workdir / "col" / "collection.yaml"))
     assert report.generated == 0 and report.pinned == 0 and report.complete, report.to_json()
+
+
+def test_a_zero_indexed_folder_keeps_token_0_and_run_generates_nothing(tmp_path: Path):
+    """Sugar, thirdweb and ERC721A folders number tokens from 0: token 0 is imported, and no token `size` appears."""
+    foreign = make_foreign_collection(tmp_path / "node", SIZE, {})
+    for token_id, document in foreign.documents.items():  # 1..SIZE written as 0..SIZE-1
+        write_token(tmp_path / "export", token_id - 1, dict(document, image=f"{token_id - 1}.png"),
+                    read_file(foreign.image_cids[token_id], foreign.store.get))
+    path = write_collection(tmp_path / "col", size=SIZE, generator__steps=3, generator__upscale=1)
+
+    plan = import_collection(load_collection(path), "export", cwd=tmp_path)
+
+    assert [t.token_id for t in plan.tokens] == list(range(SIZE)) and plan.skipped == {}
+    report = run_collection(load_collection(path))
+    assert report.generated == 0 and report.pieces == SIZE and report.complete, report.to_json()
+    assert [p[0] for p in ledger_state(tmp_path / "col")["pieces"]] == list(range(SIZE))
