@@ -43,7 +43,8 @@ def kept_documents(base_uri: str, files: Iterable[int], fetch_block: BlockFetche
 
     UserError when a live document cannot be read from verified blocks: it cannot then be proven unchanged."""
     parsed = ipfs_path(base_uri)
-    if parsed is None:
+    files = sorted(set(files))
+    if parsed is None or not files:
         return {}
     root, segments = parsed
     if segments:
@@ -51,7 +52,7 @@ def kept_documents(base_uri: str, files: Iterable[int], fetch_block: BlockFetche
     kept = {}
     try:
         names = list_directory(root, fetch_block)
-        for file_id in sorted(set(files)):
+        for file_id in files:
             name = file_name(file_id)
             if name not in names:
                 continue  # no live document to keep (a minted token that shows nothing): the existence check names it
