@@ -47,7 +47,10 @@ def read_live_drop(col: Collection, ledger: Ledger | None, rpc_url: str | None =
     network, url = col.spec.chain.endpoint(rpc_url=rpc_url)
     address = deployed_address(col, ledger, network)
     try:
-        drop = connect(url).eth.contract(address=address, abi=load_artifact().abi).functions
+        w3 = connect(url)
+        if not w3.eth.get_code(address):
+            return LiveDrop(address, "", ())  # nothing deployed there (yet): nothing minted, nothing live
+        drop = w3.eth.contract(address=address, abi=load_artifact().abi).functions
         total = int(drop.totalMinted().call())
         base_uri = str(drop.baseURI().call())
         revealed = bool(drop.revealed().call())
