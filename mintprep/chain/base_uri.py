@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from eth_account.signers.local import LocalAccount
 from web3 import Web3
@@ -23,15 +23,14 @@ from mintprep.chain.address import deployed_address
 from mintprep.chain.minted import read_live_drop
 from mintprep.chain.public_roots import require_public_root
 from mintprep.chain.txs import send_call
-from mintprep.collection.config import Collection
 from mintprep.base.errors import UserError
-from mintprep.ipfs.backends import make_backend
 from mintprep.state.ledger import Ledger
 from mintprep.collection.manifest import base_uri_for, contract_uri_for, metadata_file_name
 from mintprep.collection.published import require_recorded_base_uri
-from mintprep.ipfs.reader import CorruptBlock, NotUnixFS, list_directory, read_file
-from mintprep.ipfs.uri import ipfs_path
-from mintprep.ipfs.verify import BlockFetcher, BlockNotFound, verify_dag
+from mintprep.ipfs import BlockFetcher, Unreadable, ipfs_path, list_directory, read_file, verify_dag
+
+if TYPE_CHECKING:
+    from mintprep.state.workspace import Workspace
 
 FileName = Callable[[int], str]  # metadata file id -> its name (MintprepDrop's "<id>.json"; ERC721A's is `str`)
 
@@ -57,7 +56,7 @@ def kept_documents(base_uri: str, files: Iterable[int], fetch_block: BlockFetche
             if name not in names:
                 continue  # no live document to keep (a minted token that shows nothing): the existence check names it
             kept[file_id] = read_file(names[name], fetch_block)
-    except (BlockNotFound, CorruptBlock, NotUnixFS) as exc:
+    except Unreadable as exc:
         raise UserError(f"cannot read the live metadata under {base_uri} to keep minted tokens unchanged: {exc} "
                         "(run `mintprep audit`; pass --include-minted to replace them knowingly)") from None
     return kept
@@ -85,7 +84,7 @@ def check_base_uri_change(ledger: Ledger, current: str, new_root: str, minted_fi
             return
         live = kept_documents(current, minted_files, fetch_block, file_name)
         changed = [t for t, data in live.items() if read_file(names[file_name(t)], fetch_block) != data]
-    except (BlockNotFound, CorruptBlock, NotUnixFS) as exc:
+    except Unreadable as exc:
         raise UserError(f"{refuse}: {exc}") from None
     if changed:
         raise UserError(f"{refuse}: it changes the metadata of minted token(s) {', '.join(map(str, changed))} "
@@ -121,11 +120,11 @@ def set_base_uri(w3: Web3, signer: LocalAccount, address: str, base_uri: str, co
     return receipt["transactionHash"].to_0x_hex()
 
 
-def collection_base_uri_update(col: Collection, ledger: Ledger, *, include_minted: bool = False
-                               ) -> tuple[BaseUriUpdate, str]:
+def collection_base_uri_update(ws: "Workspace", *, include_minted: bool = False) -> tuple[BaseUriUpdate, str]:
     """The setBaseURI call for the ledger's current metadata root, and the RPC URL to send it through.
 
     Every base-URI change mintprep makes or prints passes `check_base_uri_change` here."""
+    col, ledger = ws.col, ws.ledger
     network, url = col.spec.chain.endpoint()
     manifest = ledger.current_manifest()
     if manifest is None:
@@ -140,18 +139,15 @@ def collection_base_uri_update(col: Collection, ledger: Ledger, *, include_minte
     live = read_live_drop(col, ledger)
     assert live is not None  # deployed_address found the contract
     if live.base_uri != update.base_uri:
-        check_base_uri_change(ledger, live.base_uri, root, live.minted_files,
-                              make_backend(col.spec.ipfs, col.state_dir).fetch_block, include_minted=include_minted)
+        check_base_uri_change(ledger, live.base_uri, root, live.minted_files, ws.backend.fetch_block,
+                              include_minted=include_minted)
     return update, url
 
 
-def send_collection_base_uri(col: Collection, ledger: Ledger, signer: LocalAccount, *,
-                             include_minted: bool = False) -> BaseUriUpdate:
-    """Point the collection's contract at the current metadata root and record the transaction in the ledger."""
-    planned, url = collection_base_uri_update(col, ledger, include_minted=include_minted)
+def send_collection_base_uri(ws: "Workspace", signer: LocalAccount, *, include_minted: bool = False
+                             ) -> BaseUriUpdate:
+    """Point the collection's contract at the current metadata root; the command driver records the transaction."""
+    planned, url = collection_base_uri_update(ws, include_minted=include_minted)
     w3 = connect(url)
-    require_chain(w3, col.spec.chain.endpoint()[0])
-    sent = replace(planned, tx_hash=set_base_uri(w3, signer, planned.to, planned.base_uri, planned.contract_uri))
-    ledger.record_chain_tx("set-base-uri", sent.chain_id, sent.to, sent.tx_hash,
-                           {"base_uri": sent.base_uri, "contract_uri": sent.contract_uri})
-    return sent
+    require_chain(w3, ws.spec.chain.endpoint()[0])
+    return replace(planned, tx_hash=set_base_uri(w3, signer, planned.to, planned.base_uri, planned.contract_uri))

@@ -21,8 +21,7 @@ from mintprep.base.errors import UserError
 from mintprep.base.hashing import sha256_hex
 from mintprep.collection.config import Collection
 from mintprep.collection.manifest import metadata_file_name
-from mintprep.ipfs.reader import CorruptBlock, NotUnixFS, list_directory, read_file
-from mintprep.ipfs.verify import BlockNotFound
+from mintprep.ipfs import Unreadable, list_directory, read_file
 from mintprep.state.objects import ObjectCorrupt
 from mintprep.state.workspace import Workspace
 
@@ -63,7 +62,7 @@ def export_collection(col: Collection, out: Path, *, names: Names = "json") -> E
                 files[f"images/{token.token_id}.png"] = _image(ws, token.png_sha256, token.image_cid)
                 files[f"json/{NAMERS[names](token.token_id)}"] = document
                 documents.append(json.loads(document))
-        except (BlockNotFound, CorruptBlock, NotUnixFS, KeyError) as exc:
+        except (Unreadable, KeyError) as exc:
             raise UserError(f"ipfs://{record.metadata_root}/ cannot be read whole from the collection's store "
                             f"({exc}); run `mintprep audit --repair` first") from None
         files["json/_metadata.json"] = json.dumps(documents, indent=2, ensure_ascii=False).encode()

@@ -29,7 +29,7 @@ def keep_minted(ws: Workspace, *, include_minted: bool) -> KeptMinted:
         return KeptMinted()
     from mintprep.chain.base_uri import kept_documents
     from mintprep.chain.minted import read_live_drop
-    from mintprep.ipfs.uri import ipfs_path
+    from mintprep.ipfs import ipfs_path
 
     live = read_live_drop(ws.col, ws.ledger)
     assert live is not None
