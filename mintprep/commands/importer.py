@@ -1,7 +1,7 @@
 """`mintprep import`: adopt a collection made elsewhere, so audit, repair, status and the page work on it.
 
-The source is a contract address (its baseURI and minted ids read over RPC), an `ipfs://` metadata root, or
-a local folder of images and metadata. Everything fetched from IPFS is verified block by block against its
+The source is a contract address (its family detected from the chain, mintprep.chain.families; its minted ids,
+base URI or per-token URIs read over RPC), an `ipfs://` metadata root, or a local folder of images and metadata. Everything fetched from IPFS is verified block by block against its
 CID (a gateway is not trusted), the blocks are pinned on the collection's backend under their own CIDs (a
 healthy token keeps its CIDs byte for byte), and the ledger records each token as an imported piece with
 the traits and provenance its metadata carries.
@@ -27,7 +27,7 @@ from mintprep.ipfs.unixfs import Block, import_bytes
 from mintprep.ipfs.uri import ipfs_path, resolve
 from mintprep.ipfs.verify import BlockFetcher, BlockNotFound
 from mintprep.state.ledger import IMPORTED_KEY, IMPORTED_TX, Ledger, PieceRecord
-from mintprep.collection.manifest import PinnedPiece, build_manifest
+from mintprep.collection.manifest import PinnedPiece, build_manifest, token_file_name
 from mintprep.commands.run import publish_metadata, record_manifest
 from mintprep.base.progress import NoProgress, ProgressSink
 from mintprep.state.workspace import Workspace
@@ -76,6 +76,9 @@ class ImportPlan:
     contract: str | None = None
     owner: str | None = None
     chain_id: int | None = None
+    family: str | None = None  # the contract's shape (mintprep.chain.families)
+    token_suffix: str = ".json"  # what follows the id in the contract's token URIs
+    token_uris: dict[int, str] = field(default_factory=dict)  # per-token-URI contracts: minted id -> tokenURI
     minted: list[int] = field(default_factory=list)
     tokens: list[ImportedToken] = field(default_factory=list)
     skipped: dict[int, str] = field(default_factory=dict)  # token id -> why it was not imported (left to `run`)
@@ -84,7 +87,7 @@ class ImportPlan:
 
     def to_json(self) -> dict[str, Any]:
         return {"source": {"kind": self.source.kind, "text": self.source.text}, "metadata_root": self.metadata_root,
-                "base_uri": self.base_uri, "contract": self.contract, "minted": self.minted,
+                "base_uri": self.base_uri, "contract": self.contract, "family": self.family, "minted": self.minted,
                 "imported": [t.to_json() for t in self.tokens],
                 "skipped": {str(t): why for t, why in sorted(self.skipped.items())}}
 
@@ -116,11 +119,11 @@ def import_collection(col: Collection, source_text: str, *, gateways: tuple[str,
         plan = ImportPlan(source)
         fetch = _block_reader(ws, gateways, plan.blocks)
         if source.kind == "contract":
-            _read_contract(ws, plan)
-        if source.kind == "folder":
+            _read_contract(ws, plan, fetch)
+        elif source.kind == "folder":
             _read_folder(ws, Path(source.text), plan)
         else:
-            _read_ipfs_root(ws, plan.base_uri or source.text, plan, fetch)
+            _read_ipfs_root(ws, source.text, plan, fetch)
         lacking = sorted(t for t in plan.minted if t not in {tok.token_id for tok in plan.tokens})
         if lacking:
             raise UserError(f"{source.text}: minted token(s) {', '.join(map(str, lacking))} could not be imported ("
@@ -167,31 +170,58 @@ def _block_reader(ws: Workspace, gateways: tuple[str, ...], seen: dict[CID, byte
     return fetch
 
 
-def _read_contract(ws: Workspace, plan: ImportPlan) -> None:
-    from mintprep.chain.artifact import load_artifact
+def _read_contract(ws: Workspace, plan: ImportPlan, fetch: BlockFetcher) -> None:
+    """The contract's family (detected from the chain), its minted ids, and what each token's URI serves."""
+    from mintprep.chain.families import detect_family
     from mintprep.chain.rpc import RPC_FAILURES, connect
     from mintprep.net.urls import redact_url
 
     network, url = ws.spec.chain.endpoint()
     w3 = connect(url)
-    drop = w3.eth.contract(address=w3.to_checksum_address(plan.source.text), abi=load_artifact().abi)
     try:
-        if not w3.eth.get_code(drop.address):
-            raise UserError(f"--from {plan.source.text}: no contract at that address on {network.name}")
-        plan.base_uri = drop.functions.baseURI().call()
-        total = drop.functions.totalSupply().call()
-        plan.owner = drop.functions.owner().call()
+        family = detect_family(w3, plan.source.text)
+        plan.minted = family.minted_ids()
+        plan.base_uri = family.base_uri(plan.minted)
+        plan.owner = family.owner()
+        token_uris = {t: family.token_uri(t) for t in plan.minted} if family.token_suffix is None else {}
+    except UserError as exc:
+        raise UserError(f"--from {plan.source.text} on {network.name}: {exc}") from None
     except RPC_FAILURES as exc:
-        raise UserError(f"--from {plan.source.text}: cannot read baseURI/totalSupply/owner through "
+        raise UserError(f"--from {plan.source.text}: cannot read its minted tokens and URIs through "
                         f"{redact_url(url)} ({type(exc).__name__})") from None
-    plan.contract, plan.chain_id = drop.address, network.chain_id
-    plan.minted = list(range(1, total + 1))  # ERC721A-style sequential ids from 1, as MintprepDrop mints
+    plan.contract, plan.chain_id, plan.family = family.address, network.chain_id, family.name
+    if family.token_suffix is None:  # per-token URIs: each minted token read from its own
+        _read_token_uris(ws, token_uris, plan, fetch)
+        return
+    plan.token_suffix = family.token_suffix
+    if plan.base_uri is None:
+        raise UserError(f"--from {plan.source.text}: its tokens' URIs show no base URI (not revealed yet, or nothing "
+                        "minted); import its ipfs:// metadata root instead")
     if ipfs_path(plan.base_uri) is None:
         raise UserError(f"--from {plan.source.text}: its base URI {plan.base_uri!r} is not an IPFS address; "
                         "import reads metadata trustlessly from IPFS only")
+    first = family.first_id(plan.minted)
+    _read_ipfs_root(ws, plan.base_uri, plan, fetch, sorted(set(range(first, first + ws.spec.size)) | set(plan.minted)))
 
 
-def _read_ipfs_root(ws: Workspace, uri: str, plan: ImportPlan, fetch: BlockFetcher) -> None:
+def _read_token_uris(ws: Workspace, token_uris: dict[int, str], plan: ImportPlan, fetch: BlockFetcher) -> None:
+    plan.token_uris = token_uris
+    with ws.progress.task("import", len(token_uris)) as advance:
+        for token_id, uri in sorted(token_uris.items()):
+            try:
+                metadata_cid = resolve(uri, fetch, plan.listings)
+            except UNREADABLE as exc:
+                metadata_cid, plan.skipped[token_id] = None, f"tokenURI {uri} unreadable: {exc}"
+            if metadata_cid is None:
+                plan.skipped.setdefault(token_id, f"tokenURI {uri!r} is not an IPFS address")
+            else:
+                _read_token(token_id, metadata_cid, plan, fetch)
+            advance()
+
+
+def _read_ipfs_root(ws: Workspace, uri: str, plan: ImportPlan, fetch: BlockFetcher,
+                    token_ids: list[int] | None = None) -> None:
+    """Each token's file in the metadata directory `uri` names (ids 1..size unless the contract says which)."""
     try:
         root = resolve(uri, fetch)
         listing = list_directory(root, fetch)
@@ -200,11 +230,13 @@ def _read_ipfs_root(ws: Workspace, uri: str, plan: ImportPlan, fetch: BlockFetch
                         "gateway that has it") from None
     plan.metadata_root = str(root)
     plan.base_uri = plan.base_uri or f"ipfs://{root}/"
-    with ws.progress.task("import", ws.spec.size) as advance:
-        for token_id in range(1, ws.spec.size + 1):
-            name = next((n for n in (f"{token_id}.json", str(token_id)) if n in listing), None)
+    token_ids = token_ids if token_ids is not None else list(range(1, ws.spec.size + 1))
+    with ws.progress.task("import", len(token_ids)) as advance:
+        for token_id in token_ids:
+            names = (token_file_name(token_id, plan.token_suffix), f"{token_id}.json", str(token_id))
+            name = next((n for n in names if n in listing), None)
             if name is None:
-                plan.skipped[token_id] = f"no {token_id}.json in {root}"
+                plan.skipped[token_id] = f"no {names[0]} in {root}"
             else:
                 _read_token(token_id, listing[name], plan, fetch)
             advance()
@@ -302,8 +334,8 @@ def _record(ws: Workspace, plan: ImportPlan, fetch: BlockFetcher) -> None:
             png_sha256 = ledger.objects.put(token.image)
             source_sha256 = ledger.objects.put(token.metadata)
             image_cid = CID.parse(token.image_cid)
-            dag = (FetchedDag(image_cid, _dag_blocks(image_cid, fetch)) if plan.metadata_root
-                   else import_bytes(token.image, ws.profile))
+            dag = (import_bytes(token.image, ws.profile) if plan.source.kind == "folder"
+                   else FetchedDag(image_cid, _dag_blocks(image_cid, fetch)))
             receipt = backend.pin_dag(dag, name=f"{ws.spec.symbol}-{token.token_id}.png")
             ledger.record_pin(cid=receipt.cid, backend=backend.ledger_key, content_sha256=png_sha256,
                               profile=ws.profile.name, kind="image", name=receipt.name, remote_id=receipt.remote_id)
@@ -321,9 +353,16 @@ def _record(ws: Workspace, plan: ImportPlan, fetch: BlockFetcher) -> None:
         cids = {t.token_id: str(t.metadata_cid) for t in plan.tokens}
         # A foreign directory holds no collection.json of mintprep's: its contractURI is not this manifest's to say
         # (empty: `check` leaves it alone until a repair publishes a directory mintprep wrote).
-        adopted = replace(build_manifest(ws.spec, pieces, plan.metadata_root, cids, ws.profile.name), contract_uri="")
+        adopted = replace(build_manifest(ws.spec, pieces, plan.metadata_root, cids, ws.profile.name, plan.token_suffix),
+                          contract_uri="")
         manifest = record_manifest(ws, adopted)
     else:
+        for token in (t for t in plan.tokens if t.metadata_cid):  # each token's own tokenURI target, pinned as is
+            cid = CID.parse(str(token.metadata_cid))
+            receipt = backend.pin_dag(FetchedDag(cid, _dag_blocks(cid, fetch)), name=f"{ws.spec.symbol}-{token.token_id}")
+            ledger.record_pin(cid=receipt.cid, backend=backend.ledger_key, content_sha256=f"imported:{receipt.cid}",
+                              profile=ws.profile.name, kind="metadata-file", name=receipt.name,
+                              remote_id=receipt.remote_id)
         manifest = publish_metadata(ws, pieces)
     published = manifest.manifest.by_token()
     ledger.set_pieces([PieceRecord(t, p.request_key, p.png_sha256, p.image_cid, published[t].metadata_cid, "pinned")
@@ -333,7 +372,11 @@ def _record(ws: Workspace, plan: ImportPlan, fetch: BlockFetcher) -> None:
         network = ws.spec.chain.endpoint()[0]
         if not ws.spec.chain.contract:
             ledger.record_deployment(network.name, plan.chain_id, plan.contract, IMPORTED_TX, str(plan.owner))
-        ledger.record_chain_tx("imported-base-uri", plan.chain_id, plan.contract, "", {"base_uri": plan.base_uri})
+        if plan.token_uris:
+            ledger.record_chain_tx("imported-token-uris", plan.chain_id, plan.contract, "",
+                                   {"token_uris": {str(t): uri for t, uri in plan.token_uris.items()}})
+        else:
+            ledger.record_chain_tx("imported-base-uri", plan.chain_id, plan.contract, "", {"base_uri": plan.base_uri})
 
 
 def _attributes(token: ImportedToken) -> list[dict[str, Any]]:

@@ -18,7 +18,7 @@ from mintprep.ipfs.reader import CorruptBlock, NotUnixFS, read_file
 from mintprep.ipfs.unixfs import import_bytes, import_directory
 from mintprep.ipfs.verify import BlockNotFound
 from mintprep.state.ledger import IMPORTED_KEY, AttemptRow, GenerationRow, PieceRecord
-from mintprep.collection.manifest import Manifest, PinnedPiece, build_manifest, metadata_files
+from mintprep.collection.manifest import Manifest, PinnedPiece, build_manifest, metadata_files, token_file_name
 from mintprep.stages.pin import PinItem, pin_bytes, pin_content, pin_pieces
 from mintprep.base.progress import ProgressSink
 from mintprep.collection.published import complete_publication
@@ -318,14 +318,16 @@ def publish_metadata(ws: Workspace, accepted: list[PinnedPiece], minted: list[in
     pieces = complete_publication(ledger, accepted, spec.size, minted)
     sources = {p.source_metadata_sha256: ledger.objects.get(p.source_metadata_sha256)
                for p in pieces if p.source_metadata_sha256}
-    files = metadata_files(spec, pieces, sources)
+    current = ledger.current_manifest()
+    suffix = current.manifest.token_suffix if current else ".json"  # the names tokenURI already forms
+    files = metadata_files(spec, pieces, sources, suffix)
     dags = {name: import_bytes(data, ws.profile) for name, data in files.items()}
     directory = pin_content(ledger, ws.backend, ws.profile,
                             content_sha256=content_key({name: sha256_hex(data) for name, data in files.items()}),
                             make_dag=lambda: import_directory(dags, ws.profile), kind="metadata",
                             name=f"{spec.symbol}-metadata")
-    metadata_cids = {p.token_id: str(dags[f"{p.token_id}.json"].root) for p in pieces}
-    manifest = build_manifest(spec, pieces, directory.cid, metadata_cids, ws.profile.name)
+    metadata_cids = {p.token_id: str(dags[token_file_name(p.token_id, suffix)].root) for p in pieces}
+    manifest = build_manifest(spec, pieces, directory.cid, metadata_cids, ws.profile.name, suffix)
     return record_manifest(ws, manifest)
 
 

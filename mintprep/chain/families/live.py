@@ -1,0 +1,41 @@
+"""What collectors see: a contract's family, minted ids and the URI each token id resolves through, read once."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from mintprep.base.errors import UserError
+from mintprep.chain.address import deployed_address
+from mintprep.chain.families.base import Family
+from mintprep.chain.families.detect import detect_family
+from mintprep.chain.rpc import RPC_FAILURES, connect, describe_failure
+from mintprep.collection.config import Collection
+from mintprep.net.urls import redact_url
+from mintprep.state.ledger import Ledger
+
+
+@dataclass
+class LiveState:
+    family: Family
+    minted: list[int]
+    base_uri: str | None  # None: per-token URIs, or a base the contract does not show (unrevealed)
+    token_uris: dict[int, str] = field(default_factory=dict)  # minted id -> tokenURI(id)
+
+    def uri(self, token_id: int) -> str | None:
+        """tokenURI(id) for a minted id; for one still to mint, what it will say (None: no pattern to follow)."""
+        if token_id in self.token_uris:
+            return self.token_uris[token_id]
+        return self.family.uri_of(self.base_uri, token_id)
+
+
+def read_live(col: Collection, ledger: Ledger) -> LiveState:
+    """The collection's contract as the chain shows it now; UserError naming the RPC when it cannot be read."""
+    network, url = col.spec.chain.endpoint()
+    address = deployed_address(col, ledger, network)
+    w3 = connect(url)
+    try:
+        family = detect_family(w3, address)
+        minted = family.minted_ids()
+        return LiveState(family, minted, family.base_uri(minted), {t: family.token_uri(t) for t in minted})
+    except RPC_FAILURES as exc:
+        raise UserError(f"cannot read contract {address} through {redact_url(url)}: {describe_failure(exc)}") from None
