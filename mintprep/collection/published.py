@@ -18,7 +18,7 @@ from mintprep.base.errors import UserError
 from mintprep.ipfs.reader import CorruptBlock, NotUnixFS, list_directory
 from mintprep.ipfs.verify import BlockFetcher, BlockNotFound, verify_dag
 from mintprep.state.ledger import Ledger
-from mintprep.collection.manifest import ManifestToken, PinnedPiece, base_uri_for
+from mintprep.collection.manifest import ManifestToken, PinnedPiece, base_uri_for, token_file_name
 
 
 def last_published(ledger: Ledger, wanted: Iterable[int]) -> dict[int, ManifestToken]:
@@ -70,8 +70,9 @@ def require_recorded_base_uri(ledger: Ledger, current: str) -> None:
 
 
 def check_base_uri_change(ledger: Ledger, current: str, new_root: str, minted: Iterable[int],
-                          fetch_block: BlockFetcher) -> None:
-    """UserError (nothing sent) unless `current` is recorded and `ipfs://new_root/` serves every minted token."""
+                          fetch_block: BlockFetcher, suffix: str = ".json") -> None:
+    """UserError (nothing sent) unless `current` is recorded and `ipfs://new_root/` serves every minted token
+    (`suffix`: what the contract appends to the id, ".json" or nothing)."""
     require_recorded_base_uri(ledger, current)
     walk = verify_dag(new_root, fetch_block)
     if not walk.ok:
@@ -80,7 +81,7 @@ def check_base_uri_change(ledger: Ledger, current: str, new_root: str, minted: I
         names = set(list_directory(new_root, fetch_block))
     except (BlockNotFound, CorruptBlock, NotUnixFS) as exc:
         raise UserError(f"refusing to set the base URI to ipfs://{new_root}/: {exc}") from None
-    lacking = sorted(t for t in minted if f"{t}.json" not in names)
+    lacking = sorted(t for t in minted if token_file_name(t, suffix) not in names)
     if lacking:
         raise UserError(f"refusing to set the base URI to ipfs://{new_root}/: it has no metadata for minted "
                         f"token(s) {', '.join(map(str, lacking))}")

@@ -342,14 +342,19 @@ def _record(ws: Workspace, plan: ImportPlan, fetch: BlockFetcher) -> None:
             pieces.append(PinnedPiece(token.token_id, _attributes(token), png_sha256, token.image_cid,
                                       token.provenance, IMPORTED_KEY + png_sha256, source_sha256))
             advance()
+    # Images named by a path (ipfs://<images dir>/<n>.png) resolve only while their directory is pinned too; a
+    # per-token contract's metadata files are pinned each under its own CID (what tokenURI names).
+    directories = {parsed[0] for parsed in (ipfs_path(t.image_uri) for t in plan.tokens) if parsed and parsed[1]}
+    pins = [*((d, "image-directory", f"{ws.spec.symbol}-image-directory") for d in sorted(directories, key=str)),
+            *((CID.parse(plan.metadata_root), "metadata", f"{ws.spec.symbol}-metadata") for _ in [plan.metadata_root]
+              if plan.metadata_root),
+            *((CID.parse(str(t.metadata_cid)), "metadata-file", f"{ws.spec.symbol}-{t.token_id}.json")
+              for t in plan.tokens if plan.token_uris and t.metadata_cid)]
+    for root, kind, name in pins:
+        receipt = backend.pin_dag(FetchedDag(root, _dag_blocks(root, fetch)), name=name)
+        ledger.record_pin(cid=receipt.cid, backend=backend.ledger_key, content_sha256=f"imported:{receipt.cid}",
+                          profile=ws.profile.name, kind=kind, name=receipt.name, remote_id=receipt.remote_id)
     if plan.metadata_root:
-        # Images named by a path (ipfs://<images dir>/<n>.png) resolve only while their directory is pinned too.
-        directories = {parsed[0] for parsed in (ipfs_path(t.image_uri) for t in plan.tokens) if parsed and parsed[1]}
-        for root, kind in [*((d, "image-directory") for d in sorted(directories, key=str)),
-                           (CID.parse(plan.metadata_root), "metadata")]:
-            receipt = backend.pin_dag(FetchedDag(root, _dag_blocks(root, fetch)), name=f"{ws.spec.symbol}-{kind}")
-            ledger.record_pin(cid=receipt.cid, backend=backend.ledger_key, content_sha256=f"imported:{receipt.cid}",
-                              profile=ws.profile.name, kind=kind, name=receipt.name, remote_id=receipt.remote_id)
         cids = {t.token_id: str(t.metadata_cid) for t in plan.tokens}
         # A foreign directory holds no collection.json of mintprep's: its contractURI is not this manifest's to say
         # (empty: `check` leaves it alone until a repair publishes a directory mintprep wrote).
@@ -357,12 +362,6 @@ def _record(ws: Workspace, plan: ImportPlan, fetch: BlockFetcher) -> None:
                           contract_uri="")
         manifest = record_manifest(ws, adopted)
     else:
-        for token in (t for t in plan.tokens if t.metadata_cid):  # each token's own tokenURI target, pinned as is
-            cid = CID.parse(str(token.metadata_cid))
-            receipt = backend.pin_dag(FetchedDag(cid, _dag_blocks(cid, fetch)), name=f"{ws.spec.symbol}-{token.token_id}")
-            ledger.record_pin(cid=receipt.cid, backend=backend.ledger_key, content_sha256=f"imported:{receipt.cid}",
-                              profile=ws.profile.name, kind="metadata-file", name=receipt.name,
-                              remote_id=receipt.remote_id)
         manifest = publish_metadata(ws, pieces)
     published = manifest.manifest.by_token()
     ledger.set_pieces([PieceRecord(t, p.request_key, p.png_sha256, p.image_cid, published[t].metadata_cid, "pinned")

@@ -11,5 +11,6 @@ the contract at new metadata.
 from mintprep.chain.families.base import ContractCall, Family
 from mintprep.chain.families.detect import detect_family
 from mintprep.chain.families.live import LiveState, read_live
+from mintprep.chain.families.update import can_update, metadata_calls
 
-__all__ = ["ContractCall", "Family", "LiveState", "detect_family", "read_live"]
+__all__ = ["ContractCall", "Family", "LiveState", "can_update", "detect_family", "metadata_calls", "read_live"]

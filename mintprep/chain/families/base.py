@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from web3 import Web3
@@ -48,6 +48,7 @@ class ContractCall:
     function: str  # its signature, e.g. setBaseURI(string)
     args: tuple[Any, ...]
     value: int = 0
+    bound: Any = field(default=None, compare=False, repr=False)  # the web3 function, to send it with a key
 
     def to_json(self) -> dict[str, Any]:
         return {"to": self.to, "value": self.value, "data": self.data, "function": self.function,
@@ -119,13 +120,16 @@ class Family:
         return None
 
     def _if_callable(self, function: Any, signature: str, args: tuple[Any, ...]) -> list[ContractCall] | None:
-        """The call, when the owner could make it (simulated with eth_call from the owner); else None."""
+        """The call, when the owner could make it (simulated with eth_call from the owner); else None (no owner
+        to make it either: renounced, or not an Ownable contract)."""
         owner = self.owner()
+        if owner is None or int(owner, 16) == 0:
+            return None
         try:
-            function.call({"from": owner or ZERO_ADDRESS})
+            function.call({"from": owner})
         except RPC_FAILURES:
             return None
-        return [ContractCall(self.address, function._encode_transaction_data(), signature, args)]
+        return [ContractCall(self.address, function._encode_transaction_data(), signature, args, bound=function)]
 
 
 def deployment_block(w3: Web3, address: str, head: int) -> int:
