@@ -1,10 +1,10 @@
 """`mintprep import`: adopt a collection made elsewhere, so audit, repair, status and the page work on it.
 
 The source is a contract address (its family detected from the chain, mintprep.chain.families; its minted ids,
-base URI or per-token URIs read over RPC), an `ipfs://` metadata root, or a local folder of images and metadata. Everything fetched from IPFS is verified block by block against its
-CID (a gateway is not trusted), the blocks are pinned on the collection's backend under their own CIDs (a
-healthy token keeps its CIDs byte for byte), and the ledger records each token as an imported piece with
-the traits and provenance its metadata carries.
+base URI or per-token URIs read over RPC), an `ipfs://` metadata root, or a local folder of images and metadata.
+Everything fetched from IPFS is verified block by block against its CID (a gateway is not trusted), the blocks
+are pinned on the collection's backend under their own CIDs (a healthy token keeps its CIDs byte for byte), and
+the ledger records each token as an imported piece with the traits and provenance its metadata carries.
 """
 
 from __future__ import annotations

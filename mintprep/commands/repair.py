@@ -389,11 +389,11 @@ def _step_base_uri(ws: Workspace, plan: RepairPlan, outcome: RepairOutcome, *, s
 
     live = read_live(ws.col, ws.ledger)
     if live.family.name == "mintprep-drop":
-        return _drop_base_uri(ws, plan, outcome, signer)
+        return _drop_base_uri(ws, plan, outcome, signer, live)
     return _family_update(ws, plan, outcome, signer, live)
 
 
-def _drop_base_uri(ws: Workspace, plan: RepairPlan, outcome: RepairOutcome, signer: Any) -> bool:
+def _drop_base_uri(ws: Workspace, plan: RepairPlan, outcome: RepairOutcome, signer: Any, live: Any) -> bool:
     from mintprep.chain.artifact import load_artifact
     from mintprep.chain.base_uri import collection_base_uri_update, send_collection_base_uri
     from mintprep.chain.rpc import connect
@@ -404,8 +404,8 @@ def _drop_base_uri(ws: Workspace, plan: RepairPlan, outcome: RepairOutcome, sign
         return True  # already set: by an earlier run killed before recording it, or by the user's own wallet
     if signer is None:
         outcome.base_uri_update = update.to_json()
-        outcome.transactions = [{"to": update.to, "value": update.value, "data": update.data,
-                                 "function": "setBaseURI(string,string)", "args": [update.base_uri, update.contract_uri]}]
+        outcome.transactions = [call.to_json() for call in
+                                live.family.base_uri_calls(update.base_uri, update.contract_uri) or []]
         return False
     plan.base_uri_tx = send_collection_base_uri(ws.col, ws.ledger, signer).tx_hash
     return True
@@ -435,7 +435,8 @@ def _family_update(ws: Workspace, plan: RepairPlan, outcome: RepairOutcome, sign
         receipt = send_call(live.family.w3, signer, call.bound, call.function)
         plan.base_uri_tx = receipt["transactionHash"].to_0x_hex()
         kind = "set-token-uri" if call.function.startswith("setTokenURI") else "set-base-uri"
-        detail = {"token_id": call.args[0], "uri": call.args[1]} if kind == "set-token-uri" else {"base_uri": call.args[0]}
+        detail = ({"token_id": call.args[0], "uri": call.args[1]} if kind == "set-token-uri"
+                  else {"base_uri": call.args[0]})
         ws.ledger.record_chain_tx(kind, chain_id, call.to, plan.base_uri_tx, detail)
     return True
 

@@ -36,13 +36,22 @@ def test_artifact_records_the_hash_of_the_current_source():
         assert view in names
 
 
+@pytest.mark.parametrize("name", FAMILY_TEST_CONTRACTS)
+def test_family_test_artifacts_record_the_hash_of_their_current_source(name: str):
+    """Cheap guard without Node: editing a family test contract without rebuilding fails here."""
+    artifact = load_artifact(name, CONTRACTS_DIR.parent / "tests" / "chain" / "artifacts")
+    source = f"test/families/{name}.sol"
+    assert artifact.source_sha256 == artifact.sources[source] == \
+        hashlib.sha256((CONTRACTS_DIR / source).read_bytes()).hexdigest()
+
+
 def test_committed_artifacts_match_a_fresh_solc_js_compile():
     """`mintprep contract build --check` (what CI runs) compiles the sources again and compares byte for byte."""
     require_solc_js()
     result = CliRunner().invoke(app, ["contract", "build", "--check", "--json"])
     assert result.exit_code == 0, f"stale artifacts, run `mintprep contract build`: {result.output}"
     assert {entry["contract"]: entry["fresh"] for entry in json.loads(result.stdout)} == {
-        "MintprepDrop": True, "ReentrantMinter": True, **{name: True for name in FAMILY_TEST_CONTRACTS}}
+        "MintprepDrop": True, "ReentrantMinter": True, **dict.fromkeys(FAMILY_TEST_CONTRACTS, True)}
 
 
 def test_check_reports_a_stale_artifact_when_the_source_changes(tmp_path):
@@ -60,7 +69,7 @@ def test_check_reports_a_stale_artifact_when_the_source_changes(tmp_path):
     source = copy / "MintprepDrop.sol"
     source.write_text(source.read_text().replace("error ZeroQuantity();", "error ZeroQuantity();\n    error Unused();"))
     built = {b.contract_name: b.fresh for b in build_artifacts(check=True, contracts_dir=copy)}
-    assert built == {"MintprepDrop": False, "ReentrantMinter": True, **{name: True for name in FAMILY_TEST_CONTRACTS}}
+    assert built == {"MintprepDrop": False, "ReentrantMinter": True, **dict.fromkeys(FAMILY_TEST_CONTRACTS, True)}
 
 
 def test_build_without_node_modules_names_the_fix(tmp_path):

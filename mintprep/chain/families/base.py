@@ -13,8 +13,8 @@ from mintprep.chain.rpc import RPC_FAILURES
 ZERO_ADDRESS = "0x" + "00" * 20
 TRANSFER_TOPIC = Web3.keccak(text="Transfer(address,address,uint256)").to_0x_hex()
 ZERO_TOPIC = "0x" + "00" * 32
-# eth_getLogs ranges: public Base endpoints refuse wide ones (a few thousand blocks is accepted everywhere).
-LOG_BLOCK_RANGE = 2_000
+# eth_getLogs ranges: endpoints refuse wide ones (limits differ by provider), so a refused range is halved.
+LOG_BLOCK_RANGE = 10_000
 
 # The ABI fragments families read or call: no family needs a contract's full ABI.
 def _view(name: str, inputs: tuple[str, ...] = (), output: str = "string") -> dict[str, Any]:
@@ -77,20 +77,32 @@ class Family:
     def minted_ids(self) -> list[int]:
         """Ids that exist now: minted (Transfer from the zero address) and not burned (Transfer to it)."""
         minted: set[int] = set()
-        head = self.w3.eth.block_number
-        start = deployment_block(self.w3, self.address, head)
-        for low in range(start, head + 1, LOG_BLOCK_RANGE):
-            high = min(low + LOG_BLOCK_RANGE - 1, head)
-            for log in self.w3.eth.get_logs({"address": self.address, "fromBlock": low, "toBlock": high,
-                                             "topics": [TRANSFER_TOPIC]}):
-                if len(log["topics"]) != 4:
-                    continue  # an ERC-20-style Transfer (id not indexed): not an ERC-721 mint
-                token_id = int.from_bytes(bytes(log["topics"][3]), "big")
-                if bytes(log["topics"][1]).hex() == ZERO_TOPIC[2:]:
-                    minted.add(token_id)
-                if bytes(log["topics"][2]).hex() == ZERO_TOPIC[2:]:
-                    minted.discard(token_id)
+        for log in self._transfer_logs():
+            if len(log["topics"]) != 4:
+                continue  # an ERC-20-style Transfer (id not indexed): not an ERC-721 mint
+            token_id = int.from_bytes(bytes(log["topics"][3]), "big")
+            if bytes(log["topics"][1]).hex() == ZERO_TOPIC[2:]:
+                minted.add(token_id)
+            if bytes(log["topics"][2]).hex() == ZERO_TOPIC[2:]:
+                minted.discard(token_id)
         return sorted(minted)
+
+    def _transfer_logs(self) -> list[Any]:
+        """Every Transfer log since the contract's creation, in block ranges the node accepts (halved on refusal)."""
+        head = self.w3.eth.block_number
+        low, span, logs = deployment_block(self.w3, self.address, head), LOG_BLOCK_RANGE, []
+        while low <= head:
+            high = min(low + span - 1, head)
+            try:
+                logs += self.w3.eth.get_logs({"address": self.address, "fromBlock": low, "toBlock": high,
+                                              "topics": [TRANSFER_TOPIC]})
+            except RPC_FAILURES:
+                if span == 1:
+                    raise
+                span //= 2
+                continue
+            low = high + 1
+        return logs
 
     def token_uri(self, token_id: int) -> str:
         return str(self.contract.functions.tokenURI(token_id).call())

@@ -16,8 +16,8 @@ def metadata_calls(live: LiveState, manifest: Manifest, replaced: Iterable[int])
     each replaced minted token of a per-token family (no other token's URI is touched). [] when the chain already
     agrees; None when the family has no setter the owner can call."""
     if live.family.token_suffix is not None:
-        base = base_uri_for(manifest.metadata_root)
-        return [] if live.base_uri == base else live.family.base_uri_calls(base, contract_uri_for(manifest.metadata_root))
+        base, contract_uri = base_uri_for(manifest.metadata_root), contract_uri_for(manifest.metadata_root)
+        return [] if live.base_uri == base else live.family.base_uri_calls(base, contract_uri)
     tokens = manifest.by_token()
     wanted = {t: f"ipfs://{tokens[t].metadata_cid}" for t in replaced if t in tokens and t in live.token_uris}
     changed = {t: uri for t, uri in wanted.items() if live.token_uris[t] != uri}

@@ -20,6 +20,7 @@ from mintprep.ipfs.gateway import serve_gateway
 from mintprep.ipfs.reader import read_file
 from mintprep.ipfs.uri import resolve
 from mintprep.state.ledger import Ledger
+from tests.audit.breakage import broken_pngs, plant_images
 from tests.audit.state import state_fingerprint
 from tests.chain.families.shapes import SHAPES, Shape, deploy_shape
 from tests.conftest import write_collection
@@ -132,6 +133,9 @@ def test_an_owner_that_is_not_the_key_gets_every_transaction_printed_and_nothing
     assert all(tx["value"] == 0 and tx["function"].startswith(name) and tx["args"] == list(args.values())
                for tx, (name, args) in zip(printed["transactions"], expected))
 
+    code, waiting = cli("audit", str(path))  # the ledger has moved on; collectors still see the broken tokens
+    assert code == 1 and waiting["live_broken"] == sorted(shape.broken)
+
     for tx in printed["transactions"]:  # the owner sends them from its own wallet; the next run finishes
         sent = chain.w3.eth.send_transaction({"from": safe, "to": tx["to"], "data": tx["data"]})
         assert chain.w3.eth.wait_for_transaction_receipt(sent)["status"] == 1
@@ -152,3 +156,21 @@ def test_a_contract_without_a_setter_its_owner_can_call_is_left_alone(case, chai
 
     assert code == 1 and outcome["status"] == "no-setter" and "nothing was changed" in outcome["error"], outcome
     assert state_fingerprint(path) == before and chain.w3.eth.block_number == block
+
+
+@pytest.mark.parametrize("case", ["hashlips"], indirect=True)
+def test_audit_judges_what_collectors_see_and_the_unpublished_ledger_apart(case, chain: Chain):
+    """The ledger moves on (an older mintprep, a hand upload: token 4 replaced by a black image, published to no
+    contract): audit still names the tokens broken on chain, and the ledger's own broken piece as not published."""
+    shape, path, _foreign, contract, gateway = case
+    assert cli("import", str(path), "--from", contract.address, "--gateway", gateway)[0] == 0
+    plant_images(path, {4: broken_pngs(load_collection(path))["black"]})
+
+    code, audit = cli("audit", str(path), "--gateway", gateway)
+
+    assert code == 1
+    live = {(p["token_id"], p["kind"]) for p in audit["problems"] if p["where"] == "live"}
+    assert live == {(t, "image-broken") for t in shape.broken} and audit["live_broken"] == sorted(shape.broken)
+    unpublished = {(p["token_id"], p["kind"]) for p in audit["problems"] if p["where"] == "not-yet-published"}
+    assert (4, "image-broken") in unpublished and 4 not in audit["live_broken"]
+    assert any(p["kind"] == "chain-base-uri-stale" for p in audit["problems"])
