@@ -454,10 +454,11 @@ def audit_live(manifest: Manifest, live: "LiveState", sources: list[BlockSource]
     tokens = manifest.by_token()
     differing: set[int] = set()
     listings: dict[CID, dict[str, CID]] = {}
+    placeholders = live.placeholders()
     for token_id in sorted(set(tokens) | set(live.minted)):
         uri = live.uri(token_id)
-        if uri is None:
-            continue
+        if uri is None or uri in placeholders:
+            continue  # no URI on chain yet (nothing to judge), or the unrevealed placeholder every token shows
         found = _read_live(uri, sources, listings)
         token = tokens.get(token_id)
         if isinstance(found, tuple) and token is not None and found[0] == token.metadata_cid:
@@ -477,7 +478,8 @@ def audit_live(manifest: Manifest, live: "LiveState", sources: list[BlockSource]
         _judge_image(col, token_id, image[0], image[1], report, "live")
     report.problems = [replace(p, where="not-yet-published") if p.token_id in differing and p.where == "published"
                        else p for p in report.problems]
-    report.checked["live"] = {"family": live.family.name, "differing_from_ledger": sorted(differing)}
+    report.checked["live"] = {"family": live.family.name, "differing_from_ledger": sorted(differing),
+                              "placeholders": sorted(placeholders)}
 
 
 def _read_live(uri: str, sources: list[BlockSource], listings: dict[CID, dict[str, CID]]) -> tuple[str, bytes] | str:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, field
 
 from mintprep.base.errors import UserError
@@ -25,7 +26,11 @@ class LiveState:
         """tokenURI(id) for a minted id; for one still to mint, what it will say (None: no pattern to follow)."""
         if token_id in self.token_uris:
             return self.token_uris[token_id]
-        return self.family.uri_of(self.base_uri, token_id)
+        return self.family.uri_of(self.base_uri or None, token_id)  # an empty base: none set yet
+
+    def placeholders(self) -> set[str]:
+        """URIs several minted tokens share: an unrevealed drop's placeholder, not any token's own document."""
+        return {uri for uri, count in Counter(self.token_uris.values()).items() if count > 1}
 
 
 def read_live(col: Collection, ledger: Ledger) -> LiveState:
