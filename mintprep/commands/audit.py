@@ -21,10 +21,8 @@ from typing import TYPE_CHECKING, Any, Literal
 from mintprep.collection.config import Collection
 from mintprep.base.errors import UserError
 from mintprep.base.hashing import sha256_hex
-from mintprep.ipfs.cid import CID
-from mintprep.ipfs.reader import CorruptBlock, NotUnixFS, list_directory, read_file
-from mintprep.ipfs.uri import ipfs_path, resolve
-from mintprep.ipfs.verify import BlockFetcher, BlockNotFound, verify_dag
+from mintprep.ipfs import (CID, BlockFetcher, BlockNotFound, Unreadable, ipfs_path, list_directory, read_file, resolve,
+                           verify_dag)
 from mintprep.state.ledger import Ledger, ManifestRecord, PieceRecord
 from mintprep.collection.manifest import (COLLECTION_METADATA_NAME, Manifest, base_uri_for, provenance_hash,
                                           token_file_name)
@@ -46,7 +44,6 @@ IMAGE_KINDS: frozenset[str] = frozenset({"image-unretrievable", "image-corrupt",
 # live: what the contract serves, where it differs from the ledger; not-yet-published: the ledger's newest
 # state for a token whose live document is another.
 Where = Literal["published", "live", "not-yet-published"]
-UNREADABLE = (BlockNotFound, CorruptBlock, NotUnixFS)
 
 
 @dataclass(frozen=True)
@@ -154,7 +151,7 @@ def audit_workspace(ws: Workspace, *, gateways: Sequence[str] = (), check_chain:
 
 
 def block_sources(ws: Workspace, gateways: Sequence[str]) -> list[BlockSource]:
-    from mintprep.ipfs.gateway import TrustlessGateway
+    from mintprep.ipfs import TrustlessGateway
 
     backend = ws.backend
     sources = [BlockSource(backend.name, backend.fetch_block, frozenset(backend.list_pins()))]
@@ -180,7 +177,7 @@ def audit_manifest(record: ManifestRecord, pieces: dict[int, PieceRecord], sourc
         if sha256_hex(pinned) != record.manifest_sha256:
             report.add(None, "manifest-inconsistent", field="pinned manifest", cid=record.manifest_cid,
                        reason="the pinned manifest is not the ledger's manifest")
-    except (BlockNotFound, CorruptBlock, NotUnixFS) as exc:
+    except Unreadable as exc:
         report.add(None, "manifest-inconsistent", field="pinned manifest", cid=record.manifest_cid,
                    source=source.name, reason=f"not retrievable intact: {exc}")
     listed = {t.token_id for t in tokens}
@@ -263,7 +260,7 @@ def fetch_content(cid: str, sources: list[BlockSource], report: AuditReport, tok
                 content = read_file(cid, source.fetch_block)
             elif not verify_dag(cid, source.fetch_block).ok:
                 raise BlockNotFound(cid)
-        except (BlockNotFound, CorruptBlock, NotUnixFS) as exc:
+        except Unreadable as exc:
             retrievable, evidence = _diagnose(cid, source, exc)
             kind = f"{kind_prefix}-unretrievable" if not retrievable or kind_prefix == "metadata" else "image-corrupt"
             report.add(token_id, kind, cid=cid, source=source.name, **evidence)  # type: ignore[arg-type]
@@ -292,7 +289,7 @@ def audit_metadata(record: ManifestRecord, pieces: dict[int, PieceRecord], sourc
         report.add(None, "metadata-unretrievable", cid=root, source=source.name, reason="metadata root not pinned")
     try:
         listing = list_directory(root, source.fetch_block)
-    except (BlockNotFound, CorruptBlock, NotUnixFS) as exc:
+    except Unreadable as exc:
         report.add(None, "metadata-unretrievable", cid=root, source=source.name, reason=f"directory unreadable: {exc}")
         return
     for other in sources[1:]:
@@ -335,7 +332,7 @@ def _image_cid(uri: str, source: BlockSource, listings: dict[CID, dict[str, CID]
     """The file CID an `image` URI names (a path under a directory is walked); None when it cannot be."""
     try:
         found = resolve(uri, source.fetch_block, listings)
-    except (BlockNotFound, CorruptBlock, NotUnixFS):
+    except Unreadable:
         return None
     return str(found) if found else None
 
@@ -343,7 +340,7 @@ def _image_cid(uri: str, source: BlockSource, listings: dict[CID, dict[str, CID]
 def _read_metadata(cid: str, source: BlockSource, report: AuditReport, token_id: int) -> bytes | None:
     try:
         return read_file(cid, source.fetch_block)
-    except (BlockNotFound, CorruptBlock, NotUnixFS) as exc:
+    except Unreadable as exc:
         report.add(token_id, "metadata-unretrievable", cid=cid, source=source.name, reason=str(exc))
         return None
 
@@ -421,7 +418,7 @@ def audit_chain(ws: Workspace, report: AuditReport) -> "LiveState | None":
         return None
     from mintprep.chain.families import read_live  # web3 takes seconds to import: only when there is a chain
 
-    live = read_live(ws.col, ws.ledger)
+    live = read_live(ws)
     report.checked["chain"], report.family, report.minted = live.family.address, live.family.name, live.minted
     report.base_uri_on_chain = live.base_uri
     if live.family.name == "mintprep-drop":
@@ -491,6 +488,6 @@ def _read_live(uri: str, sources: list[BlockSource], listings: dict[CID, dict[st
             if cid is None:
                 return f"{uri!r} is not an IPFS address"
             return str(cid), read_file(cid, source.fetch_block)
-        except UNREADABLE as exc:
+        except Unreadable as exc:
             reasons.append(f"{source.name}: {exc}")
     return "; ".join(reasons) or "no source to read it from"

@@ -4,15 +4,17 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from mintprep.base.errors import UserError
 from mintprep.chain.address import deployed_address
 from mintprep.chain.families.base import Family
 from mintprep.chain.families.detect import detect_family
 from mintprep.chain.rpc import RPC_FAILURES, connect, describe_failure
-from mintprep.collection.config import Collection
 from mintprep.net.urls import redact_url
-from mintprep.state.ledger import Ledger
+
+if TYPE_CHECKING:
+    from mintprep.state.workspace import Workspace
 
 
 @dataclass
@@ -33,10 +35,10 @@ class LiveState:
         return {uri for uri, count in Counter(self.token_uris.values()).items() if count > 1}
 
 
-def read_live(col: Collection, ledger: Ledger) -> LiveState:
+def read_live(ws: "Workspace") -> LiveState:
     """The collection's contract as the chain shows it now; UserError naming the RPC when it cannot be read."""
-    network, url = col.spec.chain.endpoint()
-    address = deployed_address(col, ledger, network)
+    network, url = ws.spec.chain.endpoint()
+    address = deployed_address(ws.col, ws.ledger, network)
     w3 = connect(url)
     try:
         family = detect_family(w3, address)
