@@ -25,7 +25,7 @@ from mintprep.chain.public_roots import require_public_root
 from mintprep.chain.txs import send_call
 from mintprep.base.errors import UserError
 from mintprep.state.ledger import Ledger
-from mintprep.collection.manifest import base_uri_for, contract_uri_for, metadata_file_name
+from mintprep.collection.manifest import base_uri_for, contract_uri_for, token_file_name
 from mintprep.collection.published import require_recorded_base_uri
 from mintprep.ipfs import BlockFetcher, Unreadable, ipfs_path, list_directory, read_file, verify_dag
 
@@ -36,7 +36,7 @@ FileName = Callable[[int], str]  # metadata file id -> its name (MintprepDrop's 
 
 
 def kept_documents(base_uri: str, files: Iterable[int], fetch_block: BlockFetcher,
-                   file_name: FileName = metadata_file_name) -> dict[int, bytes]:
+                   file_name: FileName = token_file_name) -> dict[int, bytes]:
     """The bytes each of `files` (the metadata file ids minted tokens show) has under `base_uri` now: what the next
     root must carry unchanged. Empty when `base_uri` names no IPFS directory (nothing published there yet).
 
@@ -64,7 +64,7 @@ def kept_documents(base_uri: str, files: Iterable[int], fetch_block: BlockFetche
 
 def check_base_uri_change(ledger: Ledger, current: str, new_root: str, minted_files: Iterable[int],
                           fetch_block: BlockFetcher, *, include_minted: bool = False,
-                          file_name: FileName = metadata_file_name) -> None:
+                          file_name: FileName = token_file_name) -> None:
     """UserError (nothing sent) unless moving the base URI from `current` to `ipfs://new_root/` is safe.
 
     `current` must be one this ledger recorded; the new directory must verify and hold a document for every minted

@@ -20,13 +20,13 @@ from typing import Any, Literal
 from mintprep.base.errors import UserError
 from mintprep.base.hashing import sha256_hex
 from mintprep.collection.config import Collection
-from mintprep.collection.manifest import metadata_file_name
+from mintprep.collection.manifest import token_file_name
 from mintprep.ipfs import Unreadable, list_directory, read_file
 from mintprep.state.objects import ObjectCorrupt
 from mintprep.state.workspace import Workspace
 
 Names = Literal["json", "extensionless"]
-NAMERS = {"json": metadata_file_name, "extensionless": str}
+NAMERS = {"json": token_file_name, "extensionless": str}
 
 
 @dataclass(frozen=True)
@@ -58,7 +58,7 @@ def export_collection(col: Collection, out: Path, *, names: Names = "json") -> E
         try:
             published = list_directory(record.metadata_root, fetch)
             for token in record.manifest.tokens:
-                document = read_file(published[metadata_file_name(token.token_id)], fetch)
+                document = read_file(published[token_file_name(token.token_id)], fetch)
                 files[f"images/{token.token_id}.png"] = _image(ws, token.png_sha256, token.image_cid)
                 files[f"json/{NAMERS[names](token.token_id)}"] = document
                 documents.append(json.loads(document))

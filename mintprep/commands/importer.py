@@ -1,10 +1,10 @@
 """`mintprep import`: adopt a collection made elsewhere, so audit, repair, status and the page work on it.
 
-The source is a contract address (its baseURI and minted ids read over RPC), an `ipfs://` metadata root, or
-a local folder of images and metadata. Everything fetched from IPFS is verified block by block against its
-CID (a gateway is not trusted), the blocks are pinned on the collection's backend under their own CIDs (a
-healthy token keeps its CIDs byte for byte), and the ledger records each token as an imported piece with
-the traits and provenance its metadata carries.
+The source is a contract address (its family detected from the chain, mintprep.chain.families; its minted ids,
+base URI or per-token URIs read over RPC), an `ipfs://` metadata root, or a local folder of images and metadata.
+Everything fetched from IPFS is verified block by block against its CID (a gateway is not trusted), the blocks
+are pinned on the collection's backend under their own CIDs (a healthy token keeps its CIDs byte for byte), and
+the ledger records each token as an imported piece with the traits and provenance its metadata carries.
 
 Every image must be a raster image within size and pixel limits and every document bounded JSON
 (mintprep.guards.untrusted_files) before anything is recorded; a token that is not is skipped, named, and the
@@ -34,7 +34,7 @@ from mintprep.ipfs import (CID, Block, BlockFetcher, Unreadable, fetch_verified,
                            list_directory, resolve, walk_dag)
 from mintprep.stages.pin import pin_content
 from mintprep.state.ledger import IMPORTED_KEY, IMPORTED_TX, Ledger, PieceRecord
-from mintprep.collection.manifest import PinnedPiece, build_manifest
+from mintprep.collection.manifest import PinnedPiece, build_manifest, token_file_name
 from mintprep.commands.run import publish_metadata, record_manifest
 from mintprep.base.progress import NoProgress, ProgressSink
 from mintprep.state.workspace import Workspace
@@ -86,6 +86,9 @@ class ImportPlan:
     contract: str | None = None
     owner: str | None = None
     chain_id: int | None = None
+    family: str | None = None  # the contract's shape (mintprep.chain.families)
+    token_suffix: str = ".json"  # what follows the id in the contract's token URIs
+    token_uris: dict[int, str] = field(default_factory=dict)  # per-token-URI contracts: minted id -> tokenURI
     minted: list[int] = field(default_factory=list)
     tokens: list[ImportedToken] = field(default_factory=list)
     skipped: dict[int, str] = field(default_factory=dict)  # token id -> why it was not imported (left to `run`)
@@ -94,7 +97,7 @@ class ImportPlan:
 
     def to_json(self) -> dict[str, Any]:
         return {"source": {"kind": self.source.kind, "text": self.source.text}, "metadata_root": self.metadata_root,
-                "base_uri": self.base_uri, "contract": self.contract, "minted": self.minted,
+                "base_uri": self.base_uri, "contract": self.contract, "family": self.family, "minted": self.minted,
                 "imported": [t.to_json() for t in self.tokens],
                 "skipped": {str(t): why for t, why in sorted(self.skipped.items())}}
 
@@ -124,9 +127,8 @@ def import_collection(col: Collection, source_text: str, *, gateways: tuple[str,
         plan = ImportPlan(source)
         fetch = _block_reader(ws, gateways, plan.blocks)
         match source.kind:  # the one place that reads by the kind of source
-            case "contract":
-                _read_contract(ws, plan)
-                _read_ipfs_root(ws, str(plan.base_uri), plan, fetch)
+            case "contract":  # through its family: its base URI's directory, or each token's own URI
+                _read_contract(ws, plan, fetch)
             case "ipfs":
                 _read_ipfs_root(ws, source.text, plan, fetch)
             case "folder":
@@ -191,8 +193,9 @@ def _block_reader(ws: Workspace, gateways: tuple[str, ...], seen: dict[CID, byte
     return fetch
 
 
-def _read_contract(ws: Workspace, plan: ImportPlan) -> None:
-    from mintprep.chain.artifact import load_artifact
+def _read_contract(ws: Workspace, plan: ImportPlan, fetch: BlockFetcher) -> None:
+    """The contract's family (detected from the chain), its minted ids, and what each token's URI serves."""
+    from mintprep.chain.families import detect_family
     from mintprep.chain.rpc import RPC_FAILURES, connect
     from mintprep.net.urls import redact_url
 
@@ -202,24 +205,51 @@ def _read_contract(ws: Workspace, plan: ImportPlan) -> None:
                         f"({configured})")
     network, url = ws.spec.chain.endpoint()
     w3 = connect(url)
-    drop = w3.eth.contract(address=w3.to_checksum_address(plan.source.text), abi=load_artifact().abi)
     try:
-        if not w3.eth.get_code(drop.address):
-            raise UserError(f"--from {plan.source.text}: no contract at that address on {network.name}")
-        plan.base_uri = drop.functions.baseURI().call()
-        total = drop.functions.totalSupply().call()
-        plan.owner = drop.functions.owner().call()
+        family = detect_family(w3, plan.source.text)
+        plan.minted = family.minted_ids()
+        plan.base_uri = family.base_uri(plan.minted)
+        plan.owner = family.owner()
+        token_uris = {t: family.token_uri(t) for t in plan.minted} if family.token_suffix is None else {}
+    except UserError as exc:
+        raise UserError(f"--from {plan.source.text} on {network.name}: {exc}") from None
     except RPC_FAILURES as exc:
-        raise UserError(f"--from {plan.source.text}: cannot read baseURI/totalSupply/owner through "
+        raise UserError(f"--from {plan.source.text}: cannot read its minted tokens and URIs through "
                         f"{redact_url(url)} ({type(exc).__name__})") from None
-    plan.contract, plan.chain_id = drop.address, network.chain_id
-    plan.minted = list(range(1, total + 1))  # ERC721A-style sequential ids from 1, as MintprepDrop mints
+    plan.contract, plan.chain_id, plan.family = family.address, network.chain_id, family.name
+    if family.token_suffix is None:  # per-token URIs: each minted token read from its own
+        _read_token_uris(ws, token_uris, plan, fetch)
+        return
+    plan.token_suffix = family.token_suffix
+    if plan.base_uri is None:
+        raise UserError(f"--from {plan.source.text}: its tokens' URIs show no base URI (not revealed yet, or nothing "
+                        "minted); import its ipfs:// metadata root instead")
     if ipfs_path(plan.base_uri) is None:
         raise UserError(f"--from {plan.source.text}: its base URI {plan.base_uri!r} is not an IPFS address; "
                         "import reads metadata trustlessly from IPFS only")
+    first = family.first_id(plan.minted)
+    _read_ipfs_root(ws, plan.base_uri, plan, fetch, sorted(set(range(first, first + ws.spec.size)) | set(plan.minted)))
 
 
-def _read_ipfs_root(ws: Workspace, uri: str, plan: ImportPlan, fetch: BlockFetcher) -> None:
+def _read_token_uris(ws: Workspace, token_uris: dict[int, str], plan: ImportPlan, fetch: BlockFetcher) -> None:
+    plan.token_uris = token_uris
+    with ws.progress.task("import", len(token_uris)) as advance:
+        for token_id, uri in sorted(token_uris.items()):
+            try:
+                metadata_cid = resolve(uri, fetch, plan.listings)
+            except Unreadable as exc:
+                metadata_cid, plan.skipped[token_id] = None, f"tokenURI {uri} unreadable: {exc}"
+            if metadata_cid is None:
+                plan.skipped.setdefault(token_id, f"tokenURI {uri!r} is not an IPFS address")
+            else:
+                _read_token(token_id, metadata_cid, plan, fetch)
+            advance()
+
+
+def _read_ipfs_root(ws: Workspace, uri: str, plan: ImportPlan, fetch: BlockFetcher,
+                    wanted: list[int] | None = None) -> None:
+    """Each token's file in the metadata directory `uri` names (`wanted` ids when the contract says which, else
+    `size` ids from 0 or 1 as the directory has a token 0)."""
     try:
         root = resolve(uri, fetch)
         listing = list_directory(root, fetch)
@@ -228,11 +258,14 @@ def _read_ipfs_root(ws: Workspace, uri: str, plan: ImportPlan, fetch: BlockFetch
                         "gateway that has it") from None
     plan.metadata_root = str(root)
     plan.base_uri = plan.base_uri or f"ipfs://{root}/"
-    with ws.progress.task("import", ws.spec.size) as advance:
-        for token_id in token_ids(ws.spec.size, "0.json" in listing or "0" in listing):
-            name = next((n for n in (f"{token_id}.json", str(token_id)) if n in listing), None)
+    if wanted is None:
+        wanted = list(token_ids(ws.spec.size, "0.json" in listing or "0" in listing))
+    with ws.progress.task("import", len(wanted)) as advance:
+        for token_id in wanted:
+            names = (token_file_name(token_id, plan.token_suffix), f"{token_id}.json", str(token_id))
+            name = next((n for n in names if n in listing), None)
             if name is None:
-                plan.skipped[token_id] = f"no {token_id}.json in {root}"
+                plan.skipped[token_id] = f"no {names[0]} in {root}"
             else:
                 _read_token(token_id, listing[name], plan, fetch)
             advance()
@@ -378,27 +411,32 @@ def _record(ws: Workspace, plan: ImportPlan, fetch: BlockFetcher) -> None:
             source_sha256 = ledger.objects.put(token.metadata)
             writes.done()
             image_cid = CID.parse(token.image_cid)
-            dag = (FetchedDag(image_cid, _dag_blocks(image_cid, fetch)) if plan.metadata_root
-                   else import_bytes(token.image, ws.profile))
+            dag = (import_bytes(token.image, ws.profile) if plan.source.kind == "folder"
+                   else FetchedDag(image_cid, _dag_blocks(image_cid, fetch)))
             pin(content_sha256=png_sha256, make_dag=lambda dag=dag: dag, kind="image",
                 name=f"{ws.spec.symbol}-{token.token_id}.png")
             writes.done()
             pieces.append(PinnedPiece(token.token_id, _attributes(token), png_sha256, token.image_cid,
                                       token.provenance, IMPORTED_KEY + png_sha256, source_sha256))
             advance()
+    # Images named by a path (ipfs://<images dir>/<n>.png) resolve only while their directory is pinned too; a
+    # per-token contract's metadata files are pinned each under its own CID (what tokenURI names).
+    directories = {parsed[0] for parsed in (ipfs_path(t.image_uri) for t in plan.tokens) if parsed and parsed[1]}
+    pins = [(d, "image-directory", f"{ws.spec.symbol}-image-directory") for d in sorted(directories, key=str)]
     if plan.metadata_root:
-        # Images named by a path (ipfs://<images dir>/<n>.png) resolve only while their directory is pinned too.
-        directories = {parsed[0] for parsed in (ipfs_path(t.image_uri) for t in plan.tokens) if parsed and parsed[1]}
-        for root, kind in [*((d, "image-directory") for d in sorted(directories, key=str)),
-                           (CID.parse(plan.metadata_root), "metadata")]:
-            dag = FetchedDag(root, _dag_blocks(root, fetch))
-            pin(content_sha256=f"imported:{root}", make_dag=lambda dag=dag: dag, kind=kind,
-                name=f"{ws.spec.symbol}-{kind}")
-            writes.done()
+        pins.append((CID.parse(plan.metadata_root), "metadata", f"{ws.spec.symbol}-metadata"))
+    pins += [(CID.parse(str(t.metadata_cid)), "metadata-file", f"{ws.spec.symbol}-{t.token_id}.json")
+             for t in plan.tokens if plan.token_uris and t.metadata_cid]
+    for root, kind, name in pins:
+        dag = FetchedDag(root, _dag_blocks(root, fetch))
+        pin(content_sha256=f"imported:{root}", make_dag=lambda dag=dag: dag, kind=kind, name=name)
+        writes.done()
+    if plan.metadata_root:
         cids = {t.token_id: str(t.metadata_cid) for t in plan.tokens}
         # A foreign directory holds no collection.json of mintprep's: its contractURI is not this manifest's to say
         # (empty: `check` leaves it alone until a repair publishes a directory mintprep wrote).
-        adopted = replace(build_manifest(ws.spec, pieces, plan.metadata_root, cids, ws.profile.name), contract_uri="")
+        adopted = replace(build_manifest(ws.spec, pieces, plan.metadata_root, cids, ws.profile.name, plan.token_suffix),
+                          contract_uri="")
         manifest = record_manifest(ws, adopted)
     else:
         manifest = publish_metadata(ws, pieces)
@@ -415,8 +453,10 @@ def _record(ws: Workspace, plan: ImportPlan, fetch: BlockFetcher) -> None:
         if not ws.spec.chain.contract and (deployed is None or deployed.address != plan.contract):
             ledger.record_deployment(network.name, plan.chain_id, plan.contract, IMPORTED_TX, str(plan.owner))
             writes.done()
-        if not any(tx["base_uri"] == plan.base_uri for tx in ledger.chain_txs("imported-base-uri")):
-            ledger.record_chain_tx("imported-base-uri", plan.chain_id, plan.contract, "", {"base_uri": plan.base_uri})
+        kind, record = (("imported-token-uris", {"token_uris": {str(t): uri for t, uri in plan.token_uris.items()}})
+                        if plan.token_uris else ("imported-base-uri", {"base_uri": plan.base_uri}))
+        if not any(all(tx.get(k) == v for k, v in record.items()) for tx in ledger.chain_txs(kind)):
+            ledger.record_chain_tx(kind, plan.chain_id, plan.contract, "", record)
             writes.done()
     ledger.finish_journal(journal)
 

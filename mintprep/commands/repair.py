@@ -22,7 +22,7 @@ from mintprep.base.errors import UserError
 from mintprep.generate.request import attempt_seed
 from mintprep.ipfs import import_bytes
 from mintprep.state.ledger import JournalEntry, PieceRecord
-from mintprep.collection.manifest import PinnedPiece
+from mintprep.collection.manifest import PinnedPiece, token_file_name
 from mintprep.state.objects import ObjectCorrupt
 from mintprep.stages.minted import keep_minted
 from mintprep.stages.pin import pin_bytes
@@ -93,11 +93,12 @@ class RepairPlan:
 
 @dataclass
 class RepairOutcome:
-    status: Literal["nothing-to-repair", "planned", "repaired", "awaiting-base-uri", "failed"]
+    status: Literal["nothing-to-repair", "planned", "repaired", "awaiting-base-uri", "failed", "no-setter"]
     plan: RepairPlan | None
     resumed: bool = False
     step: int = 0  # steps done so far
     base_uri_update: dict[str, Any] | None = None  # --print-tx: the transaction to send
+    transactions: list[dict[str, Any]] = field(default_factory=list)  # --print-tx: every call, decoded
     before: AuditReport | None = None
     after: AuditReport | None = None
     error: str | None = None  # status failed: what stopped it (the journal is closed; a rerun plans afresh)
@@ -105,7 +106,7 @@ class RepairOutcome:
 
     @property
     def exit_code(self) -> int:
-        if self.status in ("awaiting-base-uri", "failed") or (self.plan and self.plan.failed):
+        if self.status in ("awaiting-base-uri", "failed", "no-setter") or (self.plan and self.plan.failed):
             return 1
         report = self.after or self.before
         return report.exit_code if report else 0
@@ -117,6 +118,7 @@ class RepairOutcome:
             "steps_done": [step.name for step in STEPS[:self.step]],
             "plan": self.plan.to_json() if self.plan else None,
             "base_uri_update": self.base_uri_update,
+            "transactions": self.transactions,
             "before": self.before.to_json() if self.before else None,
             "after": self.after.to_json() if self.after else None,
             "error": self.error,
@@ -140,7 +142,11 @@ def plan_repair(ws: Workspace, report: AuditReport, *, include_minted: bool = Fa
     pieces, first_attempts = ledger.pieces(), ledger.first_attempts()
     minted = set(report.minted)
     tokens, skipped, why = [], [], {}
-    for token_id, problems in sorted(report.tokens_with(IMAGE_KINDS).items()):
+    for token_id, all_problems in sorted(report.tokens_with(IMAGE_KINDS).items()):
+        # A live problem alone (the ledger already holds another piece) is cured by publishing the ledger's piece.
+        problems = [p for p in all_problems if p.where != "live"]
+        if not problems:
+            continue
         piece = pieces[token_id]
         kinds = sorted({p.kind for p in problems})
         action = "repin" if _local_copy_is_sound(ws, piece, kinds) else "regenerate"
@@ -159,7 +165,8 @@ def plan_repair(ws: Workspace, report: AuditReport, *, include_minted: bool = Fa
                         and p.evidence.get("cid") == record.manifest_cid})
     restore = [{"sha256": p.evidence["sha256"], "cid": p.evidence["cid"]} for p in report.problems
                if p.kind == "object-corrupt" and p.token_id not in {t.token_id for t in tokens}]
-    rewrite = bool(tokens) or any(p.kind in REWRITE_KINDS and p.token_id not in skipped for p in report.problems)
+    rewrite = bool(tokens) or any((p.kind in REWRITE_KINDS or p.where == "live") and p.token_id not in skipped
+                                  for p in report.problems)
     publish = ledger.latest_publish()
     return RepairPlan(
         tokens=tokens, minted_skipped=skipped, old_metadata_root=record.metadata_root,
@@ -206,6 +213,9 @@ def repair_collection(col: Collection, *, include_minted: bool = False, dry_run:
                 require_recorded_base_uri(ws.ledger, before.base_uri_on_chain)
                 require_public_root(col, ws.ledger, col.spec.chain.endpoint()[1], None)
             signer = _signer_if_needed(ws, print_tx)
+            missing = _missing_setter(ws, plan, before, signer)
+            if missing:
+                return RepairOutcome("no-setter", plan, before=before, error=missing)
             entry = ws.ledger.begin_journal(JOURNAL_KIND, plan.to_json())
         else:
             signer = _signer_if_needed(ws, print_tx)
@@ -243,6 +253,29 @@ def _signer_if_needed(ws: Workspace, print_tx: bool):
     except UserError as exc:
         raise UserError(f"{exc}; the repair must update the base URI on chain (set {PRIVATE_KEY_ENV}, "
                         "or pass --print-tx to send the transaction yourself)") from None
+
+
+def _missing_setter(ws: Workspace, plan: RepairPlan, before: AuditReport, signer: Any) -> str | None:
+    """Why the chain cannot be pointed at the repair's result (no setter the owner can call), or None; and a
+    UserError, before anything changes, when the configured key is not the owner (--print-tx is the way then)."""
+    if ws.contract is None or not plan.rewrite:
+        return None
+    from mintprep.chain.families import can_update, read_live
+
+    live = read_live(ws)
+    owner = live.family.owner()
+    if signer is not None and owner is not None and owner.lower() != signer.address.lower():
+        raise UserError(f"the contract {live.family.address} is owned by {owner}, not by the configured key "
+                        f"{signer.address}; pass --print-tx to get every transaction to send from the owner "
+                        "(a Safe, another wallet); nothing was changed")
+    minted_replaced = sorted(set(before.minted) & {t.token_id for t in plan.tokens})
+    if live.family.token_suffix is None and not minted_replaced:
+        return None  # per-token URIs: only minted tokens have one on chain
+    if can_update(live, minted_replaced):
+        return None
+    setter = "setTokenURI(uint256,string)" if live.family.token_suffix is None else "setBaseURI(string)"
+    return (f"the contract {live.family.address} ({live.family.name}) has no {setter} its owner can call: the repair "
+            "cannot point it at new metadata, so nothing was changed (on chain or here)")
 
 
 def _run_steps(ws: Workspace, entry: JournalEntry, outcome: RepairOutcome, signer: Any) -> None:
@@ -351,11 +384,20 @@ def _step_page(ws: Workspace, plan: RepairPlan, outcome: RepairOutcome, **_: Any
 
 
 def _step_base_uri(ws: Workspace, plan: RepairPlan, outcome: RepairOutcome, *, signer: Any, **_: Any) -> bool:
-    """setBaseURI(ipfs://<new root>/): sent with the key, or printed (--print-tx) and awaited on the next run.
-
-    `collection_base_uri_update` passes every base-URI change through `check_base_uri_change`."""
+    """Point the contract at the new metadata through its family's setter: sent with the key, or printed
+    (--print-tx) and awaited on the next run. Every base-URI change passes `check_base_uri_change` first
+    (MintprepDrop's through `collection_base_uri_update`)."""
     if ws.contract is None:
         return True
+    from mintprep.chain.families import read_live
+
+    live = read_live(ws)
+    if live.family.name == "mintprep-drop":
+        return _drop_base_uri(ws, plan, outcome, signer, live)
+    return _family_update(ws, plan, outcome, signer, live)
+
+
+def _drop_base_uri(ws: Workspace, plan: RepairPlan, outcome: RepairOutcome, signer: Any, live: Any) -> bool:
     from mintprep.chain.artifact import load_artifact
     from mintprep.chain.base_uri import collection_base_uri_update
     from mintprep.chain.rpc import connect
@@ -367,8 +409,41 @@ def _step_base_uri(ws: Workspace, plan: RepairPlan, outcome: RepairOutcome, *, s
         return True  # already set: by an earlier run killed before recording it, or by the user's own wallet
     if signer is None:
         outcome.base_uri_update = update.to_json()
+        outcome.transactions = [call.to_json() for call in
+                                live.family.base_uri_calls(update.base_uri, update.contract_uri) or []]
         return False
     plan.base_uri_tx = set_base_uri(ws, signer, include_minted=plan.include_minted).tx_hash
+    return True
+
+
+def _family_update(ws: Workspace, plan: RepairPlan, outcome: RepairOutcome, signer: Any, live: Any) -> bool:
+    """setBaseURI(string) (HashLips, ERC721A shapes) or setTokenURI for each replaced minted token (per-token)."""
+    from mintprep.chain.families import metadata_calls
+    from mintprep.chain.txs import send_call
+    from mintprep.chain.base_uri import check_base_uri_change
+
+    record = ws.ledger.current_manifest()
+    assert record is not None
+    calls = metadata_calls(live, record.manifest, [int(t) for t in plan.replacements])
+    if not calls:
+        if calls is None:
+            raise UserError(f"the contract {live.family.address} has no setter its owner can call")
+        return True  # the chain already says it: an earlier run's transaction, or the user's own wallet
+    if live.base_uri is not None:
+        suffix = record.manifest.token_suffix
+        check_base_uri_change(ws.ledger, live.base_uri, record.metadata_root, live.minted, ws.backend.fetch_block,
+                              include_minted=plan.include_minted, file_name=lambda t: token_file_name(t, suffix))
+    if signer is None:
+        outcome.transactions = [call.to_json() for call in calls]
+        return False
+    chain_id = ws.spec.chain.endpoint()[0].chain_id
+    for call in calls:
+        receipt = send_call(live.family.w3, signer, call.bound, call.function)
+        plan.base_uri_tx = receipt["transactionHash"].to_0x_hex()
+        kind = "set-token-uri" if call.function.startswith("setTokenURI") else "set-base-uri"
+        detail = ({"token_id": call.args[0], "uri": call.args[1]} if kind == "set-token-uri"
+                  else {"base_uri": call.args[0]})
+        ws.ledger.record_chain_tx(kind, chain_id, call.to, plan.base_uri_tx, detail)
     return True
 
 

@@ -18,7 +18,7 @@ from mintprep.base.hashing import content_key, sha256_hex
 from mintprep.ipfs import Unreadable, import_bytes, import_directory, read_file
 from mintprep.state.drops import append_drops, attempt_drop
 from mintprep.state.ledger import IMPORTED_KEY, AttemptRow, GenerationRow, PieceRecord
-from mintprep.collection.manifest import Manifest, PinnedPiece, build_manifest, metadata_file_name, metadata_files
+from mintprep.collection.manifest import Manifest, PinnedPiece, build_manifest, metadata_files, token_file_name
 from mintprep.stages.pin import PinItem, pin_bytes, pin_content, pin_pieces
 from mintprep.base.progress import ProgressSink
 from mintprep.collection.published import complete_publication
@@ -334,15 +334,17 @@ def publish_metadata(ws: Workspace, accepted: list[PinnedPiece], minted: list[in
     pieces = complete_publication(ledger, accepted, spec.size, minted)
     sources = {p.source_metadata_sha256: ledger.objects.get(p.source_metadata_sha256)
                for p in pieces if p.source_metadata_sha256}
-    files = {**metadata_files(spec, pieces, sources),
-             **{metadata_file_name(t): data for t, data in (kept_documents or {}).items()}}
+    current = ledger.current_manifest()
+    suffix = current.manifest.token_suffix if current else ".json"  # the names tokenURI already forms
+    files = {**metadata_files(spec, pieces, sources, suffix),
+             **{token_file_name(t, suffix): data for t, data in (kept_documents or {}).items()}}
     dags = {name: import_bytes(data, ws.profile) for name, data in files.items()}
     directory = pin_content(ledger, ws.backend, ws.profile,
                             content_sha256=content_key({name: sha256_hex(data) for name, data in files.items()}),
                             make_dag=lambda: import_directory(dags, ws.profile), kind="metadata",
                             name=f"{spec.symbol}-metadata", force=force)
-    metadata_cids = {p.token_id: str(dags[metadata_file_name(p.token_id)].root) for p in pieces}
-    manifest = build_manifest(spec, pieces, directory.cid, metadata_cids, ws.profile.name)
+    metadata_cids = {p.token_id: str(dags[token_file_name(p.token_id, suffix)].root) for p in pieces}
+    manifest = build_manifest(spec, pieces, directory.cid, metadata_cids, ws.profile.name, suffix)
     return record_manifest(ws, manifest, force=force)
 
 
