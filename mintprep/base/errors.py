@@ -45,21 +45,5 @@ class LedgerBusy(UserError):
     kind = "busy"
 
 
-# Every secret mintprep has read (a pinning or Netlify token, a key): no message it prints may contain one,
-# even one a server echoed back (an `Authorization` header quoted in a 401 body).
-_SECRETS: set[str] = set()
-MIN_SECRET_LENGTH = 6  # shorter values would blank ordinary words out of messages
-
-
-def register_secret(value: str) -> str:
-    """Remember `value` so `scrub` removes it (and its `Bearer ` form) from messages; returns it unchanged."""
-    if len(value) >= MIN_SECRET_LENGTH:
-        _SECRETS.add(value)
-    return value
-
-
-def scrub(text: str) -> str:
-    """`text` with every registered secret replaced by ***."""
-    for secret in sorted(_SECRETS, key=len, reverse=True):
-        text = text.replace(secret, "***")
-    return text
+# Secrets live in mintprep.base.secrets; these names stay importable from here for existing callers.
+from mintprep.base.secrets import MIN_SECRET_LENGTH, register_secret, scrub  # noqa: E402,F401

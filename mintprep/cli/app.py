@@ -22,12 +22,19 @@ from rich.text import Text
 from typer.core import TyperGroup
 
 from mintprep.base.errors import MintprepError
+from mintprep.base.secrets import ScrubbingStream, scrub
 
-# Humans read stderr; stdout carries only what a script asked for (--json) or the command's result.
-console = Console(stderr=True)
+# Humans read stderr; stdout carries only what a script asked for (--json) or the command's result. Everything
+# the console prints (tracebacks under MINTPREP_DEBUG too) passes through scrub: no secret reaches the terminal.
+console = Console(file=ScrubbingStream(lambda: sys.stderr))  # type: ignore[arg-type]
 
 # Where print_json writes: stdout, or under --json the real stdout saved before fd 1 was pointed at stderr.
 _answer = {"stream": None}
+
+
+def debug_enabled() -> bool:
+    """MINTPREP_DEBUG=1 or true shows tracebacks; 0, false or anything else does not."""
+    return os.environ.get("MINTPREP_DEBUG", "").strip().lower() in ("1", "true")
 
 
 def _is_json(args: list[str]) -> bool:
@@ -112,7 +119,7 @@ class AnsweringGroup(TyperGroup):
             except typer.Exit as done:
                 code = done.exit_code
             except (Exception, KeyboardInterrupt) as exc:  # noqa: BLE001 - the one place that answers
-                if os.environ.get("MINTPREP_DEBUG"):
+                if debug_enabled():
                     console.print_exception()
                 code = report_failure(exc, as_json=as_json)
         if standalone_mode:
@@ -132,5 +139,5 @@ app = typer.Typer(
 
 def print_json(value: Any) -> None:
     stream = _answer["stream"] or sys.stdout
-    stream.write(json.dumps(value, indent=2, sort_keys=True, default=str) + "\n")
+    stream.write(scrub(json.dumps(value, indent=2, sort_keys=True, default=str)) + "\n")
     stream.flush()

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import os
 from typing import Literal
 
 from pydantic import Field, model_validator
 
-from mintprep.base.errors import ConfigError, register_secret
+from mintprep.base.errors import ConfigError
+from mintprep.base.secrets import secret_from_env
 from mintprep.ipfs.profile_names import ProfileName
 from mintprep.base.settings_model import StrictModel
 from mintprep.net.urls import PrivateUrl, PublicUrl
@@ -47,8 +47,8 @@ class IpfsSettings(StrictModel):
         """The token from the environment variable named by `token_env`; ConfigError if it is unset."""
         if not self.token_env:
             return None
-        value = os.environ.get(self.token_env, "").strip()
+        value = secret_from_env(self.token_env)
         if not value:
             raise ConfigError(f"ipfs.token_env: environment variable {self.token_env} is not set or empty",
                               field="ipfs.token_env")
-        return register_secret(value)
+        return value

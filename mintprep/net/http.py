@@ -19,7 +19,8 @@ from urllib.parse import urlsplit
 
 import requests
 
-from mintprep.base.errors import RemoteError, register_secret, scrub
+from mintprep.base.errors import RemoteError
+from mintprep.base.secrets import register_secret, scrub
 from mintprep.net.urls import redact
 
 __all__ = ["DeadlineSession", "RetryPolicy", "ServiceUnavailable", "json_object", "redact", "retry_after_seconds", "send"]

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from mintprep.base.errors import LedgerBusy, UserError
+from mintprep.base.secrets import scrub  # rows that carry service text (a URL, a tx detail) never hold a secret
 from mintprep.collection.manifest import Manifest
 from mintprep.state.objects import ObjectStore
 
@@ -362,7 +363,7 @@ class Ledger:
     def record_chain_tx(self, kind: str, chain_id: int, address: str, tx_hash: str, detail: dict[str, Any]) -> None:
         with self.transaction() as db:
             db.execute("INSERT INTO chain_txs (kind, chain_id, address, tx_hash, detail, created) VALUES (?,?,?,?,?,?)",
-                       (kind, chain_id, address, tx_hash, json.dumps(detail, sort_keys=True), time.time()))
+                       (kind, chain_id, address, tx_hash, scrub(json.dumps(detail, sort_keys=True)), time.time()))
 
     def latest_chain_tx(self, kind: str, chain_id: int) -> dict[str, Any] | None:
         row = self._one("SELECT address, tx_hash, detail FROM chain_txs WHERE kind=? AND chain_id=? "
@@ -382,7 +383,7 @@ class Ledger:
                        contract: str | None) -> None:
         with self.transaction() as db:
             db.execute("INSERT INTO publishes (target, location, site_cid, metadata_root, contract, created) "
-                       "VALUES (?,?,?,?,?,?)", (target, location, site_cid, metadata_root, contract, time.time()))
+                       "VALUES (?,?,?,?,?,?)", (target, scrub(location), site_cid, metadata_root, contract, time.time()))
 
     def latest_publish(self) -> PublishRecord | None:
         row = self._one("SELECT target, location, site_cid, metadata_root, contract FROM publishes "
