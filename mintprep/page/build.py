@@ -25,7 +25,7 @@ from mintprep.base.errors import UserError
 from mintprep.base.hashing import content_key, sha256_hex
 from mintprep.chain.phases import SalePhase
 from mintprep.page.abi import page_abi
-from mintprep.page.allowlists import allowlist_files, allowlist_path
+from mintprep.page.allowlists import allowlist_files, page_allowlist
 from mintprep.page.chains import chain_info
 from mintprep.page.gallery import read_gallery, split_gallery
 from mintprep.page.headers import render_headers, site_header_rules
@@ -34,7 +34,7 @@ from mintprep.page.sitedir import CONFIG_ELEMENT_ID, ensure_replaceable, replace
 if TYPE_CHECKING:
     from mintprep.collection.config import Collection
 
-PAGE_FORMAT = 3  # 2: gallery in chunk files beside index.html; 3: sale phases, allowlist files
+PAGE_FORMAT = 4  # 2: gallery in chunk files beside index.html; 3: sale phases, allowlist files; 4: allowlist shards
 STATIC_ASSETS = ("app.js", "style.css")
 _CID = re.compile(r"^[A-Za-z0-9]{10,128}$")
 
@@ -105,7 +105,7 @@ def page_config(
         "gateway": _http_url("gateway (page.gateway / ipfs.gateway)", gateway).rstrip("/"),
         "abi": page_abi(),
         # Names and allowlist files only: times, prices and caps are read from the contract, never trusted from here.
-        "phases": [{"name": p.name, "allowlist": allowlist_path(i) if p.allowlist else None}
+        "phases": [{"name": p.name, "allowlist": page_allowlist(i, p.allowlist) if p.allowlist else None}
                    for i, p in enumerate(phases)],
         "tokens": [_token(t, i) for i, t in enumerate(_field(manifest, "tokens", list))],
     }

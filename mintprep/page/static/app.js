@@ -214,21 +214,42 @@
     }
   }
 
-  // The allowlist file published with the page: find the wallet's leaf, walk up to the root for the proof.
+  // The allowlist files published with the page, for this wallet only: its shard gives its leaf's index, then
+  // one node file per band of the tree gives the siblings from the leaf up to the root (see page/allowlists.py).
+  async function fetchOk(url, kind) {
+    const response = await fetch(url, { credentials: 'omit' });
+    if (!response.ok) throw new Error(`${url} answered HTTP ${response.status}`);
+    return kind === 'json' ? response.json() : new Uint8Array(await response.arrayBuffer());
+  }
+
+  const depthOf = (i) => Math.floor(Math.log2(i + 1));
+  const slotHex = (bytes, slot) => '0x' + Array.from(bytes.subarray(32 * slot, 32 * slot + 32),
+    (b) => b.toString(16).padStart(2, '0')).join('');
+
   async function proofFor(phase, account) {
-    const file = cfg.phases[phase.id] && cfg.phases[phase.id].allowlist;
-    if (!file) return null;
-    const response = await fetch(file, { credentials: 'omit' });
-    if (!response.ok) throw new Error(`${file} answered HTTP ${response.status}`);
-    const tree = await response.json();
-    if (tree.tree[0].toLowerCase() !== phase.root.toLowerCase()) {
-      throw new Error('The allowlist published with this page does not match the contract; the creator must rebuild it.');
-    }
-    const entry = tree.values.find((v) => v.value[0].toLowerCase() === account.toLowerCase());
-    if (!entry) return null;
+    const list = cfg.phases[phase.id] && cfg.phases[phase.id].allowlist;
+    if (!list) return null;
+    const address = account.toLowerCase();
+    const shard = await fetchOk(`${list.dir}a/${address.slice(2, 2 + list.shard_chars)}.json`, 'json');
+    if (!Object.prototype.hasOwnProperty.call(shard, address)) return null;
     const proof = [];
-    for (let i = entry.treeIndex; i > 0; i = Math.floor((i - 1) / 2)) proof.push(tree.tree[i % 2 ? i + 1 : i - 1]);
-    return proof;
+    let i = shard[address];
+    for (;;) {
+      const top = Math.floor(depthOf(i) / list.band) * list.band;
+      const root = ((i + 1) >> (depthOf(i) - top)) - 1;
+      const nodes = await fetchOk(`${list.dir}n/${root}.bin`, 'bytes');
+      if (root === 0 && slotHex(nodes, 1).toLowerCase() !== phase.root.toLowerCase()) {
+        throw new Error('The allowlist published with this page does not match the contract; the creator must rebuild it.');
+      }
+      for (; i !== root; i = Math.floor((i - 1) / 2)) {
+        const sibling = i % 2 ? i + 1 : i - 1;
+        const j = depthOf(sibling) - top;
+        proof.push(slotHex(nodes, 2 ** j + sibling + 1 - (root + 1) * 2 ** j));
+      }
+      if (root === 0) return proof;
+      proof.push(slotHex(nodes, 0));
+      i = Math.floor((root - 1) / 2);
+    }
   }
 
   async function refresh() {
