@@ -14,9 +14,11 @@ from eth_account import Account
 from eth_account.signers.local import LocalAccount
 
 from mintprep.base.errors import UserError
+from mintprep.base.untrusted_files import read_regular_file
 from mintprep.base.secrets import register_secret, secret_from_env
 
 PRIVATE_KEY_ENV = "MINTPREP_PRIVATE_KEY"
+MAX_KEYSTORE_BYTES = 64 * 1024  # a Web3 Secret Storage file is well under 1 KB
 KEYSTORE_PASSWORD_ENV = "MINTPREP_KEYSTORE_PASSWORD"
 
 
@@ -34,11 +36,10 @@ def load_signer(keystore: Path | None = None, ask_password: Callable[[], str] | 
 
 
 def _from_keystore(path: Path, ask_password: Callable[[], str] | None) -> LocalAccount:
+    data = read_regular_file(path, MAX_KEYSTORE_BYTES, what="keystore file")
     try:
-        encrypted = json.loads(path.read_text())
-    except FileNotFoundError:
-        raise UserError(f"keystore {path}: no such file") from None
-    except (OSError, ValueError) as exc:
+        encrypted = json.loads(data)
+    except ValueError as exc:
         raise UserError(f"keystore {path}: not a readable JSON keystore ({type(exc).__name__})") from None
     password = os.environ.get(KEYSTORE_PASSWORD_ENV)
     if password:

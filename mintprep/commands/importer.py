@@ -20,6 +20,7 @@ from typing import Any, Literal
 
 from mintprep.collection.config import Collection
 from mintprep.base.errors import UserError
+from mintprep.base.untrusted_files import read_regular_file
 from mintprep.ipfs.cid import CID
 from mintprep.ipfs.dagpb import child_links
 from mintprep.ipfs.reader import CorruptBlock, NotUnixFS, fetch_verified, list_directory, read_file
@@ -34,6 +35,7 @@ from mintprep.state.workspace import Workspace
 
 ADDRESS = re.compile(r"^0x[0-9a-fA-F]{40}$")
 UNREADABLE = (BlockNotFound, CorruptBlock, NotUnixFS)
+MAX_METADATA_BYTES = 1024 * 1024  # a token's JSON document; the art is capped apart (base.untrusted_files)
 # Metadata keys that say how a piece was made; kept in its provenance (HashLips writes dna, edition, date).
 PROVENANCE_KEYS = ("dna", "edition", "date", "seed", "prompt", "compiler")
 
@@ -242,14 +244,15 @@ def _read_folder(ws: Workspace, folder: Path, plan: ImportPlan) -> None:
             if path is None:
                 plan.skipped[token_id] = f"no {token_id}.json in {meta_dir}"
                 continue
-            document = _document(path.read_bytes(), token_id, plan)
+            document = _document(read_regular_file(path, MAX_METADATA_BYTES, within=folder, what="metadata file"),
+                                 token_id, plan)
             if document is None:
                 continue
             image_path = _local_image(folder, document["image"], token_id)
             if image_path is None:
                 plan.skipped[token_id] = f"image {document['image']!r} is no file under {folder}"
                 continue
-            image = image_path.read_bytes()
+            image = read_regular_file(image_path, within=folder)
             image_cid = str(import_bytes(image, ws.profile).root)
             document = dict(document, image=f"ipfs://{image_cid}")  # the folder's path means nothing once pinned
             plan.tokens.append(ImportedToken(token_id, json.dumps(document, indent=2, ensure_ascii=False).encode(),
