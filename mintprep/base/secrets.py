@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import os
 from typing import Callable, TextIO
+
+from mintprep.base.shown_text import shown_text
 from urllib.parse import quote, quote_plus
 
 _SECRETS: set[str] = set()
@@ -57,13 +59,14 @@ def _occurrences(text: str, secret: str) -> list[tuple[int, int]]:
 
 
 class ScrubbingStream:
-    """A text stream that scrubs what is written to it: the console, tracebacks and logs end here."""
+    """A text stream that scrubs what is written to it (and makes invisible format characters visible): the
+    console, tracebacks and logs end here."""
 
     def __init__(self, stream_of: Callable[[], TextIO]) -> None:
         self._stream_of = stream_of  # a function, so a stream swapped later (pytest's capture) is followed
 
     def write(self, text: str) -> int:
-        self._stream_of().write(scrub(text))
+        self._stream_of().write(shown_text(scrub(text)))
         return len(text)
 
     def flush(self) -> None:

@@ -11,6 +11,7 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from mintprep.base.shown_text import shown_text
 from mintprep.state.ledger import Ledger
 from mintprep.state.objects import write_atomic
 
@@ -134,4 +135,4 @@ def _after(outcome: "RepairOutcome | None", gallery: list[tuple[int, str, bytes 
 
 
 def _e(text: str) -> str:
-    return html.escape(str(text), quote=True)
+    return html.escape(shown_text(str(text)), quote=True)

@@ -23,6 +23,7 @@ from eth_utils import is_hex_address, to_checksum_address
 
 from mintprep.base.errors import UserError
 from mintprep.base.hashing import content_key, sha256_hex
+from mintprep.base.shown_text import shown, shown_text
 from mintprep.chain.phases import SalePhase
 from mintprep.page.abi import page_abi
 from mintprep.page.allowlists import allowlist_files, page_allowlist
@@ -86,9 +87,9 @@ def page_config(
     return {
         "format": PAGE_FORMAT,
         "collection": {
-            "name": _text(manifest, "name"),
-            "symbol": _text(manifest, "symbol"),
-            "description": str(manifest.get("description") or ""),
+            "name": shown_text(_text(manifest, "name")),
+            "symbol": shown_text(_text(manifest, "symbol")),
+            "description": shown_text(str(manifest.get("description") or "")),
             "size": _field(manifest, "size", int),
             "provenance_hash": _text(manifest, "provenance_hash"),
         },
@@ -205,9 +206,9 @@ def _token(token: Any, position: int) -> list[Any]:
         raise UserError(f"{where}.attributes: expected a list of {{trait_type, value}} mappings")
     return [
         _field(token, "token_id", int, where),
-        _text(token, "name", where),
+        shown_text(_text(token, "name", where)),
         _cid(_text(token, "image_cid", where), f"{where}.image_cid"),
-        [[str(a.get("trait_type", "")), a["value"]] for a in attributes],
+        [[shown_text(str(a.get("trait_type", ""))), shown(a["value"])] for a in attributes],
     ]
 
 
