@@ -7,6 +7,9 @@ Its message must name the field or file and say what is wrong; it must never con
 
 from __future__ import annotations
 
+import errno
+import os
+
 
 class MintprepError(Exception):
     """Base class for errors mintprep reports without a traceback."""
@@ -37,6 +40,19 @@ class RemoteError(MintprepError):
     """A remote service (IPFS backend, gateway, RPC, Netlify) failed after retries."""
 
     kind = "remote"
+
+
+class DiskFull(MintprepError):
+    """No space left where mintprep writes: exit 1, and what was there before is unchanged (writes are atomic)."""
+
+    kind = "disk-full"
+
+    def __init__(self, path: str | os.PathLike[str], needed: int | None, *, more_than: bool = False) -> None:
+        need = f"needs {'more than ' if more_than else ''}{needed} bytes" if needed is not None else "needs more space"
+        super().__init__(f"disk full at {path} ({need}); free some space and run the command again", path=str(path))
+
+
+DISK_FULL_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT})
 
 
 class LedgerBusy(UserError):

@@ -8,12 +8,12 @@ Messages are printed literally: a key named `[/x]` or a path with `[draft]` in i
 from __future__ import annotations
 
 import contextlib
-import errno
 import json
 import os
 import sqlite3
 import sys
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import typer
@@ -21,7 +21,7 @@ from rich.console import Console
 from rich.text import Text
 from typer.core import TyperGroup
 
-from mintprep.base.errors import MintprepError
+from mintprep.base.errors import DISK_FULL_ERRNOS, DiskFull, MintprepError, UserError
 from mintprep.base.secrets import ScrubbingStream, scrub
 
 # Humans read stderr; stdout carries only what a script asked for (--json) or the command's result. Everything
@@ -52,10 +52,9 @@ def describe_failure(exc: BaseException) -> tuple[str, int, str]:
     if isinstance(exc, (typer.Abort, KeyboardInterrupt)):
         return "interrupted", 130, "interrupted; rerunning the command resumes where it stopped"
     if isinstance(exc, sqlite3.OperationalError) and "disk is full" in str(exc):
-        return "disk-full", 1, "no space left on the disk for the ledger; free some and run the command again"
-    if isinstance(exc, OSError) and exc.errno in (errno.ENOSPC, errno.EDQUOT):
-        where = f" writing {exc.filename}" if exc.filename else ""
-        return "disk-full", 1, f"no space left on the disk{where}; free some and run the command again (it resumes)"
+        return "disk-full", 1, "disk full at the ledger (state.db); free some space and run the command again"
+    if isinstance(exc, OSError) and exc.errno in DISK_FULL_ERRNOS:
+        return "disk-full", 1, str(DiskFull(exc.filename or "an unnamed file", None))
     if isinstance(exc, OSError):
         where = f"{exc.filename}: " if exc.filename else ""
         return "os", 1, f"{where}{exc.strerror or exc}"
@@ -135,6 +134,13 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
+
+
+def output_file(path: Path, option: str) -> Path:
+    """A file the user names for mintprep to write: refused before any work when it is a folder (exit 2)."""
+    if path.is_dir():
+        raise UserError(f"{option} {path}: is a folder; give the path of the file to write", path=str(path))
+    return path
 
 
 def print_json(value: Any) -> None:

@@ -8,7 +8,7 @@ from typing import BinaryIO, Optional
 
 import typer
 
-from mintprep.cli.app import app, console, print_json
+from mintprep.cli.app import app, console, output_file, print_json
 from mintprep.base.errors import UserError
 from mintprep.ipfs.profile_names import PROFILE_NAMES
 
@@ -65,6 +65,7 @@ def export_car_command(
     from mintprep.ipfs.store import BlockStore
     from mintprep.ipfs.unixfs import add_options
 
+    output_file(out, "--out")
     if store is not None:
         root = CID.parse(source)
         blocks = BlockStore(store / "ipfs").iter_dag(root)
@@ -90,6 +91,6 @@ def _write_atomically(out: Path, write: Callable[[BinaryIO], int], source: str) 
     from mintprep.state.objects import write_atomic_with
 
     try:
-        return write_atomic_with(out, write)
+        return write_atomic_with(out, write, for_people=True)
     except BlockNotFound as exc:
         raise UserError(f"{source}: block {exc.args[0]} is not in the local store") from None

@@ -43,7 +43,8 @@ def write_report(path: Path, col: "Collection", report: "AuditReport", outcome: 
                 gallery = [(t.token_id, t.image_cid,
                             ledger.objects.get(t.png_sha256) if ledger.objects.intact(t.png_sha256) else None)
                            for t in record.manifest.tokens]
-    write_atomic(Path(path), render_report(col.spec.name, report, outcome, after_images, gallery).encode())
+    write_atomic(Path(path), render_report(col.spec.name, report, outcome, after_images, gallery).encode(),
+                 for_people=True)
 
 
 def render_report(title: str, report: "AuditReport", outcome: "RepairOutcome | None",
