@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
+from datetime import datetime, timezone
 from typing import Any
 
 import rlp
@@ -110,11 +111,13 @@ def deploy_collection(
     network_name: str | None = None,
     rpc_url: str | None = None,
     again: bool = False,
+    allow_ended_phases: bool = False,
 ) -> Deployed:
     """Deploy the collection's drop and record it in the ledger.
 
     Refuses when the collection already has a contract on that network (a second deploy costs gas and splits
-    the collection) unless `again`. When metadata is already pinned the contract starts with its base URI,
+    the collection) unless `again`. A phase that has already ended by the chain's clock could never mint:
+    refused unless `allow_ended_phases`. When metadata is already pinned the contract starts with its base URI,
     saving a setBaseURI transaction.
     """
     net, url = col.spec.chain.endpoint(network_name, rpc_url)
@@ -126,6 +129,8 @@ def deploy_collection(
         )
     w3 = connect(url)
     chain_id = require_chain(w3, net)
+    if not allow_ended_phases:
+        refuse_ended_phases(col, int(w3.eth.get_block("latest")["timestamp"]))
     if not again:
         recovered = _recover_interrupted_deploy(w3, ledger, net, chain_id)
         if recovered:
@@ -141,6 +146,16 @@ def deploy_collection(
     deployed = deploy_drop(w3, signer, config)
     ledger.record_deployment(net.name, deployed.chain_id, deployed.address, deployed.tx_hash, deployed.deployer)
     return deployed
+
+
+def refuse_ended_phases(col: Collection, now: int) -> None:
+    """UserError naming the first phase whose end is at or before `now` (unix seconds, the chain's clock)."""
+    for number, phase in enumerate(col.spec.chain.sale_phases()):
+        if phase.end_time <= now:
+            ended = datetime.fromtimestamp(phase.end_time, timezone.utc).isoformat().replace("+00:00", "Z")
+            raise UserError(f"chain.phases.{number} ({phase.name!r}) ended at {ended}, before this deploy: nobody "
+                            "could mint in it. Fix its end, or pass --allow-ended-phases to deploy it anyway",
+                            field=f"chain.phases.{number}.end")
 
 
 def _commitment(col: Collection, signer: LocalAccount, manifest: ManifestRecord | None, chain_id: int) -> bytes:
