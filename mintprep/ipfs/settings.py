@@ -29,7 +29,12 @@ class IpfsSettings(StrictModel):
         default=32 << 20, ge=1 << 20, le=1 << 30,
         description="kubo: pieces sent together in one CAR to dag/import, up to this many bytes (a larger piece "
         "goes alone)")
-    request_timeout_s: float = Field(60.0, gt=0, le=3600, description="the whole of one HTTP request, body included")
+    request_timeout_s: float = Field(
+        60.0, gt=0, le=3600, description="one HTTP request's fixed allowance; its deadline adds the time its bytes "
+        "(sent and received) take at min_throughput_kib_s, so a 32 MiB CAR gets 60 s + 512 s")
+    min_throughput_kib_s: float = Field(
+        64.0, gt=0, le=1 << 20, description="the slowest transfer (KiB/s) a request may make before it is cut off "
+        "and retried: a server trickling bytes is far below it, a slow but honest uplink is above it")
     give_up_after_s: float = Field(
         600.0, gt=0, le=86_400, description="a service that keeps failing is given up on after this long (all "
         "retries together)"
