@@ -111,6 +111,10 @@ class RunReport:
 
 def run_collection(col: Collection, *, progress: ProgressSink | None = None) -> RunReport:
     col.spec.ipfs.token()  # a missing token is bad input: refuse it before hours of sampling, not after
+    if any(phase.allowlist for phase in col.spec.chain.sale_phases()):  # so is a bad allowlist file
+        from mintprep.chain.phases import collection_phases
+
+        collection_phases(col)  # read, checked and (once .mintprep exists) cached for the page stage
     with Workspace.open(col, progress=progress) as ws:
         plans = plan_pieces(ws)
         report = RunReport(pieces=len(plans))

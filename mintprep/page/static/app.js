@@ -216,38 +216,34 @@
 
   // The allowlist files published with the page, for this wallet only: its shard gives its leaf's index, then
   // one node file per band of the tree gives the siblings from the leaf up to the root (see page/allowlists.py).
-  async function fetchOk(url, kind) {
-    const response = await fetch(url, { credentials: 'omit' });
-    if (!response.ok) throw new Error(`${url} answered HTTP ${response.status}`);
-    return kind === 'json' ? response.json() : new Uint8Array(await response.arrayBuffer());
-  }
-
-  const depthOf = (i) => Math.floor(Math.log2(i + 1));
-  const slotHex = (bytes, slot) => '0x' + Array.from(bytes.subarray(32 * slot, 32 * slot + 32),
-    (b) => b.toString(16).padStart(2, '0')).join('');
+  const get = async (url) => {
+    const r = await fetch(url, { credentials: 'omit' });
+    if (!r.ok) throw new Error(`${url} answered HTTP ${r.status}`);
+    return r;
+  };
+  const depth = (i) => Math.floor(Math.log2(i + 1));
+  const hexAt = (b, s) => '0x' + Array.from(b.subarray(32 * s, 32 * s + 32), (x) => x.toString(16).padStart(2, '0')).join('');
 
   async function proofFor(phase, account) {
     const list = cfg.phases[phase.id] && cfg.phases[phase.id].allowlist;
     if (!list) return null;
-    const address = account.toLowerCase();
-    const shard = await fetchOk(`${list.dir}a/${address.slice(2, 2 + list.shard_chars)}.json`, 'json');
-    if (!Object.prototype.hasOwnProperty.call(shard, address)) return null;
+    const me = account.toLowerCase();
+    const shard = await (await get(`${list.dir}a/${me.slice(2, 2 + list.shard_chars)}.json`)).json();
+    if (!Object.hasOwn(shard, me)) return null;
     const proof = [];
-    let i = shard[address];
-    for (;;) {
-      const top = Math.floor(depthOf(i) / list.band) * list.band;
-      const root = ((i + 1) >> (depthOf(i) - top)) - 1;
-      const nodes = await fetchOk(`${list.dir}n/${root}.bin`, 'bytes');
-      if (root === 0 && slotHex(nodes, 1).toLowerCase() !== phase.root.toLowerCase()) {
+    for (let i = shard[me]; ;) {
+      const top = Math.floor(depth(i) / list.band) * list.band;
+      const root = ((i + 1) >> (depth(i) - top)) - 1;
+      const b = new Uint8Array(await (await get(`${list.dir}n/${root}.bin`)).arrayBuffer());
+      if (!root && hexAt(b, 1) !== phase.root.toLowerCase()) {
         throw new Error('The allowlist published with this page does not match the contract; the creator must rebuild it.');
       }
       for (; i !== root; i = Math.floor((i - 1) / 2)) {
-        const sibling = i % 2 ? i + 1 : i - 1;
-        const j = depthOf(sibling) - top;
-        proof.push(slotHex(nodes, 2 ** j + sibling + 1 - (root + 1) * 2 ** j));
+        const s = i % 2 ? i + 1 : i - 1, j = 2 ** (depth(s) - top);
+        proof.push(hexAt(b, j + s + 1 - (root + 1) * j));
       }
-      if (root === 0) return proof;
-      proof.push(slotHex(nodes, 0));
+      if (!root) return proof;
+      proof.push(hexAt(b, 0));
       i = Math.floor((root - 1) / 2);
     }
   }
