@@ -162,7 +162,7 @@ def assert_no_car(names: list[str]) -> None:
 
 ROUND_2: list[Row] = [
     # 1. secrets
-    Row("etherscan-key-closed-port", etherscan_check, 1, 120, 1024, "etherscan", chain=True),
+    Row("etherscan-key-closed-port", etherscan_check, 0, 120, 1024, "apikey=***", chain=True),
     Row("etherscan-key-echoed", etherscan_echo, 1, 120, 1024, "Invalid API Key ***", chain=True),
     Row("private-key-not-hex", lambda f, *_: Case(["contract", "deploy", str(collection(f)), "--json"],
                                                  env={"MINTPREP_PRIVATE_KEY": SECRET + "-not-hex"}),
