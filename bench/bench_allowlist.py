@@ -70,10 +70,10 @@ def main() -> None:
         path = folder / "list.csv"
         path.write_text("address\n" + "\n".join(shown) + "\n")
         started, cpu = time.perf_counter(), time.process_time()
-        tree = read_allowlist(path, "chain.phases.0.allowlist", within=folder, state_dir=folder / ".mintprep")
+        tree = read_allowlist(path, "chain.phases.0.allowlist", within=folder, cache_dir=folder / ".mintprep" / "allowlists")
         cold, cold_cpu = time.perf_counter() - started, time.process_time() - cpu
         started = time.perf_counter()
-        again = read_allowlist(path, "chain.phases.0.allowlist", within=folder, state_dir=folder / ".mintprep")
+        again = read_allowlist(path, "chain.phases.0.allowlist", within=folder, cache_dir=folder / ".mintprep" / "allowlists")
         cached = time.perf_counter() - started
         assert again.root == tree.root
         started = time.perf_counter()

@@ -90,14 +90,11 @@ class EchoingEtherscan(JsonHandler):
 
 def deployed(folder: Path, chain: Any, **chain_settings: Any) -> Path:
     """A collection deployed by mintprep on the anvil node, then given `chain_settings`."""
-    from mintprep.chain.deploy import deploy_collection
     from mintprep.collection.config import load_collection
-    from mintprep.state.ledger import Ledger
+    from tests.chain.conftest import deploy_for
 
     settings = {"network": "base", "rpc_url": chain.node.url}
-    col = load_collection(collection(folder, chain=settings))
-    with Ledger.open(col.state_dir) as ledger:
-        address = deploy_collection(col, ledger, chain.owner).address
+    address = deploy_for(load_collection(collection(folder, chain=settings)), chain.owner).address
     return collection(folder, chain={**settings, "contract": address, **chain_settings})
 
 

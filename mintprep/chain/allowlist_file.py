@@ -5,7 +5,8 @@ line ends and quoted fields are all fine); blank lines and `#` comments are skip
 anything that is not an address, the zero address (no wallet can sign for it), a mixed-case address whose
 EIP-55 checksum is wrong (a mistyped letter), and an address listed twice (naming both lines). The file is read
 through base.untrusted_files (regular file inside the collection folder, size capped before reading), and the
-built tree is cached under `.mintprep/allowlists/<sha256 of the file>.npz`, so a rerun does not rebuild it.
+built tree is cached as `<sha256 of the file>.npz` in the state folder (StateDir.allowlists), so a rerun does not
+rebuild it.
 """
 
 from __future__ import annotations
@@ -28,22 +29,21 @@ from mintprep.chain.merkle import AllowlistTree
 
 MAX_ENTRIES = 2_000_000  # a proof stays under 22 hashes; the page's shards and the cache stay in the hundreds of MB
 MAX_FILE_BYTES = 128 * 1024 * 1024  # MAX_ENTRIES lines of a 42-character address and a few columns more
-CACHE_DIR = "allowlists"
 _ADDRESS = re.compile(r"0[xX][0-9a-fA-F]{40}")
 
 
-def read_allowlist(path: Path, where: str, *, within: Path | None = None, state_dir: Path | None = None) -> AllowlistTree:
+def read_allowlist(path: Path, where: str, *, within: Path | None = None, cache_dir: Path | None = None) -> AllowlistTree:
     """The tree of the addresses `path` lists; ConfigError naming `where` (the YAML path), the file and the line."""
     try:
         data = read_regular_file(path, MAX_FILE_BYTES, within=within, what="allowlist file", error=ConfigError)
     except ConfigError as exc:
         raise ConfigError(f"{where}: {exc}", field=where, path=str(path)) from None
     digest = hashlib.sha256(data).hexdigest()
-    cached = _load_cached(state_dir, digest)
+    cached = _load_cached(cache_dir, digest)
     if cached is not None:
         return cached
     tree = AllowlistTree.build(parse_allowlist(data, f"{where}: {path}"))
-    _store_cached(state_dir, digest, tree)
+    _store_cached(cache_dir, digest, tree)
     return tree
 
 
@@ -102,21 +102,21 @@ def _check_checksums(mixed: list[tuple[int, str]], source: str) -> None:
                           f"the checksummed form of these digits is {right}")
 
 
-def _load_cached(state_dir: Path | None, digest: str) -> AllowlistTree | None:
-    if state_dir is None:
+def _load_cached(cache_dir: Path | None, digest: str) -> AllowlistTree | None:
+    if cache_dir is None:
         return None
     try:
-        with np.load(state_dir / CACHE_DIR / f"{digest}.npz") as saved:
+        with np.load(cache_dir / f"{digest}.npz") as saved:
             return AllowlistTree(saved["raw"], saved["nodes"], saved["leaf_index"])
     except (OSError, ValueError, KeyError):
         return None  # absent or unreadable: rebuilt, and rewritten
 
 
-def _store_cached(state_dir: Path | None, digest: str, tree: AllowlistTree) -> None:
+def _store_cached(cache_dir: Path | None, digest: str, tree: AllowlistTree) -> None:
     """Best effort, and only where the state folder already exists: a read-only command creates no state."""
-    if state_dir is None or not state_dir.is_dir():
+    if cache_dir is None or not cache_dir.parent.is_dir():
         return
-    folder, written = state_dir / CACHE_DIR, None
+    folder, written = cache_dir, None
     try:
         folder.mkdir(exist_ok=True)
         with tempfile.NamedTemporaryFile(dir=folder, suffix=".npz", delete=False) as handle:

@@ -65,6 +65,6 @@ def collection_phases(col: "Collection") -> list[SalePhase]:
         if settings.allowlist:
             where = f"chain.phases.{number}.allowlist"
             tree = read_allowlist(col.base_dir / settings.allowlist, where, within=col.base_dir,
-                                  state_dir=col.state_dir)
+                                  cache_dir=col.state.allowlists)
         phases.append(SalePhase(settings, tree))
     return phases

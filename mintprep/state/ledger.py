@@ -21,6 +21,7 @@ from mintprep.base.errors import DISK_FULL_ERRNOS, DiskFull, LedgerBusy, Mintpre
 from mintprep.base.secrets import scrub  # rows that carry service text (a URL, a tx detail) never hold a secret
 from mintprep.collection.manifest import Manifest
 from mintprep.state.objects import ObjectStore
+from mintprep.state.paths import StateDir
 
 SCHEMA_VERSION = 1
 # SQLite result codes (https://www.sqlite.org/rescode.html): only these say the file itself is not a ledger;
@@ -41,6 +42,8 @@ def ledger_unavailable(db: Path, exc: sqlite3.Error) -> MintprepError:
         return DiskFull(db, _FULL_DISK_PAGE, more_than=False)
     return MintprepError(f"{db}: the ledger cannot be used right now ({exc}); it is not damaged: check free space, "
                          "permissions and other mintprep processes, then run the command again", path=str(db))
+
+
 IMPORTED_TX = "imported"  # the tx_hash of a deployment row adopted by `mintprep import`, not sent by mintprep
 IMPORTED_KEY = "imported:"  # request-key prefix of a piece taken as published by `mintprep import`
 
@@ -163,14 +166,14 @@ class PublishRecord:
 class Ledger:
     def __init__(self, state_dir: Path, conn: sqlite3.Connection, lock_fd: int | None):
         self.state_dir = state_dir
-        self.objects = ObjectStore(state_dir / "objects")
+        self.objects = ObjectStore(StateDir(state_dir).objects)
         self._conn = conn
         self._lock_fd = lock_fd
 
     # -- opening ----------------------------------------------------------------------------------
     @classmethod
     def open(cls, state_dir: Path, *, readonly: bool = False) -> "Ledger":
-        db = Path(state_dir) / "state.db"
+        db = StateDir(Path(state_dir)).ledger
         try:
             return cls._open_readonly(Path(state_dir)) if readonly else cls._open_writer(Path(state_dir))
         except sqlite3.DatabaseError as exc:
@@ -185,7 +188,7 @@ class Ledger:
 
     @classmethod
     def _open_readonly(cls, state_dir: Path) -> "Ledger":
-        db = state_dir / "state.db"
+        db = StateDir(state_dir).ledger
         if not db.exists():
             raise UserError(f"{state_dir}: no ledger yet; run `mintprep run` first")
         # With no write-ahead log beside it the file is complete: `immutable` reads it without creating the
@@ -201,8 +204,8 @@ class Ledger:
     @classmethod
     def _open_writer(cls, state_dir: Path) -> "Ledger":
         state_dir.mkdir(parents=True, exist_ok=True)
-        lock_fd = _take_writer_lock(state_dir / "lock")
-        conn = sqlite3.connect(state_dir / "state.db", isolation_level=None, timeout=30)
+        lock_fd = _take_writer_lock(StateDir(state_dir).writer_lock)
+        conn = sqlite3.connect(StateDir(state_dir).ledger, isolation_level=None, timeout=30)
         conn.execute("PRAGMA journal_mode=WAL")
         conn.execute("PRAGMA synchronous=FULL")
         ledger = cls(state_dir, conn, lock_fd)
@@ -218,7 +221,7 @@ class Ledger:
         if row is None or int(row[0]) != SCHEMA_VERSION:
             found = row[0] if row else "none"
             raise UserError(
-                f"{self.state_dir / 'state.db'}: ledger schema version {found}, this mintprep reads {SCHEMA_VERSION}"
+                f"{StateDir(self.state_dir).ledger}: ledger schema version {found}, this mintprep reads {SCHEMA_VERSION}"
             )
 
     def close(self) -> None:
@@ -248,7 +251,7 @@ class Ledger:
         except sqlite3.OperationalError as exc:
             if _sqlite_code(exc) in _DAMAGED:
                 raise
-            raise ledger_unavailable(self.state_dir / "state.db", exc) from None
+            raise ledger_unavailable(StateDir(self.state_dir).ledger, exc) from None
 
     def _one(self, sql: str, *args: Any) -> tuple | None:
         return self._conn.execute(sql, args).fetchone()

@@ -87,13 +87,13 @@ def test_a_long_list_with_a_duplicate_at_the_end_is_linear(tmp_path: Path):
 def test_the_tree_is_cached_by_content(tmp_path: Path):
     state = tmp_path / ".mintprep"
     state.mkdir()
-    first = listed(tmp_path, "\n".join(ADDRESSES), state_dir=state)
-    cached = list((state / allowlist_file.CACHE_DIR).glob("*.npz"))
+    first = listed(tmp_path, "\n".join(ADDRESSES), cache_dir=state / "allowlists")
+    cached = list((state / "allowlists").glob("*.npz"))
     assert len(cached) == 1
-    again = listed(tmp_path, "\n".join(ADDRESSES), state_dir=state)
+    again = listed(tmp_path, "\n".join(ADDRESSES), cache_dir=state / "allowlists")
     assert again.root == first.root and again.addresses == first.addresses
-    changed = listed(tmp_path, "\n".join(ADDRESSES[:4]), state_dir=state)
-    assert changed.root != first.root and len(list((state / allowlist_file.CACHE_DIR).glob("*.npz"))) == 2
+    changed = listed(tmp_path, "\n".join(ADDRESSES[:4]), cache_dir=state / "allowlists")
+    assert changed.root != first.root and len(list((state / "allowlists").glob("*.npz"))) == 2
 
 
 @pytest.mark.parametrize("count", [1, 2, 3, 7, 256, 300, 2000])

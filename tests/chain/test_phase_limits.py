@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 
 from mintprep.base.errors import ConfigError, UserError
-from mintprep.chain.deploy import deploy_collection
+from mintprep.commands.contract import deploy_contract
 from mintprep.chain.settings import MAX_PHASES
 from mintprep.collection.config import load_collection
-from mintprep.state.ledger import Ledger
+from mintprep.state.workspace import Workspace
 from tests.chain.conftest import chain_collection
 from tests.conftest import write_collection
 from tests.support.anvil import Chain, DropParams, deploy_test_drop
@@ -38,9 +38,10 @@ def test_more_phases_than_fit_are_refused_when_the_file_is_loaded(tmp_path):
 def test_a_phase_that_already_ended_is_refused_at_deploy_unless_allowed(chain: Chain, tmp_path):
     phases = [{"name": "1970", "start": 0, "end": 1}, {"name": "public", "start": 0}]
     col = chain_collection(tmp_path / "col", chain.node.url, phases=phases, mint_price=None, max_per_wallet=None)
-    with Ledger.open(col.state_dir) as ledger:
+    with Workspace.open(col) as ws:
         with pytest.raises(UserError, match=r"chain.phases.0 \('1970'\) ended at 1970-01-01T00:00:01Z") as refused:
-            deploy_collection(col, ledger, chain.owner)
-        assert refused.value.field == "chain.phases.0.end" and ledger.latest_deployment(chain.w3.eth.chain_id) is None
-        deployed = deploy_collection(col, ledger, chain.owner, allow_ended_phases=True)
+            deploy_contract(ws, chain.owner)
+        assert refused.value.field == "chain.phases.0.end"
+        assert ws.ledger.latest_deployment(chain.w3.eth.chain_id) is None
+        deployed = deploy_contract(ws, chain.owner, allow_ended_phases=True)
     assert deployed.address
