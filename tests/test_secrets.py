@@ -8,6 +8,7 @@ module=contract&action=verifysourcecode answers {status, result}) echoes the for
 from __future__ import annotations
 
 import json
+import os
 import socket
 import typing
 import uuid
@@ -159,3 +160,17 @@ def test_debug_is_on_only_for_1_or_true(value: str, on: bool, monkeypatch):
 
     monkeypatch.setenv("MINTPREP_DEBUG", value)
     assert debug_enabled() is on
+
+
+def test_library_warnings_are_scrubbed():
+    """A warning logged by a library with no handler configured (logging's last resort), in a real process."""
+    import subprocess
+    import sys
+
+    token = fresh_secret()
+    script = ("import logging, mintprep.cli.app; from mintprep.base.secrets import register_secret; "
+              f"register_secret({token!r}); "
+              f"logging.getLogger('urllib3.connectionpool').warning('retrying, Authorization: Bearer {token}')")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
+    assert "Bearer ***" in done.stderr and token[:6] not in done.stderr, done.stderr

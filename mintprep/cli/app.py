@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import logging
 import os
 import sqlite3
 import sys
@@ -27,6 +28,9 @@ from mintprep.base.secrets import ScrubbingStream, scrub
 # Humans read stderr; stdout carries only what a script asked for (--json) or the command's result. Everything
 # the console prints (tracebacks under MINTPREP_DEBUG too) passes through scrub: no secret reaches the terminal.
 console = Console(file=ScrubbingStream(lambda: sys.stderr))  # type: ignore[arg-type]
+# Library warnings that reach no configured handler are printed by logging's last resort: through scrub too.
+logging.lastResort = logging.StreamHandler(ScrubbingStream(lambda: sys.stderr))  # type: ignore[arg-type]
+logging.lastResort.setLevel(logging.WARNING)
 
 # Where print_json writes: stdout, or under --json the real stdout saved before fd 1 was pointed at stderr.
 _answer = {"stream": None}
