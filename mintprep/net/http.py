@@ -143,9 +143,10 @@ def _attempt(http: Any, method: str, url: str, kwargs: dict[str, Any], *, timeou
 
     def work() -> None:
         try:
-            # A socket read may wait while the server takes in what was sent: the read timeout grows with it.
-            reading = timeout + (sending / min_bytes_per_s if min_bytes_per_s else 0.0)
-            response = http.request(method, url, stream=True, timeout=(timeout, reading), **kwargs)
+            # The socket's timeout bounds a whole sendall of the body (and a read while the server takes it in):
+            # it grows with the bytes sent. The deadline below still bounds the request as a whole.
+            per_socket = timeout + (sending / min_bytes_per_s if min_bytes_per_s else 0.0)
+            response = http.request(method, url, stream=True, timeout=(per_socket, per_socket), **kwargs)
             body = bytearray()
             raw = response.raw
             read = getattr(raw, "read1", None) or raw.read  # read1: what has arrived, not a full chunk
