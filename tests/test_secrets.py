@@ -99,6 +99,8 @@ def test_scrub_blanks_prefixes_and_url_encoded_forms():
     register_secret(secret)
     text = f"{secret} | {quote(secret, safe='')} | {secret[:9]}… | {secret[:5]}"
     assert scrub(text) == f"*** | *** | ***… | {secret[:5]}"  # five characters are not a secret's start
+    register_secret("gateway-token-3d2f")
+    assert scrub("ipfs.gateway: gateway-token-3d2f, gateway-tok…") == "ipfs.gateway: ***, ***…"  # a word stays
 
 
 def closed_port_url() -> str:

@@ -3,7 +3,8 @@
 A secret is registered where it is read (an environment variable, a keystore, a password) before any
 request that carries it is built: a server that echoes a form field, a URL quoted in an error, a
 ledger row or a log line can then only show `***`. A prefix of a secret (six characters or more) is
-blanked too, since messages are often cut (`text[:300]`), and so are its URL-encoded forms.
+blanked too, since messages are often cut (`text[:300]`), unless it is a plain word; and so are its URL-encoded
+forms.
 """
 
 from __future__ import annotations
@@ -53,9 +54,16 @@ def _occurrences(text: str, secret: str) -> list[tuple[int, int]]:
         end = at + MIN_SECRET_LENGTH
         while end - at < len(secret) and end < len(text) and text[end] == secret[end - at]:
             end += 1
-        spans.append((at, end))
+        if end - at == len(secret) or _looks_random(text[at:end]):
+            spans.append((at, end))
         start = end
     return spans
+
+
+def _looks_random(part: str) -> bool:
+    """Whether a cut-off start of a secret is worth blanking: a token's first characters almost always hold a
+    digit, a symbol or both cases; a plain word (`gateway` from a key `gateway-token-…`) is left alone."""
+    return not part.isalpha() or (part != part.lower() and part != part.upper())
 
 
 class ScrubbingStream:

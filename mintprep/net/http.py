@@ -98,8 +98,7 @@ def _register_credentials(url: str, http: Any, kwargs: dict[str, Any]) -> None:
     headers = {**dict(getattr(http, "headers", None) or {}), **dict(kwargs.get("headers") or {})}
     for name, value in headers.items():
         if name.lower() in ("authorization", "x-api-key", "pinata_secret_api_key") and value:
-            register_secret(str(value))
-            register_secret(str(value).partition(" ")[2] or str(value))
+            register_secret(str(value).partition(" ")[2] or str(value))  # "Bearer TOKEN": the token
 
 
 def _size(part: Any) -> int:
