@@ -24,6 +24,7 @@ from web3 import Web3
 from mintprep.chain.artifact import load_artifact
 from mintprep.chain.txs import send_call
 from mintprep.base.errors import ConfigError, UserError
+from mintprep.base.untrusted_files import read_regular_file
 
 if TYPE_CHECKING:
     from mintprep.state.workspace import Workspace
@@ -125,9 +126,9 @@ def placeholder_uri(ws: "Workspace") -> str:
         return settings.placeholder_uri
     path = col.base_dir / str(settings.placeholder_image)
     try:
-        image = path.read_bytes()
-    except OSError as exc:
-        raise ConfigError(f"chain.reveal.placeholder_image: cannot read {path} ({type(exc).__name__})") from None
+        image = read_regular_file(path, within=col.base_dir, what="placeholder image")
+    except UserError as exc:
+        raise ConfigError(f"chain.reveal.placeholder_image: {exc}", field="chain.reveal.placeholder_image") from None
     pin = functools.partial(pin_bytes, ws.ledger, ws.backend, ws.profile)
     image_cid = pin(image, kind="placeholder-image", name=path.name).cid
     document = canonical_json(placeholder_metadata(col.spec.name, col.spec.description, image_cid))

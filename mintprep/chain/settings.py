@@ -149,6 +149,13 @@ class RevealSettings(StrictModel):
         return self
 
 
+# The phases travel in the deploy transaction's initcode, which EIP-3860 caps at 49,152 bytes: the contract's
+# creation code is about 16,100 bytes and each phase 192 (six ABI words), so about 165 phases fit beside the
+# name, URIs and payees; 300 fail on a node with "max initcode size exceeded" (tests/chain/test_phases.py).
+# 128 leaves room for long names, URIs and payout lists.
+MAX_PHASES = 128
+
+
 class ChainSettings(StrictModel):
     network: NetworkName = "base"
     rpc_url: PrivateUrl | None = Field(None, description="JSON-RPC endpoint (http/https); default: the network's public RPC")
@@ -181,6 +188,14 @@ class ChainSettings(StrictModel):
     @classmethod
     def _address(cls, value: str | None) -> str | None:
         return _address(value)
+
+    @field_validator("phases")
+    @classmethod
+    def _fits_initcode(cls, value: list[PhaseSettings]) -> list[PhaseSettings]:
+        if len(value) > MAX_PHASES:
+            raise ValueError(f"{len(value)} phases; at most {MAX_PHASES} fit in the contract's deploy transaction "
+                             "(EIP-3860 initcode limit)")
+        return value
 
     @field_validator("payouts")
     @classmethod

@@ -119,6 +119,8 @@ def deploy_command(
     rpc_url: Optional[str] = RPC_URL,
     keystore: Optional[Path] = KEYSTORE,
     again: bool = typer.Option(False, "--again", help="deploy even though the collection already has a contract"),
+    allow_ended_phases: bool = typer.Option(False, "--allow-ended-phases",
+                                            help="deploy even when a phase has already ended (it can never mint)"),
     as_json: bool = JSON,
 ) -> None:
     """Deploy MintprepDrop with the collection's name, size, price and per-wallet cap; record it in the ledger."""
@@ -132,7 +134,8 @@ def deploy_command(
         raise typer.BadParameter(f"must be one of {', '.join(NETWORKS)}", param_hint="--network")
     signer = load_signer(keystore, _ask_password)
     with Workspace.open(col) as ws:
-        deployed = deploy_contract(ws, signer, network_name=network, rpc_url=rpc_url, again=again)
+        deployed = deploy_contract(ws, signer, network_name=network, rpc_url=rpc_url, again=again,
+                                   allow_ended_phases=allow_ended_phases)
     if as_json:
         print_json(deployed.to_json())
     # soft_wrap: a URL or path wrapped at the console width (80 when not a terminal) cannot be copied or clicked.

@@ -17,10 +17,10 @@ if TYPE_CHECKING:
 
 
 def deploy_contract(ws: "Workspace", signer: LocalAccount, *, network_name: str | None = None,
-                    rpc_url: str | None = None, again: bool = False) -> Deployed:
+                    rpc_url: str | None = None, again: bool = False, allow_ended_phases: bool = False) -> Deployed:
     """Deploy the collection's drop and record it; adopt instead a deploy a killed run sent."""
     ledger = ws.ledger
-    target = deploy_target(ws.col, ledger, network_name, rpc_url, again)
+    target = deploy_target(ws.col, ledger, network_name, rpc_url, again, allow_ended_phases)
     deployed = None if again else interrupted_deploy(target, ledger)
     if deployed is None:
         config = collection_drop_config(ws, signer, target.chain_id)

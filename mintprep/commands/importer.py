@@ -7,7 +7,7 @@ are pinned on the collection's backend under their own CIDs (a healthy token kee
 the ledger records each token as an imported piece with the traits and provenance its metadata carries.
 
 Every image must be a raster image within size and pixel limits and every document bounded JSON
-(mintprep.guards.untrusted_files) before anything is recorded; a token that is not is skipped, named, and the
+(mintprep.guards.imported_content) before anything is recorded; a token that is not is skipped, named, and the
 import exits 1. The recording is journaled: a killed import is finished by running it again, and importing again
 from the same source (a folder fixed since) updates what changed.
 """
@@ -28,8 +28,9 @@ from typing import Any, Literal
 
 from mintprep.collection.config import Collection
 from mintprep.base.errors import UserError
-from mintprep.guards.untrusted_files import (MAX_DOCUMENT_BYTES, MAX_IMPORTED_IMAGE_BYTES, NotAcceptable,
-                                             check_raster_image, parse_json_document, read_regular_file)
+from mintprep.base.untrusted_files import read_regular_file
+from mintprep.guards.imported_content import (MAX_DOCUMENT_BYTES, MAX_IMPORTED_IMAGE_BYTES, NotAcceptable,
+                                              check_raster_image, parse_json_document)
 from mintprep.ipfs import (CID, Block, BlockFetcher, Unreadable, fetch_verified, import_bytes, ipfs_path, iter_file,
                            list_directory, resolve, walk_dag)
 from mintprep.stages.pin import pin_content
@@ -322,7 +323,7 @@ def _read_folder(ws: Workspace, folder: Path, plan: ImportPlan) -> None:
                 plan.skipped[token_id] = f"no {token_id}.json in {meta_dir}"
                 continue
             try:
-                data = read_regular_file(path, MAX_DOCUMENT_BYTES)
+                data = read_regular_file(path, MAX_DOCUMENT_BYTES, within=folder, what="metadata file")
             except UserError as exc:
                 plan.skipped[token_id] = str(exc)
                 continue
@@ -334,7 +335,7 @@ def _read_folder(ws: Workspace, folder: Path, plan: ImportPlan) -> None:
                 plan.skipped[token_id] = f"image {document['image']!r} is no file under {folder}"
                 continue
             try:
-                image = read_regular_file(image_path, MAX_IMPORTED_IMAGE_BYTES)
+                image = read_regular_file(image_path, MAX_IMPORTED_IMAGE_BYTES, within=folder)
                 check_raster_image(image)
             except (UserError, NotAcceptable) as exc:
                 plan.skipped[token_id] = f"image {image_path}: {exc}"

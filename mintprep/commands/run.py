@@ -115,6 +115,10 @@ def run_collection(col: Collection, *, include_minted: bool = False,
                    progress: ProgressSink | None = None) -> RunReport:
     """Every stage; a minted token keeps its live piece and document unless `include_minted` (stages.minted)."""
     col.spec.ipfs.token()  # a missing token is bad input: refuse it before hours of sampling, not after
+    if any(phase.allowlist for phase in col.spec.chain.sale_phases()):  # so is a bad allowlist file
+        from mintprep.chain.phases import collection_phases
+
+        collection_phases(col)  # read, checked and (once .mintprep exists) cached for the page stage
     with Workspace.open(col, progress=progress) as ws:
         plans = plan_pieces(ws)
         kept = keep_minted(ws, include_minted=include_minted)

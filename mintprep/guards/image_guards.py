@@ -18,7 +18,7 @@ from pydantic import Field, model_validator
 
 from mintprep.guards import pixel_metrics as pm
 from mintprep.base.errors import UserError
-from mintprep.guards.untrusted_files import MAX_PIXELS, check_pixel_count, read_regular_file
+from mintprep.base.untrusted_files import MAX_PIXELS, check_pixel_count, read_regular_file
 from mintprep.base.settings_model import StrictModel
 
 # Thresholds that judge the tensors during sampling and decoding: only generation can apply them, so they are part

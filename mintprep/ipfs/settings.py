@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import os
 from typing import Literal
 
 from pydantic import Field, model_validator
 
-from mintprep.base.errors import ConfigError, register_secret
+from mintprep.base.errors import ConfigError
+from mintprep.base.secrets import secret_from_env
 from mintprep.ipfs.profile_names import ProfileName
 from mintprep.base.settings_model import StrictModel
 from mintprep.net.urls import PrivateUrl, PublicUrl
@@ -33,7 +33,12 @@ class IpfsSettings(StrictModel):
         default=32 << 20, ge=1 << 20, le=1 << 30,
         description="kubo: pieces sent together in one CAR to dag/import, up to this many bytes (a larger piece "
         "goes alone)")
-    request_timeout_s: float = Field(60.0, gt=0, le=3600, description="the whole of one HTTP request, body included")
+    request_timeout_s: float = Field(
+        60.0, gt=0, le=3600, description="one HTTP request's fixed allowance; its deadline adds the time its bytes "
+        "(sent and received) take at min_throughput_kib_s, so a 32 MiB CAR gets 60 s + 512 s")
+    min_throughput_kib_s: float = Field(
+        64.0, gt=0, le=1 << 20, description="the slowest transfer (KiB/s) a request may make before it is cut off "
+        "and retried: a server trickling bytes is far below it, a slow but honest uplink is above it")
     give_up_after_s: float = Field(
         600.0, gt=0, le=86_400, description="a service that keeps failing is given up on after this long (all "
         "retries together)"
@@ -55,8 +60,8 @@ class IpfsSettings(StrictModel):
         """The token from the environment variable named by `token_env`; ConfigError if it is unset."""
         if not self.token_env:
             return None
-        value = os.environ.get(self.token_env, "").strip()
+        value = secret_from_env(self.token_env)
         if not value:
             raise ConfigError(f"ipfs.token_env: environment variable {self.token_env} is not set or empty",
                               field="ipfs.token_env")
-        return register_secret(value)
+        return value

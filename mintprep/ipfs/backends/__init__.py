@@ -24,7 +24,8 @@ def make_backend(settings: IpfsSettings, state_dir: Path, **http: Any) -> PinBac
     """
     if settings.backend == "local":
         return LocalBackend(state_dir)
-    http.setdefault("policy", RetryPolicy(timeout=settings.request_timeout_s, give_up_after=settings.give_up_after_s))
+    http.setdefault("policy", RetryPolicy(timeout=settings.request_timeout_s, give_up_after=settings.give_up_after_s,
+                                          min_bytes_per_s=settings.min_throughput_kib_s * 1024))
     token = settings.token()
     http = {"concurrency": settings.pin_concurrency, **http}
     if settings.backend == "kubo":
