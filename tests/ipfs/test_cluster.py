@@ -16,10 +16,14 @@ import pytest
 from pydantic import ValidationError
 
 from mintprep.base.errors import ConfigError, RemoteError
+from mintprep.collection.config import load_collection
+from mintprep.commands.run import run_collection
 from mintprep.ipfs.backends import CidMismatch, ClusterBackend, make_backend
 from mintprep.ipfs.settings import IpfsSettings
 from mintprep.ipfs.store import BlockStore
 from mintprep.ipfs.unixfs import import_bytes
+from mintprep.ipfs.verify import verify_dag
+from tests.conftest import write_collection
 from tests.ipfs.fakes import FakeCluster, Script, running
 from tests.ipfs.test_backends import PROFILE, Sleeps, _piece, gateway_over
 
@@ -114,3 +118,19 @@ def test_cluster_settings_are_checked_before_any_work(tmp_path, monkeypatch) -> 
     with pytest.raises(ConfigError, match="CLUSTER_AUTH must hold user:password") as failure:
         make_backend(_settings("http://127.0.0.1:9094"), tmp_path)
     assert failure.value.field == "ipfs.cluster.basic_auth_env" and PASSWORD not in str(failure.value)
+
+
+def test_run_pins_a_collection_on_the_cluster_and_a_rerun_pins_nothing(tmp_path, monkeypatch) -> None:
+    """`mintprep run` end to end: every piece, the metadata root and the manifest replicated, read back, recorded."""
+    monkeypatch.setenv("CLUSTER_AUTH", f"{USER}:{PASSWORD}")
+    hosted = BlockStore(tmp_path / "cluster")
+    fake = FakeCluster(hosted, BASIC, polls_until_pinned=1)
+    with running(fake) as url, gateway_over(hosted) as gateway:
+        path = write_collection(tmp_path / "c", size=3, generator__steps=2, ipfs={
+            "backend": "cluster", "api_url": url, "gateway": gateway, "cluster": {"basic_auth_env": "CLUSTER_AUTH"}})
+        report = run_collection(load_collection(path))
+        assert report.exit_code == 0 and report.pinned == 3
+        again = run_collection(load_collection(path))
+        assert again.pinned == 0 and again.pin_skipped == 3
+    assert report.metadata_root in fake.pins and verify_dag(report.metadata_root, hosted.get).ok
+    assert all(pin["min"] == 2 and pin["max"] == 3 for pin in fake.pins.values()) and len(fake.pins) >= 5
