@@ -15,6 +15,7 @@ from web3 import Web3
 from mintprep.chain.artifact import Artifact, load_artifact
 from mintprep.chain.networks import Network
 from mintprep.chain.phases import OnChainPhase, collection_phases
+from mintprep.chain.public_roots import require_public_root
 from mintprep.chain.reveal import placeholder_uri, reveal_commitment, reveal_secret
 from mintprep.chain.rpc import connect, require_chain
 from mintprep.chain.txs import send_call
@@ -127,6 +128,9 @@ def deploy_target(col: Collection, ledger: Ledger, network_name: str | None, rpc
             f"{col.path}: a contract for this collection exists on {net.name} at {existing}; "
             "pass --again to deploy another one"
         )
+    manifest = ledger.current_manifest()
+    if manifest is not None:  # the contract starts pointing at its root (contractURI even when unrevealed)
+        require_public_root(col, ledger, url, manifest.metadata_root)
     w3 = connect(url)
     return DeployTarget(w3, net, require_chain(w3, net))
 

@@ -141,6 +141,9 @@ def reveal_collection(ws: "Workspace", signer: LocalAccount) -> tuple[int, str, 
     from mintprep.chain.address import deployed_address
     from mintprep.collection.manifest import base_uri_for, contract_uri_for
     from mintprep.chain.rpc import connect
+    from mintprep.chain.base_uri import check_base_uri_change
+    from mintprep.chain.minted import read_live_drop
+    from mintprep.chain.public_roots import require_public_root
 
     col, ledger = ws.col, ws.ledger
     if col.spec.chain.reveal is None:
@@ -154,4 +157,9 @@ def reveal_collection(ws: "Workspace", signer: LocalAccount) -> tuple[int, str, 
     chain_id = require_chain(w3, network)
     secret = reveal_secret(signer, chain_id, manifest.provenance_hash)
     root = manifest.metadata_root
+    live = read_live_drop(col, ledger)
+    assert live is not None
+    require_public_root(col, ledger, url, root)
+    # Before the reveal no token shows a document of its own: the gate still proves the root whole and recorded.
+    check_base_uri_change(ledger, live.base_uri, root, live.minted_files, ws.backend.fetch_block)
     return chain_id, address, run_reveal(w3, signer, address, secret, base_uri_for(root), contract_uri_for(root))

@@ -6,7 +6,7 @@ Each command module registers itself on the shared app when imported.
 import os
 
 from mintprep.cli import (  # noqa: F401  (registration)
-    audit_cmd, chain_cmd, import_cmd, ipfs_cmd, page_cmd, review_cmd, run_cmd, validate_cmd,
+    audit_cmd, chain_cmd, export_cmd, import_cmd, ipfs_cmd, page_cmd, review_cmd, run_cmd, validate_cmd,
 )
 from mintprep.cli.app import app
 

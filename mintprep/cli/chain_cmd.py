@@ -32,6 +32,10 @@ KEYSTORE = typer.Option(
 )
 
 
+INCLUDE_MINTED = typer.Option(False, "--include-minted",
+                              help="allow changing what minted tokens show (their metadata and image)")
+
+
 def _ask_password() -> str:
     return typer.prompt("keystore password", hide_input=True)
 
@@ -137,7 +141,7 @@ def deploy_command(
     explorer = col.spec.chain.endpoint(network)[0].tx_url(deployed.tx_hash)
     if explorer:
         say(f"explorer: {explorer}")
-    say(f'add to {col.path}:  chain: {{contract: "{deployed.address}"}}')
+    say(f"recorded in the ledger: later commands use it (chain.contract in {col.path} may name it too)")
 
 
 @contract_app.command("set-base-uri")
@@ -147,6 +151,7 @@ def set_base_uri_command(
         False, "--print", help="send nothing: print the transaction (to, data) for a multisig or hardware wallet"
     ),
     keystore: Optional[Path] = KEYSTORE,
+    include_minted: bool = INCLUDE_MINTED,
     as_json: bool = JSON,
 ) -> None:
     """Point the contract at the ledger's current metadata root (emits BatchMetadataUpdate for marketplaces)."""
@@ -159,11 +164,11 @@ def set_base_uri_command(
     col = load_collection(collection)
     if print_only:
         with Workspace.open(col, readonly=True) as ws:
-            update, _ = collection_base_uri_update(ws)
+            update, _ = collection_base_uri_update(ws, include_minted=include_minted)
     else:
         signer = load_signer(keystore, _ask_password)
         with Workspace.open(col) as ws:
-            update = set_base_uri(ws, signer)
+            update = set_base_uri(ws, signer, include_minted=include_minted)
     if as_json:
         print_json(update.to_json())
     console.print(f"setBaseURI({update.base_uri!r}) on {update.to} (chain {update.chain_id})")

@@ -153,11 +153,16 @@ def collection_metadata(spec: CollectionSpec, cover_cid: str | None) -> dict[str
     return metadata
 
 
+def metadata_file_name(token_id: int) -> str:
+    """A token's file in the metadata directory: MintprepDrop's tokenURI is base + id + ".json"."""
+    return f"{token_id}.json"
+
+
 def metadata_files(spec: CollectionSpec, pieces: list[PinnedPiece],
                    sources: Mapping[str, bytes] | None = None) -> dict[str, bytes]:
     """The files of the metadata directory whose CID becomes the base URI (`sources`: imported documents)."""
     ordered = sorted(pieces, key=lambda p: p.token_id)
-    files = {f"{p.token_id}.json": token_file(spec, p, sources or {}) for p in ordered}
+    files = {metadata_file_name(p.token_id): token_file(spec, p, sources or {}) for p in ordered}
     files[COLLECTION_METADATA_NAME] = encode_json(collection_metadata(spec, ordered[0].image_cid if ordered else None))
     return files
 

@@ -34,9 +34,9 @@ def deploy_contract(ws: "Workspace", signer: LocalAccount, *, network_name: str 
     return deployed
 
 
-def set_base_uri(ws: "Workspace", signer: LocalAccount) -> BaseUriUpdate:
-    """Point the contract at the ledger's current metadata root (through the published-ids gate) and record it."""
-    sent = send_collection_base_uri(ws, signer)
+def set_base_uri(ws: "Workspace", signer: LocalAccount, *, include_minted: bool = False) -> BaseUriUpdate:
+    """Point the contract at the ledger's current metadata root (through `check_base_uri_change`) and record it."""
+    sent = send_collection_base_uri(ws, signer, include_minted=include_minted)
     ws.ledger.record_chain_tx("set-base-uri", sent.chain_id, sent.to, str(sent.tx_hash),
                               {"base_uri": sent.base_uri, "contract_uri": sent.contract_uri})
     return sent

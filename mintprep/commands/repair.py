@@ -24,11 +24,13 @@ from mintprep.ipfs import import_bytes
 from mintprep.state.ledger import JournalEntry, PieceRecord
 from mintprep.collection.manifest import PinnedPiece
 from mintprep.state.objects import ObjectCorrupt
+from mintprep.stages.minted import keep_minted
 from mintprep.stages.pin import pin_bytes
 from mintprep.commands.run import (generate, page_stage, piece_pointer, pin, plan_pieces, publish_metadata,
                                restore_object, validate)
 from mintprep.base.progress import ProgressSink
 from mintprep.collection.published import require_recorded_base_uri
+from mintprep.chain.public_roots import require_public_root
 from mintprep.guards.image_guards import validate_png
 from mintprep.state.workspace import Workspace
 
@@ -68,6 +70,7 @@ class RepairPlan:
     unrepairable: list[dict[str, Any]]  # problems this command does not fix (e.g. price drift): a human decides
     restore_objects: list[dict[str, str]] = field(default_factory=list)  # garbled local copies: {sha256, cid}
     minted_why: dict[str, str] = field(default_factory=dict)  # minted token left alone -> why
+    include_minted: bool = False  # the user asked to replace minted tokens' documents too
     # Filled in as the steps run:
     replacements: dict[str, dict[str, Any]] = field(default_factory=dict)  # token id (str: JSON keys) -> new piece
     failed: list[int] = field(default_factory=list)  # every regeneration attempt rejected: the old piece stays
@@ -163,7 +166,7 @@ def plan_repair(ws: Workspace, report: AuditReport, *, include_minted: bool = Fa
         old_manifest_cid=record.manifest_cid, old_site_cid=publish.site_cid if publish else None,
         refresh_pins=refresh, rewrite=rewrite,
         unrepairable=[p.to_json() for p in report.problems if p.kind == "chain-mismatch"],
-        restore_objects=restore, minted_why=why,
+        restore_objects=restore, minted_why=why, include_minted=include_minted,
     )
 
 
@@ -201,6 +204,7 @@ def repair_collection(col: Collection, *, include_minted: bool = False, dry_run:
                 return RepairOutcome("nothing-to-repair", plan, before=before)
             if plan.rewrite and before.base_uri_on_chain is not None:
                 require_recorded_base_uri(ws.ledger, before.base_uri_on_chain)
+                require_public_root(col, ws.ledger, col.spec.chain.endpoint()[1], None)
             signer = _signer_if_needed(ws, print_tx)
             entry = ws.ledger.begin_journal(JOURNAL_KIND, plan.to_json())
         else:
@@ -305,11 +309,13 @@ def _step_images(ws: Workspace, plan: RepairPlan, outcome: RepairOutcome, **_: A
 
 
 def _step_metadata(ws: Workspace, plan: RepairPlan, outcome: RepairOutcome, **_: Any) -> bool:
-    """Rewrite the metadata directory and manifest over every published piece, the replacements in place."""
+    """Rewrite the metadata directory and manifest over every published piece, the replacements in place; each
+    minted token keeps its live piece and document unless the plan includes minted tokens (stages.minted)."""
     ledger = ws.ledger
     record = ledger.current_manifest()
     assert record is not None
-    minted = outcome.before.minted if outcome.before else []
+    kept = keep_minted(ws, include_minted=plan.include_minted)
+    minted = kept.minted_files
     pieces = ledger.pieces()
     current = []
     for token in record.manifest.tokens:
@@ -319,13 +325,15 @@ def _step_metadata(ws: Workspace, plan: RepairPlan, outcome: RepairOutcome, **_:
         if new is not None:
             current.append(PinnedPiece(token.token_id, new["attributes"], new["png_sha256"], new["image_cid"],
                                        new["provenance"], new["request_key"], new["source_metadata_sha256"]))
-        else:
+        elif token.token_id not in kept.pieces:
             current.append(token.as_piece(pieces[token.token_id].request_key if token.token_id in pieces
                                           else f"published:{token.png_sha256}"))
     # A directory or manifest the backend lost is pinned again (uploaded and verified), whatever the ledger says.
-    publication = publish_metadata(ws, current, minted, force=bool(plan.refresh_pins))
+    publication = publish_metadata(ws, [*current, *kept.pieces.values()], minted, kept.documents,
+                                   force=bool(plan.refresh_pins))
     published = publication.manifest.by_token()
-    ledger.set_pieces([piece_pointer(int(t), new["request_key"], published) for t, new in plan.replacements.items()])
+    ledger.set_pieces([piece_pointer(int(t), new["request_key"], published) for t, new in plan.replacements.items()]
+                      + [piece_pointer(t, p.request_key, published) for t, p in kept.pieces.items()])
     ledger.drop_pieces_after(ws.spec.size)
     plan.new_metadata_root, plan.new_manifest_cid = publication.manifest.metadata_root, publication.manifest_cid
     return True
@@ -345,7 +353,7 @@ def _step_page(ws: Workspace, plan: RepairPlan, outcome: RepairOutcome, **_: Any
 def _step_base_uri(ws: Workspace, plan: RepairPlan, outcome: RepairOutcome, *, signer: Any, **_: Any) -> bool:
     """setBaseURI(ipfs://<new root>/): sent with the key, or printed (--print-tx) and awaited on the next run.
 
-    `collection_base_uri_update` passes every base-URI change through mintprep.collection.published's gate."""
+    `collection_base_uri_update` passes every base-URI change through `check_base_uri_change`."""
     if ws.contract is None:
         return True
     from mintprep.chain.artifact import load_artifact
@@ -353,14 +361,14 @@ def _step_base_uri(ws: Workspace, plan: RepairPlan, outcome: RepairOutcome, *, s
     from mintprep.chain.rpc import connect
     from mintprep.commands.contract import set_base_uri
 
-    update, url = collection_base_uri_update(ws)
+    update, url = collection_base_uri_update(ws, include_minted=plan.include_minted)
     drop = connect(url).eth.contract(address=update.to, abi=load_artifact().abi)
     if drop.functions.baseURI().call() == update.base_uri:
         return True  # already set: by an earlier run killed before recording it, or by the user's own wallet
     if signer is None:
         outcome.base_uri_update = update.to_json()
         return False
-    plan.base_uri_tx = set_base_uri(ws, signer).tx_hash
+    plan.base_uri_tx = set_base_uri(ws, signer, include_minted=plan.include_minted).tx_hash
     return True
 
 

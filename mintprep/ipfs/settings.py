@@ -53,6 +53,10 @@ class IpfsSettings(StrictModel):
     upload_url: PrivateUrl | None = None  # pinata only: the uploads host (default https://uploads.pinata.cloud)
     token_env: str | None = None  # NAME of the environment variable holding the token, never the token
     gateway: PublicUrl = "https://ipfs.io"  # trustless gateway for psa/pinata/cluster verification, and for the page
+    gateways: list[PublicUrl] = Field(
+        default_factory=list,
+        description="trustless gateways `mintprep import` reads blocks from, tried in turn, when --gateway is not "
+        "given (default: `gateway`); every block is checked against its CID")
     pin_timeout_s: float = Field(default=600.0, gt=0)  # psa: how long a pin may stay queued/pinning
     pin_concurrency: int = Field(
         default=16, ge=1, le=256,
@@ -78,6 +82,10 @@ class IpfsSettings(StrictModel):
         if self.token_env and self.cluster.basic_auth_env:
             raise ValueError("ipfs.token_env and ipfs.cluster.basic_auth_env are two ways to log in to Cluster: set one")
         return self
+
+    def read_gateways(self) -> tuple[str, ...]:
+        """Where blocks missing from the collection's own store are read from, in order."""
+        return tuple(self.gateways) or (self.gateway,)
 
     def token(self) -> str | None:
         """The token from the environment variable named by `token_env`; ConfigError if it is unset."""

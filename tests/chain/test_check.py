@@ -81,9 +81,18 @@ def test_wrong_chain_id_is_named(deployed_collection: DeployedCollection):
     assert (report.row("chain_id").expected, report.row("chain_id").on_chain) == ("84532", "8453")
 
 
+def other_contract(deployed_collection: DeployedCollection, address: str):
+    """A collection with no ledger of its own naming `address` (a yaml naming another address than its ledger's
+    deployment is an error of its own)."""
+    col = chain_collection(deployed_collection.col.base_dir.parent / "other", deployed_collection.chain.node.url,
+                           contract=address)
+    Ledger.open(col.state_dir).close()  # an empty ledger
+    return col
+
+
 def test_no_code_at_the_address_is_named_and_the_rest_is_not_read(deployed_collection: DeployedCollection):
     empty = deployed_collection.chain.w3.to_checksum_address("0x" + secrets.token_hex(20))
-    report = check(deployed_collection.with_chain(contract=empty))
+    report = check(other_contract(deployed_collection, empty))
     assert report.mismatches == ["code"]
     assert report.row("base_uri").ok is None and "no code" in report.row("base_uri").on_chain
     assert report.mint_costs == ()
@@ -104,7 +113,7 @@ def test_owner_other_than_configured_is_named(deployed_collection: DeployedColle
 
 def test_contract_that_is_not_a_drop_is_named(deployed_collection: DeployedCollection, chain):
     chain.w3.provider.make_request("anvil_setCode", [GAS_PRICE_ORACLE, "0x00"])  # code that answers nothing
-    report = check(deployed_collection.with_chain(contract=GAS_PRICE_ORACLE))
+    report = check(other_contract(deployed_collection, GAS_PRICE_ORACLE))
     assert report.mismatches == ["runtime_code", "interface"]
 
 
