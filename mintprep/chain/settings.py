@@ -6,9 +6,9 @@ import re
 from datetime import datetime
 from decimal import Decimal
 
-from eth_utils import is_address, is_checksum_address, to_checksum_address
 from pydantic import Field, field_validator, model_validator
 
+from mintprep.chain.eip55 import HEX_ADDRESS, has_valid_checksum, to_checksum_address
 from mintprep.chain.networks import Network, NetworkName, network
 from mintprep.base.settings_model import StrictModel
 from mintprep.net.urls import PrivateUrl
@@ -44,11 +44,10 @@ def eth_to_wei(text: str) -> int:
 def _address(value: str | None) -> str | None:
     if value is None:
         return None
-    if not is_address(value):
+    if not HEX_ADDRESS.fullmatch(value):
         raise ValueError(f"must be a 0x-prefixed 20-byte hex address, got {value!r}")
-    digits = value[2:]
     # Mixed case is an EIP-55 checksum: a typo in it must fail here, not send funds to a wrong address.
-    if digits != digits.lower() and digits != digits.upper() and not is_checksum_address(value):
+    if not has_valid_checksum(value):
         raise ValueError(f"has an invalid EIP-55 checksum (a mistyped letter?), got {value!r}")
     return to_checksum_address(value)
 
