@@ -24,6 +24,7 @@ from web3 import Web3
 from mintprep.chain.artifact import load_artifact
 from mintprep.chain.txs import send_call
 from mintprep.base.errors import ConfigError, UserError
+from mintprep.base.untrusted_files import read_regular_file
 
 if TYPE_CHECKING:
     from mintprep.state.workspace import Workspace
@@ -125,9 +126,9 @@ def placeholder_uri(ws: "Workspace") -> str:
         return settings.placeholder_uri
     path = col.base_dir / str(settings.placeholder_image)
     try:
-        image = path.read_bytes()
-    except OSError as exc:
-        raise ConfigError(f"chain.reveal.placeholder_image: cannot read {path} ({type(exc).__name__})") from None
+        image = read_regular_file(path, within=col.base_dir, what="placeholder image")
+    except UserError as exc:
+        raise ConfigError(f"chain.reveal.placeholder_image: {exc}", field="chain.reveal.placeholder_image") from None
     pin = functools.partial(pin_bytes, ws.ledger, ws.backend, ws.profile)
     image_cid = pin(image, kind="placeholder-image", name=path.name).cid
     document = canonical_json(placeholder_metadata(col.spec.name, col.spec.description, image_cid))
@@ -141,6 +142,9 @@ def reveal_collection(ws: "Workspace", signer: LocalAccount) -> tuple[int, str, 
     from mintprep.chain.address import deployed_address
     from mintprep.collection.manifest import base_uri_for, contract_uri_for
     from mintprep.chain.rpc import connect
+    from mintprep.chain.base_uri import check_base_uri_change
+    from mintprep.chain.minted import read_live_drop
+    from mintprep.chain.public_roots import require_public_root
 
     col, ledger = ws.col, ws.ledger
     if col.spec.chain.reveal is None:
@@ -154,4 +158,9 @@ def reveal_collection(ws: "Workspace", signer: LocalAccount) -> tuple[int, str, 
     chain_id = require_chain(w3, network)
     secret = reveal_secret(signer, chain_id, manifest.provenance_hash)
     root = manifest.metadata_root
+    live = read_live_drop(col, ledger)
+    assert live is not None
+    require_public_root(col, ledger, url, root)
+    # Before the reveal no token shows a document of its own: the gate still proves the root whole and recorded.
+    check_base_uri_change(ledger, live.base_uri, root, live.minted_files, ws.backend.fetch_block)
     return chain_id, address, run_reveal(w3, signer, address, secret, base_uri_for(root), contract_uri_for(root))

@@ -7,7 +7,7 @@ from typing import Optional
 
 import typer
 
-from mintprep.cli.app import app, console, print_json
+from mintprep.cli.app import app, console, output_file, print_json
 
 
 @app.command("review")
@@ -27,13 +27,15 @@ def review_command(
     from mintprep.commands.review_pages import render_review
     from mintprep.state.objects import write_atomic
 
+    if out is not None:
+        output_file(out, "--out")
     col = load_collection(collection)
     review = gather_review(col)
     target = out if out is not None else col.base_dir / "review.html"
     files = render_review(review, stem=target.stem, per_page=per_page)
     folder = target.parent / f"{target.stem}-pages"
     for name, text in files.items():
-        write_atomic(target.parent / name, text.encode())
+        write_atomic(target.parent / name, text.encode(), for_people=True)
     if folder.is_dir():  # pages of an earlier, longer sheet
         for stale in folder.glob("*-*.html"):
             if f"{folder.name}/{stale.name}" not in files:

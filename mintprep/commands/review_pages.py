@@ -21,6 +21,7 @@ import json
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
+from mintprep.base.shown_text import shown_text
 from mintprep.commands.review import DropView, Review, TokenView
 
 PER_PAGE = 100  # token cards (and pairs, and rejected attempts) per page: ~0.7 MB of thumbnails at most
@@ -233,4 +234,5 @@ def _img(review: Review, sha: str | None, alt: str) -> str:
 
 
 def _e(text: Any) -> str:
-    return html.escape(str(text), quote=True)
+    """Escaped, with format characters (bidi controls, zero-width) shown as [U+XXXX]."""
+    return html.escape(shown_text(str(text)), quote=True)
