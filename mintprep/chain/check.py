@@ -105,6 +105,8 @@ def format_wei(wei: int) -> str:
 def format_time(seconds: int) -> str:
     if seconds >= NEVER:
         return "never"
+    if seconds == 0:
+        return "0 (from deploy)"  # what an unset `start` stores: the phase is open as soon as the contract exists
     return f"{seconds} ({datetime.fromtimestamp(seconds, timezone.utc):%Y-%m-%dT%H:%M:%SZ})"
 
 
