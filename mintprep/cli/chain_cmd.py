@@ -212,3 +212,31 @@ def verify_command(
         console.print(f"{outcome.service}: {mark} ({escape(outcome.detail)})", soft_wrap=True)
     if not all(o.verified for o in outcomes):
         raise typer.Exit(1)
+
+
+@app.command("provenance")
+def provenance_command(
+    collection: Path = COLLECTION,
+    verify_from: Optional[str] = typer.Option(
+        None, "--verify-from", help="ipfs://METADATA_ROOT to read (default: the contract's base URI, else the last "
+        "root this collection pinned)"),
+    gateway: list[str] = typer.Option([], "--gateway", help="also read blocks through this trustless gateway"),
+    as_json: bool = JSON,
+) -> None:
+    """Recompute the provenance hash from the published images and compare it with the contract's: exit 1 if they differ."""
+    from mintprep.base.progress import RichProgress
+    from mintprep.collection.config import load_collection
+    from mintprep.commands.provenance import collection_provenance
+
+    col = load_collection(collection)
+    with RichProgress(console) as progress:
+        result = collection_provenance(col, verify_from, tuple(gateway), progress)
+    if as_json:
+        print_json(result.to_json())
+    say = functools.partial(console.print, soft_wrap=True, highlight=False, markup=False)
+    say(f"provenance of ipfs://{result.metadata_root} ({result.images} images): {result.provenance_hash}")
+    say(f"rule: {result.rule}")
+    if result.on_chain is not None:
+        say(f"on chain: {result.on_chain} ({'matches' if result.ok else 'DIFFERS'})")
+    if result.ok is False:
+        raise typer.Exit(1)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import re
 import tempfile
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -22,7 +22,7 @@ from mintprep.collection.config import Collection
 from mintprep.base.errors import UserError
 from mintprep.ipfs.cid import CID
 from mintprep.ipfs.dagpb import child_links
-from mintprep.ipfs.reader import CorruptBlock, NotUnixFS, fetch_verified, list_directory, read_file
+from mintprep.ipfs.reader import CorruptBlock, NotUnixFS, first_verified, list_directory, read_file
 from mintprep.ipfs.unixfs import Block, import_bytes
 from mintprep.ipfs.uri import ipfs_path, resolve
 from mintprep.ipfs.verify import BlockFetcher, BlockNotFound
@@ -149,22 +149,7 @@ def _block_reader(ws: Workspace, gateways: tuple[str, ...], seen: dict[CID, byte
     """Blocks from the collection's own backend, then each gateway; only bytes matching their CID are kept."""
     from mintprep.ipfs.gateway import TrustlessGateway
 
-    fetchers: list[Callable[[CID], bytes | None]] = [ws.backend.fetch_block]
-    fetchers += [TrustlessGateway(url).fetch_block for url in gateways]
-
-    def fetch(cid: CID) -> bytes | None:
-        if cid in seen:
-            return seen[cid]
-        for one in fetchers:
-            try:
-                data = fetch_verified(cid, one)
-            except (BlockNotFound, CorruptBlock):
-                continue
-            seen[cid] = data
-            return data
-        return None
-
-    return fetch
+    return first_verified([ws.backend.fetch_block, *(TrustlessGateway(url).fetch_block for url in gateways)], seen)
 
 
 def _read_contract(ws: Workspace, plan: ImportPlan) -> None:

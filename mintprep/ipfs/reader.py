@@ -41,6 +41,26 @@ def fetch_verified(cid: CID | str, fetch_block: BlockFetcher) -> bytes:
     return bytes(data)
 
 
+def first_verified(sources: "list[BlockFetcher]", seen: dict[CID, bytes] | None = None) -> BlockFetcher:
+    """A block source asking each of `sources` in turn; only bytes matching their CID are kept (in `seen`)."""
+    cache: dict[CID, bytes] = {} if seen is None else seen
+
+    def fetch(cid: CID | str) -> bytes | None:
+        cid = as_cid(cid)
+        if cid in cache:
+            return cache[cid]
+        for source in sources:
+            try:
+                data = fetch_verified(cid, source)
+            except (BlockNotFound, CorruptBlock):
+                continue
+            cache[cid] = data
+            return data
+        return None
+
+    return fetch
+
+
 def read_file(root: CID | str, fetch_block: BlockFetcher) -> bytes:
     """The whole content of a UnixFS file (raw leaf, or dag-pb tree with raw or dag-pb leaves)."""
     return b"".join(iter_file(root, fetch_block))

@@ -21,7 +21,7 @@ PRICE = DropParams().mint_price_wei
 def manifest() -> dict:
     tokens = [{"token_id": i, "image_cid": f"bafkimage{i:02d}", "png_sha256": hashlib.sha256(bytes([i])).hexdigest()}
               for i in range(1, SIZE + 1)]
-    provenance = hashlib.sha256("".join(t["png_sha256"] for t in tokens).encode()).hexdigest()
+    provenance = hashlib.sha256(b"".join(bytes.fromhex(t["png_sha256"]) for t in tokens)).hexdigest()
     return {"size": SIZE, "tokens": tokens, "provenance_hash": provenance}
 
 
