@@ -172,21 +172,50 @@ def set_base_uri_command(
 
 
 @app.command("reveal")
-def reveal_command(collection: Path = COLLECTION, keystore: Optional[Path] = KEYSTORE, as_json: bool = JSON) -> None:
-    """Reveal an unrevealed drop: startReveal, wait for its future block, then reveal with the committed secret."""
+def reveal_command(
+    collection: Path = COLLECTION,
+    keystore: Optional[Path] = KEYSTORE,
+    redraw: bool = typer.Option(False, "--redraw", help="the reveal block's 256-block window was missed: draw a new "
+                                "block (startReveal again, visible on chain) and finish"),
+    print_only: bool = typer.Option(False, "--print", help="send nothing: print each transaction still needed "
+                                    "(to, value, calldata, call) for a multisig"),
+    as_json: bool = JSON,
+) -> None:
+    """Reveal an unrevealed drop from wherever it stands: startReveal, its future block, reveal with the committed
+    secret. A rerun resumes from the chain's state; on a local dev node that mines only on transactions the
+    blocks are mined here."""
     from mintprep.chain.keys import load_signer
-    from mintprep.chain.reveal import reveal_collection
     from mintprep.collection.config import load_collection
+    from mintprep.commands.reveal import planned_reveal, reveal_collection
     from mintprep.state.ledger import Ledger
 
     col = load_collection(collection)
     signer = load_signer(keystore, _ask_password)
+    say = functools.partial(console.print, soft_wrap=True, highlight=False, markup=False)
+    if print_only:
+        with Ledger.open(col.state_dir, readonly=True) as ledger:
+            planned = planned_reveal(col, ledger, signer)
+        if as_json:
+            print_json([tx.to_json() for tx in planned])
+        if not planned:
+            say("already revealed: nothing to send")
+        for number, tx in enumerate(planned, 1):
+            say(f"{number}. {tx.call}  (send {tx.when})")
+            if not as_json:
+                typer.echo(f"to: {tx.to}\nvalue: {tx.value}\ndata: {tx.data}")
+        if planned and planned[-1].label == "reveal":
+            say("the reveal calldata opens the committed secret: share it only with the signers")
+        return
+
+    def on_block(head: int, target: int) -> None:
+        say(f"waiting for block {target}: head {head} ({target + 1 - head} to go)")
+
     with Ledger.open(col.state_dir) as ledger:
-        result = reveal_collection(col, ledger, signer)
+        result = reveal_collection(col, ledger, signer, redraw=redraw, on_block=on_block)
     if as_json:
         print_json(result.to_json())
-    console.print(f"revealed: starting offset {result.starting_offset} (seed {result.seed}, block "
-                  f"{result.reveal_block}); base URI {result.base_uri}", soft_wrap=True, highlight=False, markup=False)
+    say(f"revealed: starting offset {result.starting_offset} (seed {result.seed}, block {result.reveal_block}); "
+        f"base URI {result.base_uri}" + ("" if result.tx_hashes else " (already revealed; nothing sent)"))
 
 
 @contract_app.command("verify")

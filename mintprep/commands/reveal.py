@@ -1,0 +1,71 @@
+"""`mintprep reveal`: the driver of the fair reveal. Reads where the drop stands on chain, sends what is missing,
+records each mined transaction in the ledger, and on request prints the transactions for a multisig instead."""
+
+from __future__ import annotations
+
+import os
+import signal
+from dataclasses import dataclass
+from typing import Callable
+
+from eth_account.signers.local import LocalAccount
+
+from mintprep.base.errors import UserError
+from mintprep.chain.reveal import (PlannedTx, Reveal, RevealResult, mines_on_demand, reveal_secret, run_reveal)
+from mintprep.collection.config import Collection
+from mintprep.collection.manifest import base_uri_for, contract_uri_for
+from mintprep.state.ledger import Ledger
+
+# Test hook: SIGKILL this process right after the named transaction is mined and recorded (startReveal or reveal),
+# so a test can check that a rerun finishes from the chain's state. The fault-injection tests set it; nothing else.
+FAULT_ENV = "MINTPREP_FAULT_AFTER_TX"
+
+
+@dataclass(frozen=True)
+class RevealTarget:
+    chain_id: int
+    address: str
+    reveal: Reveal
+    mine: bool  # a dev node on this machine that mines only on transactions
+
+
+def reveal_target(col: Collection, ledger: Ledger, signer: LocalAccount) -> RevealTarget:
+    """The drop, the secret this key derives, and the root to reveal: the ledger's current metadata root."""
+    from mintprep.chain.address import deployed_address
+    from mintprep.chain.rpc import connect, require_chain
+
+    if col.spec.chain.reveal is None:
+        raise UserError(f"{col.path}: chain.reveal is not set: this collection was minted revealed")
+    manifest = ledger.current_manifest()
+    if manifest is None:
+        raise UserError(f"{col.path}: no manifest yet; run `mintprep run` first")
+    network, url = col.spec.chain.endpoint()
+    address = deployed_address(col, ledger, network)
+    w3 = connect(url)
+    chain_id = require_chain(w3, network)
+    secret = reveal_secret(signer, chain_id, manifest.provenance_hash)
+    root = manifest.metadata_root
+    reveal = Reveal(w3, address, secret, base_uri_for(root), contract_uri_for(root))
+    reveal.check_secret()
+    return RevealTarget(chain_id, address, reveal, mines_on_demand(w3, url))
+
+
+def reveal_collection(col: Collection, ledger: Ledger, signer: LocalAccount, *, redraw: bool = False,
+                      on_block: Callable[[int, int], None] = lambda head, target: None) -> RevealResult:
+    """Reveal the drop from wherever it stands and record each transaction in the ledger."""
+    target = reveal_target(col, ledger, signer)
+
+    def record(label: str, tx_hash: str) -> None:
+        ledger.record_chain_tx("reveal", target.chain_id, target.address, tx_hash, {"step": label})
+        if os.environ.get(FAULT_ENV) == label:
+            os.kill(os.getpid(), signal.SIGKILL)
+
+    reveal = target.reveal
+    return run_reveal(reveal.w3, signer, target.address, reveal.secret, reveal.base_uri, reveal.contract_uri,
+                      mine=target.mine, redraw=redraw, on_block=on_block, on_sent=record)
+
+
+def planned_reveal(col: Collection, ledger: Ledger, signer: LocalAccount) -> list[PlannedTx]:
+    """`reveal --print`: the transactions still needed, from the chain's state; nothing is sent or recorded."""
+    target = reveal_target(col, ledger, signer)
+    return target.reveal.planned(target.reveal.state())
