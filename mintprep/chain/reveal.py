@@ -26,7 +26,7 @@ from web3.contract import Contract
 
 from mintprep.chain.artifact import load_artifact
 from mintprep.chain.txs import ContractCall, send_call
-from mintprep.base.errors import ConfigError, UserError
+from mintprep.base.errors import UserError
 
 if TYPE_CHECKING:
     from mintprep.collection.config import Collection
@@ -254,31 +254,3 @@ def run_reveal(w3: Web3, signer: LocalAccount, address: str, secret: bytes, base
             sent.append(reveal.send(signer, reveal.reveal_call(), "reveal"))
             on_sent("reveal", sent[-1])
     return reveal.result(sent)
-
-
-def placeholder_metadata(name: str, description: str, image_cid: str) -> dict[str, Any]:
-    """The one token JSON every token shows before the reveal (pure)."""
-    return {"name": f"{name} (unrevealed)", "description": description, "image": f"ipfs://{image_cid}"}
-
-
-def placeholder_uri(col: "Collection", ledger: "Ledger") -> str:
-    """chain.reveal's placeholder URI: the configured one, or the image and its JSON pinned here like the rest."""
-    from mintprep.base.hashing import canonical_json
-    from mintprep.ipfs.backends import make_backend
-    from mintprep.ipfs.unixfs import get_profile
-    from mintprep.stages.pin import pin_bytes
-
-    settings = col.spec.chain.reveal
-    assert settings is not None
-    if settings.placeholder_uri:
-        return settings.placeholder_uri
-    path = col.base_dir / str(settings.placeholder_image)
-    try:
-        image = path.read_bytes()
-    except OSError as exc:
-        raise ConfigError(f"chain.reveal.placeholder_image: cannot read {path} ({type(exc).__name__})") from None
-    backend = make_backend(col.spec.ipfs, col.state_dir)
-    profile = get_profile(col.spec.ipfs.profile)
-    image_cid = pin_bytes(ledger, backend, profile, image, kind="placeholder-image", name=path.name).cid
-    document = canonical_json(placeholder_metadata(col.spec.name, col.spec.description, image_cid))
-    return "ipfs://" + pin_bytes(ledger, backend, profile, document, kind="placeholder", name="placeholder.json").cid

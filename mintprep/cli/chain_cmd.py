@@ -193,7 +193,7 @@ def reveal_command(
     signer = load_signer(keystore, _ask_password)
     say = functools.partial(console.print, soft_wrap=True, highlight=False, markup=False)
     if print_only:
-        with Ledger.open(col.state_dir, readonly=True) as ledger:
+        with Ledger.open(col.state_dir) as ledger:
             planned = planned_reveal(col, ledger, signer)
         if as_json:
             print_json([tx.to_json() for tx in planned])

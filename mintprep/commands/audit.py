@@ -23,6 +23,8 @@ from mintprep.state.ledger import Ledger, ManifestRecord, PieceRecord
 from mintprep.collection.manifest import COLLECTION_METADATA_NAME, Manifest, provenance_hash
 from mintprep.collection.published import published_ids
 from mintprep.guards.image_guards import validate_png
+from mintprep.ipfs.backends import PinBackend
+from mintprep.stages.withheld import publication_backend, withholding
 from mintprep.state.workspace import Workspace
 
 ProblemKind = Literal[
@@ -115,12 +117,14 @@ def audit_workspace(ws: Workspace, *, gateways: Sequence[str] = (), check_chain:
                    reason="a repair stopped midway; `mintprep audit --repair` finishes it")
     sources = block_sources(ws, gateways)
     report.checked["sources"] = [s.name for s in sources]
+    # A hidden drop's metadata and manifest stay in the local store until the reveal: judged there, asked of no one.
+    metadata_sources = [backend_source(publication_backend(ws))] if withholding(col, ledger) else sources
     pieces = ledger.pieces()
-    audit_manifest(record, pieces, sources[0], report)
+    audit_manifest(record, pieces, metadata_sources[0], report)
     audit_published(ws, record.manifest, report)
     audit_objects(ws, record.manifest, report)
     audit_images(col, record.manifest, pieces, sources, report)
-    audit_metadata(record, pieces, sources, report)
+    audit_metadata(record, pieces, metadata_sources, report)
     audit_page(col, ledger, record, report)
     return report
 
@@ -128,10 +132,11 @@ def audit_workspace(ws: Workspace, *, gateways: Sequence[str] = (), check_chain:
 def block_sources(ws: Workspace, gateways: Sequence[str]) -> list[BlockSource]:
     from mintprep.ipfs.gateway import TrustlessGateway
 
-    backend = ws.backend
-    sources = [BlockSource(backend.name, backend.fetch_block, frozenset(backend.list_pins()))]
-    sources += [BlockSource(url, TrustlessGateway(url).fetch_block, None) for url in gateways]
-    return sources
+    return [backend_source(ws.backend), *(BlockSource(url, TrustlessGateway(url).fetch_block, None) for url in gateways)]
+
+
+def backend_source(backend: PinBackend) -> BlockSource:
+    return BlockSource(backend.name, backend.fetch_block, frozenset(backend.list_pins()))
 
 
 # -- manifest ------------------------------------------------------------------------------------
@@ -343,16 +348,16 @@ def metadata_errors(data: bytes) -> tuple[list[str], dict[str, Any]]:
 def audit_page(col: Collection, ledger: Ledger, record: ManifestRecord, report: AuditReport) -> None:
     """The built page (and the last published one) must embed the current metadata root and contract."""
     from mintprep.page import read_page_config
-    from mintprep.page.publish import collection_page_inputs
+    from mintprep.page.publish import collection_page_inputs, page_manifest
 
     expected_contract = collection_page_inputs(col, ledger).contract
     index = col.page_dir / "index.html"
     if index.is_file():
         report.checked["page"] = str(index)
-        for stale in page_differences(read_page_config(index), record.manifest.to_json(), expected_contract):
+        for stale in page_differences(read_page_config(index), page_manifest(col, ledger, record), expected_contract):
             report.add(None, "page-stale", page=str(index), **stale)
     published = ledger.latest_publish()
-    if published is not None and published.metadata_root != record.metadata_root:
+    if published is not None and published.metadata_root != record.metadata_root and not withholding(col, ledger):
         report.add(None, "page-stale", page=published.location, field="metadata_root",
                    embedded=published.metadata_root, current=record.metadata_root,
                    reason=f"the page published to {published.target} was built for an older metadata root")

@@ -14,6 +14,7 @@ from mintprep.base.errors import UserError
 from mintprep.chain.reveal import (PlannedTx, Reveal, RevealResult, mines_on_demand, reveal_secret, run_reveal)
 from mintprep.collection.config import Collection
 from mintprep.collection.manifest import base_uri_for, contract_uri_for
+from mintprep.stages.withheld import RELEASED_KIND, released
 from mintprep.state.ledger import Ledger
 
 # Test hook: SIGKILL this process right after the named transaction is mined and recorded (startReveal or reveal),
@@ -50,10 +51,35 @@ def reveal_target(col: Collection, ledger: Ledger, signer: LocalAccount) -> Reve
     return RevealTarget(chain_id, address, reveal, mines_on_demand(w3, url))
 
 
+def release_metadata(col: Collection, ledger: Ledger) -> str:
+    """Pin the current metadata directory and manifest, kept in the local store so far, on the configured backend
+    (same bytes, same CIDs; what is already there is skipped) and record the release. Before the reveal transaction:
+    the base URI it sets must resolve for every collector."""
+    from mintprep.collection.published import complete_publication
+    from mintprep.commands.run import pin_metadata_directory
+    from mintprep.stages.pin import pin_bytes
+    from mintprep.state.workspace import Workspace
+
+    record = ledger.current_manifest()
+    assert record is not None
+    ws = Workspace(col, ledger)
+    root, _ = pin_metadata_directory(ws, complete_publication(ledger, [], col.spec.size), ws.backend)
+    if root != record.metadata_root:
+        raise UserError(f"the metadata directory rebuilt for the reveal is {root}, not the recorded "
+                        f"{record.metadata_root}; run `mintprep run` first")
+    manifest = pin_bytes(ledger, ws.backend, ws.profile, ledger.objects.get(record.manifest_sha256), kind="manifest",
+                         name=f"{col.spec.symbol}-manifest")
+    if not released(ledger):
+        ledger.record_chain_tx(RELEASED_KIND, 0, "", "", {"metadata_root": root, "manifest_cid": manifest.cid,
+                                                          "backend": ws.backend.ledger_key})
+    return root
+
+
 def reveal_collection(col: Collection, ledger: Ledger, signer: LocalAccount, *, redraw: bool = False,
                       on_block: Callable[[int, int], None] = lambda head, target: None) -> RevealResult:
-    """Reveal the drop from wherever it stands and record each transaction in the ledger."""
+    """Release the real metadata, then reveal the drop from wherever it stands, recording each transaction."""
     target = reveal_target(col, ledger, signer)
+    release_metadata(col, ledger)
 
     def record(label: str, tx_hash: str) -> None:
         ledger.record_chain_tx("reveal", target.chain_id, target.address, tx_hash, {"step": label})
@@ -66,6 +92,8 @@ def reveal_collection(col: Collection, ledger: Ledger, signer: LocalAccount, *, 
 
 
 def planned_reveal(col: Collection, ledger: Ledger, signer: LocalAccount) -> list[PlannedTx]:
-    """`reveal --print`: the transactions still needed, from the chain's state; nothing is sent or recorded."""
+    """`reveal --print`: the transactions still needed, from the chain's state; nothing is sent. The real metadata
+    is released first, since the printed reveal points the contract at it."""
     target = reveal_target(col, ledger, signer)
+    release_metadata(col, ledger)
     return target.reveal.planned(target.reveal.state())

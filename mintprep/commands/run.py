@@ -14,6 +14,7 @@ from typing import Any
 from mintprep.collection.config import Collection
 from mintprep.generate import GenerationRequest, GenerationResult
 from mintprep.base.hashing import content_key, sha256_hex
+from mintprep.ipfs.backends import PinBackend
 from mintprep.ipfs.reader import CorruptBlock, NotUnixFS, read_file
 from mintprep.ipfs.unixfs import import_bytes, import_directory
 from mintprep.ipfs.verify import BlockNotFound
@@ -313,25 +314,36 @@ def pin(ws: Workspace, candidates: list[Candidate]) -> Pinned:
 
 def publish_metadata(ws: Workspace, accepted: list[PinnedPiece], minted: list[int] | tuple[int, ...] = ()
                      ) -> Publication:
-    """Write and pin the metadata directory and the manifest over `accepted` and every published token it lacks."""
+    """Write and pin the metadata directory and the manifest over `accepted` and every published token it lacks.
+
+    A hidden drop's are pinned in the local store only until the reveal (`stages.withheld`)."""
+    from mintprep.stages.withheld import publication_backend
+
+    pieces = complete_publication(ws.ledger, accepted, ws.spec.size, minted)
+    root, metadata_cids = pin_metadata_directory(ws, pieces, publication_backend(ws))
+    manifest = build_manifest(ws.spec, pieces, root, metadata_cids, ws.profile.name)
+    return record_manifest(ws, manifest)
+
+
+def pin_metadata_directory(ws: Workspace, pieces: list[PinnedPiece], backend: PinBackend) -> tuple[str, dict[int, str]]:
+    """(root CID, token id -> metadata file CID) of the directory over `pieces`, pinned on `backend`."""
     spec, ledger = ws.spec, ws.ledger
-    pieces = complete_publication(ledger, accepted, spec.size, minted)
     sources = {p.source_metadata_sha256: ledger.objects.get(p.source_metadata_sha256)
                for p in pieces if p.source_metadata_sha256}
     files = metadata_files(spec, pieces, sources)
     dags = {name: import_bytes(data, ws.profile) for name, data in files.items()}
-    directory = pin_content(ledger, ws.backend, ws.profile,
+    directory = pin_content(ledger, backend, ws.profile,
                             content_sha256=content_key({name: sha256_hex(data) for name, data in files.items()}),
                             make_dag=lambda: import_directory(dags, ws.profile), kind="metadata",
                             name=f"{spec.symbol}-metadata")
-    metadata_cids = {p.token_id: str(dags[f"{p.token_id}.json"].root) for p in pieces}
-    manifest = build_manifest(spec, pieces, directory.cid, metadata_cids, ws.profile.name)
-    return record_manifest(ws, manifest)
+    return directory.cid, {p.token_id: str(dags[f"{p.token_id}.json"].root) for p in pieces}
 
 
 def record_manifest(ws: Workspace, manifest: Manifest) -> Publication:
+    from mintprep.stages.withheld import publication_backend
+
     data = manifest.encode()
-    manifest_pin = pin_bytes(ws.ledger, ws.backend, ws.profile, data, kind="manifest",
+    manifest_pin = pin_bytes(ws.ledger, publication_backend(ws), ws.profile, data, kind="manifest",
                              name=f"{ws.spec.symbol}-manifest")
     ws.ledger.record_manifest(metadata_root=manifest.metadata_root, manifest_cid=manifest_pin.cid,
                               manifest_sha256=ws.ledger.objects.put(data), provenance_hash=manifest.provenance_hash)

@@ -92,7 +92,9 @@ def page_config(
             "size": _field(manifest, "size", int),
             "provenance_hash": _text(manifest, "provenance_hash"),
         },
-        "metadata_root": _cid(_text(manifest, "metadata_root"), "manifest.metadata_root"),
+        # None: a hidden drop before its reveal (the page must not lead to the real metadata).
+        "metadata_root": None if manifest.get("metadata_root") is None else
+        _cid(_text(manifest, "metadata_root"), "manifest.metadata_root"),
         "contract": _contract(contract),
         "chain": {
             "id": chain_id,

@@ -29,7 +29,7 @@ from mintprep.stages.pin import pin_content
 
 if TYPE_CHECKING:
     from mintprep.collection.config import Collection
-    from mintprep.state.ledger import Ledger
+    from mintprep.state.ledger import Ledger, ManifestRecord
 
 
 @dataclass(frozen=True)
@@ -64,13 +64,24 @@ def collection_page_inputs(col: "Collection", ledger: "Ledger", *, gateway: str 
     spec = col.spec
     net = network(spec.chain.network)
     return PageInputs(
-        manifest=record.manifest.to_json(),
+        manifest=page_manifest(col, ledger, record),
         contract=find_contract(col, ledger, net.chain_id),
         chain_id=net.chain_id,
         rpc_url=page_rpc_url(spec.page.rpc_url, spec.chain.rpc_url, net.default_rpc),
         gateway=gateway or spec.page.gateway or spec.ipfs.gateway,
         phases=tuple(collection_phases(col)),
     )
+
+
+def page_manifest(col: "Collection", ledger: "Ledger", record: "ManifestRecord") -> dict[str, Any]:
+    """The manifest as the page shows it: a hidden drop's page names neither its metadata root nor an image
+    before the reveal (`stages.withheld`); only what the contract already holds, the provenance hash."""
+    from mintprep.stages.withheld import withholding
+
+    manifest = record.manifest.to_json()
+    if withholding(col, ledger):
+        manifest.update(metadata_root=None, tokens=[])
+    return manifest
 
 
 def page_rpc_url(page_rpc: str | None, chain_rpc: str | None, public_rpc: str) -> str:
@@ -112,8 +123,9 @@ def publish_collection(col: "Collection", ledger: "Ledger", **http: Any) -> Publ
         cid = pin_site(col, ledger, files, build.site_digest)
         location = f"{inputs.gateway.rstrip('/')}/ipfs/{cid}/"
         result = PublishResult("ipfs", location, cid, tuple(sorted(files)), build)
+    # "": a hidden drop's page, built without its metadata root; audit calls it stale once the drop is revealed.
     ledger.record_publish(result.target, result.location, result.site_cid,
-                          inputs.manifest["metadata_root"], inputs.contract)
+                          inputs.manifest["metadata_root"] or "", inputs.contract)
     return result
 
 

@@ -527,7 +527,7 @@
     $('gallery').append(...batch.map(card));
     gallery.shown += batch.length;
     if (failure) throw failure;
-    $('gallery-status').textContent = '';
+    $('gallery-status').textContent = cfg.gallery.tokens ? '' : 'The art is shown after the reveal.';
   }
 
   // One batch at a time: scrolling fires often, and a second call must not fetch the same chunk twice.
@@ -558,7 +558,7 @@
   $('name').textContent = cfg.collection.name;
   $('symbol').textContent = cfg.collection.symbol;
   $('description').textContent = cfg.collection.description;
-  $('metadata-root').textContent = `ipfs://${cfg.metadata_root}/`;
+  $('metadata-root').textContent = cfg.metadata_root ? `ipfs://${cfg.metadata_root}/` : 'hidden until the reveal';
   $('provenance').textContent = cfg.collection.provenance_hash;
   $('more').addEventListener('click', showMoreTokens);
   showMoreTokens();
