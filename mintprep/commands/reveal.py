@@ -63,7 +63,9 @@ def release_metadata(col: Collection, ledger: Ledger) -> str:
     record = ledger.current_manifest()
     assert record is not None
     ws = Workspace(col, ledger)
-    root, _ = pin_metadata_directory(ws, complete_publication(ledger, [], col.spec.size), ws.backend)
+    root = record.metadata_root
+    if not ws.backend.is_pinned(root):
+        root, _ = pin_metadata_directory(ws, complete_publication(ledger, [], col.spec.size), ws.backend)
     if root != record.metadata_root:
         raise UserError(f"the metadata directory rebuilt for the reveal is {root}, not the recorded "
                         f"{record.metadata_root}; run `mintprep run` first")

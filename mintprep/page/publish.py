@@ -80,7 +80,7 @@ def page_manifest(col: "Collection", ledger: "Ledger", record: "ManifestRecord")
 
     manifest = record.manifest.to_json()
     if withholding(col, ledger):
-        manifest.update(metadata_root=None, tokens=[])
+        manifest.update(metadata_root=None, tokens=[], hidden=True)
     return manifest
 
 

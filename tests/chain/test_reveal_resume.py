@@ -17,17 +17,20 @@ from web3 import Web3
 
 from mintprep.chain.artifact import load_artifact
 from mintprep.chain.reveal import RevealStep, mines_on_demand, read_state, reveal_commitment
+from mintprep.collection.config import load_collection
 from mintprep.commands.reveal import FAULT_ENV
-from tests.chain.conftest import METADATA_ROOT, chain_collection, deploy_for, record_metadata_root
+from mintprep.state.ledger import Ledger
+from tests.chain.conftest import chain_collection, deploy_for, pin_metadata_root
 from tests.support.anvil import Chain, dev_accounts, start_anvil
 
 REVEAL = {"placeholder_uri": "ipfs://bafkplaceholder"}
 
 
 def unrevealed(folder: Path, rpc_url: str, owner) -> tuple[Path, object]:
-    """A chain.reveal collection deployed by mintprep on the node at `rpc_url`: (collection.yaml, the contract)."""
+    """A chain.reveal collection deployed by mintprep on the node at `rpc_url`: (collection.yaml, the contract).
+    Its metadata directory (ROOT below) is real and in the local store."""
     col = chain_collection(folder, rpc_url, reveal=REVEAL)
-    record_metadata_root(col, METADATA_ROOT)
+    pin_metadata_root(col, "real")
     deployed = deploy_for(col, owner)
     col = chain_collection(col.base_dir, rpc_url, reveal=REVEAL, contract=deployed.address)
     w3 = Web3(Web3.HTTPProvider(rpc_url))
@@ -41,6 +44,11 @@ def reveal_cli(path: Path, *args: str, fault: str | None = None) -> subprocess.C
         env[FAULT_ENV] = fault
     return subprocess.run([sys.executable, "-m", "mintprep", "reveal", str(path), *args], capture_output=True,
                           text=True, env=env, timeout=120)
+
+
+def root_of(path: Path) -> str:
+    with Ledger.open(load_collection(path).state_dir, readonly=True) as ledger:
+        return ledger.current_manifest().metadata_root
 
 
 def started_events(drop) -> int:
@@ -65,7 +73,7 @@ def test_a_reveal_killed_after_each_transaction_finishes_when_rerun(chain: Chain
     assert third.returncode == 0, third.stderr
     answer = json.loads(third.stdout)
     assert answer["tx_hashes"] == [] and answer["starting_offset"] == offset
-    assert answer["base_uri"] == drop.functions.baseURI().call() == f"ipfs://{METADATA_ROOT}/"
+    assert answer["base_uri"] == drop.functions.baseURI().call() == f"ipfs://{root_of(path)}/"
     assert "already revealed" in third.stderr
 
 
@@ -100,8 +108,8 @@ def test_print_gives_each_transaction_for_a_multisig_and_sends_nothing(chain: Ch
     assert reveal["data"].startswith("0x" + selector)
     secret, base, contract_uri = decode(["bytes32", "string", "string"], bytes.fromhex(reveal["data"][10:]))
     assert reveal_commitment(secret) == drop.functions.revealCommitment().call(), "the secret that opens it"
-    assert base == f"ipfs://{METADATA_ROOT}/"
-    assert contract_uri == f"ipfs://{METADATA_ROOT}/collection.json"
+    assert base == f"ipfs://{root_of(path)}/"
+    assert contract_uri == f"ipfs://{root_of(path)}/collection.json"
     # The printed calldata, sent as printed (here by the owner account on anvil), reveals the drop.
     chain.w3.eth.send_transaction({"from": chain.owner.address, "to": start["to"], "data": start["data"]})
     chain.w3.provider.make_request("anvil_mine", [hex(6)])

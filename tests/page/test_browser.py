@@ -393,7 +393,7 @@ def test_every_state_of_the_sale(chain, collection, open_page, wallet_shim, tmp_
             chain.w3.provider.make_request("evm_mine", [])
             page = visit(listed)
             page.click("#connect")
-            expect(page.locator("#listed")).to_have_text("This wallet is on the Friends allowlist.")
+            expect(page.locator("#listed")).to_have_text("This wallet is on the Friends list.")
             assert page.get_attribute("#sale-state", "data-state") == "allowlist"
             expect(page.locator("#allowance")).to_have_text("2 of 2 left")
             page.fill("#qty", "2")
@@ -409,8 +409,14 @@ def test_every_state_of_the_sale(chain, collection, open_page, wallet_shim, tmp_
 
             page = visit(outsider)
             page.click("#connect")
-            expect(page.locator("#listed")).to_contain_text("This wallet is not on the Friends allowlist.")
-            assert "Public opens" in page.inner_text("#listed") and page.locator("#mint").is_disabled()
+            expect(page.locator("#listed")).to_contain_text(
+                "This wallet is not on the Friends list; the public sale opens at ")
+            # Said once: no "0 of 2 left", no quantity 0, no dead Mint button, no hint repeating the line.
+            expect(page.locator("#allowance")).to_have_text("not listed")
+            body = page.inner_text("body")
+            assert "of 2 left" not in body and body.count("not on the Friends list") == 1, body
+            assert page.locator("#qty-row").is_hidden() and page.locator("#mint").is_hidden()
+            assert page.locator("#qty-hint").is_hidden()
             shoot(page, "allowlist-not-listed")
 
             # Public phase: the poor wallet is told how much it needs.
@@ -449,6 +455,16 @@ def test_every_state_of_the_sale(chain, collection, open_page, wallet_shim, tmp_
             page = visit()
             expect(page.locator("#sale-state")).to_have_attribute("data-state", "sold-out")
             assert page.inner_text("#supply") == "6 / 6"
+            # Nothing left to connect for: the way to the collection on a marketplace instead.
+            expect(page.locator("#marketplace")).to_be_visible()
+            assert page.locator("#connect").is_hidden() and page.inner_text("#allowance") == "–"
+            assert page.get_attribute("#marketplace", "href") == f"https://opensea.io/assets/base/{drop.address}"
             shoot(page, "sold-out")
+
+            # 64x64 art scaled up to the card: square pixels, not a blur.
+            page.wait_for_function("() => [...document.querySelectorAll('.card img')].every(i => i.complete)")
+            rendering = page.eval_on_selector_all(".card img", "imgs => imgs.map(i => getComputedStyle(i).imageRendering)")
+            assert rendering == ["pixelated"] * 6
+            page.locator('.card[data-token-id="1"]').screenshot(path=str(artifacts_dir / "pixel-art-64.png"))
     for watch in watches:
         assert [p for p in watch.problems if "Failed to load resource" not in p] == []
