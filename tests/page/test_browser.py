@@ -89,6 +89,26 @@ def test_gallery_without_contract_shows_text_as_text(collection, open_page, tmp_
             assert watch.problems == []
 
 
+def test_a_hidden_drop_page_shows_no_art_before_the_reveal(collection, open_page, tmp_path: Path,
+                                                          artifacts_dir: Path) -> None:
+    """What `page_manifest` gives a chain.reveal drop before its reveal: no gallery entries, no metadata root."""
+    sample = sample_collection(3)
+    hidden = {**sample.manifest, "metadata_root": None, "tokens": [], "hidden": True}
+    build = build_page(collection, hidden, tmp_path / "site", contract=None, chain_id=8453,
+                       rpc_url="https://mainnet.base.org", gateway="https://ipfs.io")
+    assert not [p for p in build.out_dir.rglob("*") if p.is_file() and any(
+        t["image_cid"].encode() in p.read_bytes() or sample.manifest["metadata_root"].encode() in p.read_bytes()
+        for t in sample.manifest["tokens"])]
+    with serve_dir(build.out_dir) as site:
+        page, watch = open_page(site + "/index.html")
+        expect(page.locator("#gallery-status")).to_have_text("The art is shown after the reveal.")
+        assert page.inner_text("#metadata-root") == "hidden until the reveal"
+        assert page.locator(".card").count() == 0 and page.locator("#more").is_hidden()
+        assert page.inner_text("#provenance") == sample.manifest["provenance_hash"]
+        page.screenshot(path=str(artifacts_dir / "hidden-drop-before-reveal.png"), full_page=True)
+        assert watch.problems == []
+
+
 def _eth(wei: int) -> str:
     return f"{Decimal(wei) / Decimal(10**18):f}".rstrip("0").rstrip(".") + " ETH"
 

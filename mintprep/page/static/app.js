@@ -535,6 +535,7 @@
     gallery.shown += batch.length;
     if (failure) throw failure;
     $('gallery-status').textContent = cfg.gallery.tokens ? '' : 'The art is shown after the reveal.';
+    $('gallery-status').toggleAttribute('data-hidden-art', !cfg.gallery.tokens);
   }
 
   // One batch at a time: scrolling fires often, and a second call must not fetch the same chunk twice.
