@@ -18,6 +18,7 @@ from mintprep.chain.artifact import load_artifact
 from mintprep.chain.check import check_collection
 from mintprep.collection.config import load_collection
 from mintprep.commands.audit import audit_collection
+from mintprep.commands.provenance import collection_provenance
 from mintprep.commands.reveal import reveal_collection
 from mintprep.commands.run import run_collection
 from mintprep.ipfs.cid import CID
@@ -124,6 +125,10 @@ def test_nothing_real_is_reachable_before_the_reveal_and_all_of_it_after(chain: 
         with Ledger.open(col.state_dir, readonly=True) as ledger:
             after = check_collection(col, ledger)
         assert after.ok and after.row("contract_uri").on_chain == f"ipfs://{record.metadata_root}/collection.json"
+        # Anyone can now check the provenance the contract held since the deploy, from the public node alone.
+        checked = collection_provenance(col, None)
+        assert checked.metadata_root == record.metadata_root and checked.images == 4
+        assert checked.ok is True and checked.provenance_hash == checked.on_chain == record.provenance_hash
 
 
 def node_path(path: str, node: FakeKubo) -> str:
