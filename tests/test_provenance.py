@@ -9,7 +9,7 @@ from pathlib import Path
 
 from tests.test_run import mintprep
 
-README = Path(__file__).resolve().parents[1] / "README.md"
+README = Path(__file__).resolve().parents[1] / "docs" / "decisions.md"  # the decisions behind README's commands
 
 
 def readme_rule(images_in_file_order: list[bytes]) -> str:

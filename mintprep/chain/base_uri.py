@@ -6,7 +6,7 @@ Both URIs move together: collection.json (ERC-7572 contractURI) lives in the sam
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from eth_account.signers.local import LocalAccount
 from web3 import Web3
@@ -15,12 +15,12 @@ from mintprep.chain.artifact import load_artifact
 from mintprep.chain.rpc import connect, require_chain
 from mintprep.chain.address import deployed_address
 from mintprep.chain.txs import send_call
-from mintprep.collection.config import Collection
 from mintprep.base.errors import UserError
-from mintprep.ipfs.backends import make_backend
-from mintprep.state.ledger import Ledger
 from mintprep.collection.manifest import base_uri_for, contract_uri_for
 from mintprep.collection.published import check_base_uri_change
+
+if TYPE_CHECKING:
+    from mintprep.state.workspace import Workspace
 
 
 @dataclass(frozen=True)
@@ -52,10 +52,11 @@ def set_base_uri(w3: Web3, signer: LocalAccount, address: str, base_uri: str, co
     return receipt["transactionHash"].to_0x_hex()
 
 
-def collection_base_uri_update(col: Collection, ledger: Ledger) -> tuple[BaseUriUpdate, str]:
+def collection_base_uri_update(ws: "Workspace") -> tuple[BaseUriUpdate, str]:
     """The setBaseURI call for the ledger's current metadata root, and the RPC URL to send it through.
 
     Every base-URI change mintprep makes or prints passes `check_base_uri_change` here (mintprep.collection.published)."""
+    col, ledger = ws.col, ws.ledger
     network, url = col.spec.chain.endpoint()
     manifest = ledger.current_manifest()
     if manifest is None:
@@ -70,16 +71,13 @@ def collection_base_uri_update(col: Collection, ledger: Ledger) -> tuple[BaseUri
     current = drop.functions.baseURI().call()
     if current != update.base_uri:
         minted = range(1, drop.functions.totalMinted().call() + 1)
-        check_base_uri_change(ledger, current, root, minted, make_backend(col.spec.ipfs, col.state_dir).fetch_block)
+        check_base_uri_change(ledger, current, root, minted, ws.backend.fetch_block)
     return update, url
 
 
-def send_collection_base_uri(col: Collection, ledger: Ledger, signer: LocalAccount) -> BaseUriUpdate:
-    """Point the collection's contract at the current metadata root and record the transaction in the ledger."""
-    planned, url = collection_base_uri_update(col, ledger)
+def send_collection_base_uri(ws: "Workspace", signer: LocalAccount) -> BaseUriUpdate:
+    """Point the collection's contract at the current metadata root; the command driver records the transaction."""
+    planned, url = collection_base_uri_update(ws)
     w3 = connect(url)
-    require_chain(w3, col.spec.chain.endpoint()[0])
-    sent = replace(planned, tx_hash=set_base_uri(w3, signer, planned.to, planned.base_uri, planned.contract_uri))
-    ledger.record_chain_tx("set-base-uri", sent.chain_id, sent.to, sent.tx_hash,
-                           {"base_uri": sent.base_uri, "contract_uri": sent.contract_uri})
-    return sent
+    require_chain(w3, ws.spec.chain.endpoint()[0])
+    return replace(planned, tx_hash=set_base_uri(w3, signer, planned.to, planned.base_uri, planned.contract_uri))

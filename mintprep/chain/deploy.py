@@ -1,9 +1,12 @@
-"""Deploying MintprepDrop with the constructor values a collection file states."""
+"""Deploying MintprepDrop with the constructor values a collection file states.
+
+The steps (`deploy_target`, `interrupted_deploy`, `collection_drop_config`, `deploy_drop`) record nothing: the
+command driver (mintprep.commands.contract) writes each ledger row between them."""
 
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import rlp
 from eth_account.signers.local import LocalAccount
@@ -21,6 +24,9 @@ from mintprep.base.errors import UserError
 from mintprep.stages.withheld import Placeholders, pin_placeholders
 from mintprep.state.ledger import Ledger, ManifestRecord
 from mintprep.collection.manifest import base_uri_for, contract_uri_for
+
+if TYPE_CHECKING:
+    from mintprep.state.workspace import Workspace
 
 
 @dataclass(frozen=True)
@@ -106,20 +112,17 @@ def drop_config(col: Collection, deployer: str, manifest: ManifestRecord | None,
     )
 
 
-def deploy_collection(
-    col: Collection,
-    ledger: Ledger,
-    signer: LocalAccount,
-    network_name: str | None = None,
-    rpc_url: str | None = None,
-    again: bool = False,
-) -> Deployed:
-    """Deploy the collection's drop and record it in the ledger.
+@dataclass(frozen=True)
+class DeployTarget:
+    w3: Web3
+    network: Network
+    chain_id: int
 
-    Refuses when the collection already has a contract on that network (a second deploy costs gas and splits
-    the collection) unless `again`. When metadata is already pinned the contract starts with its base URI,
-    saving a setBaseURI transaction.
-    """
+
+def deploy_target(col: Collection, ledger: Ledger, network_name: str | None, rpc_url: str | None,
+                  again: bool) -> DeployTarget:
+    """The node to deploy through, checked to be the configured chain. Refuses when the collection already has a
+    contract on that network (a second deploy costs gas and splits the collection) unless `again`."""
     net, url = col.spec.chain.endpoint(network_name, rpc_url)
     existing = find_contract(col, ledger, net.chain_id)
     if existing and not again:
@@ -128,22 +131,17 @@ def deploy_collection(
             "pass --again to deploy another one"
         )
     w3 = connect(url)
-    chain_id = require_chain(w3, net)
-    if not again:
-        recovered = _recover_interrupted_deploy(w3, ledger, net, chain_id)
-        if recovered:
-            return recovered
-    manifest = ledger.current_manifest()
-    commitment = _commitment(col, signer, manifest, chain_id)
-    placeholders = pin_placeholders(col, ledger) if col.spec.chain.reveal else None
-    config = drop_config(col, signer.address, manifest, commitment, placeholders)
-    nonce = w3.eth.get_transaction_count(signer.address, "pending")
-    # Written before sending: a crash while waiting for the receipt must not lead to a second contract.
-    ledger.record_chain_tx("deploy-sent", chain_id, create_address(signer.address, nonce), "",
-                           {"deployer": signer.address, "nonce": nonce, "network": net.name})
-    deployed = deploy_drop(w3, signer, config)
-    ledger.record_deployment(net.name, deployed.chain_id, deployed.address, deployed.tx_hash, deployed.deployer)
-    return deployed
+    return DeployTarget(w3, net, require_chain(w3, net))
+
+
+def collection_drop_config(ws: "Workspace", signer: LocalAccount, chain_id: int) -> DropConfig:
+    """`drop_config` for the ledger's current manifest, with the reveal commitment and placeholder (pinned now
+    unless configured). When metadata is already pinned the contract starts with its base URI, saving a
+    setBaseURI transaction."""
+    manifest = ws.ledger.current_manifest()
+    commitment = _commitment(ws.col, signer, manifest, chain_id)
+    placeholders = pin_placeholders(ws) if ws.spec.chain.reveal else None
+    return drop_config(ws.col, signer.address, manifest, commitment, placeholders)
 
 
 def _commitment(col: Collection, signer: LocalAccount, manifest: ManifestRecord | None, chain_id: int) -> bytes:
@@ -160,13 +158,14 @@ def create_address(sender: str, nonce: int) -> str:
     return Web3.to_checksum_address(Web3.keccak(rlp.encode([bytes.fromhex(sender[2:]), nonce]))[12:])
 
 
-def _recover_interrupted_deploy(w3: Web3, ledger: Ledger, net: Network, chain_id: int) -> Deployed | None:
-    """A deploy sent by a run that died before its receipt: adopt the contract, or refuse while it may be pending."""
+def interrupted_deploy(target: DeployTarget, ledger: Ledger) -> Deployed | None:
+    """A deploy sent by a run that died before its receipt: the contract to adopt, or a refusal while it may be
+    pending; None when there is none."""
+    w3, chain_id = target.w3, target.chain_id
     sent = ledger.latest_chain_tx("deploy-sent", chain_id)
     if sent is None or ledger.latest_deployment(chain_id) is not None:
         return None
     if w3.eth.get_code(sent["address"]):
-        ledger.record_deployment(net.name, chain_id, sent["address"], "", sent["deployer"])
         return Deployed(sent["address"], "", chain_id, sent["deployer"], 0, 0)
     if w3.eth.get_transaction_count(sent["deployer"], "latest") <= sent["nonce"]:
         raise UserError(

@@ -14,7 +14,7 @@ from __future__ import annotations
 import time
 from dataclasses import asdict, dataclass
 from enum import Enum
-from typing import TYPE_CHECKING, Any, Callable, Mapping
+from typing import Any, Callable, Mapping
 from urllib.parse import urlsplit
 
 from eth_abi import encode
@@ -27,10 +27,6 @@ from web3.contract import Contract
 from mintprep.chain.artifact import load_artifact
 from mintprep.chain.txs import ContractCall, send_call
 from mintprep.base.errors import UserError
-
-if TYPE_CHECKING:
-    from mintprep.collection.config import Collection
-    from mintprep.state.ledger import Ledger
 
 BLOCK_POLL_S = 0.5
 

@@ -38,9 +38,10 @@ def _ask_password() -> str:
 
 def _readonly_ledger(state_dir: Path) -> "Ledger | None":
     from mintprep.state.ledger import Ledger
+    from mintprep.state.paths import StateDir
 
     # A collection checked before its first run has no ledger: the config alone is compared.
-    return Ledger.open(state_dir, readonly=True) if (state_dir / "state.db").exists() else None
+    return Ledger.open(state_dir, readonly=True) if StateDir(state_dir).has_ledger() else None
 
 
 def render_check(report: "CheckReport") -> Table:
@@ -117,17 +118,17 @@ def deploy_command(
     as_json: bool = JSON,
 ) -> None:
     """Deploy MintprepDrop with the collection's name, size, price and per-wallet cap; record it in the ledger."""
-    from mintprep.chain.deploy import deploy_collection
     from mintprep.chain.keys import load_signer
     from mintprep.collection.config import load_collection
-    from mintprep.state.ledger import Ledger
+    from mintprep.commands.contract import deploy_contract
+    from mintprep.state.workspace import Workspace
 
     col = load_collection(collection)
     if network is not None and network not in NETWORKS:
         raise typer.BadParameter(f"must be one of {', '.join(NETWORKS)}", param_hint="--network")
     signer = load_signer(keystore, _ask_password)
-    with Ledger.open(col.state_dir) as ledger:
-        deployed = deploy_collection(col, ledger, signer, network_name=network, rpc_url=rpc_url, again=again)
+    with Workspace.open(col) as ws:
+        deployed = deploy_contract(ws, signer, network_name=network, rpc_url=rpc_url, again=again)
     if as_json:
         print_json(deployed.to_json())
     # soft_wrap: a URL or path wrapped at the console width (80 when not a terminal) cannot be copied or clicked.
@@ -149,19 +150,20 @@ def set_base_uri_command(
     as_json: bool = JSON,
 ) -> None:
     """Point the contract at the ledger's current metadata root (emits BatchMetadataUpdate for marketplaces)."""
-    from mintprep.chain.base_uri import collection_base_uri_update, send_collection_base_uri
+    from mintprep.chain.base_uri import collection_base_uri_update
     from mintprep.chain.keys import load_signer
     from mintprep.collection.config import load_collection
-    from mintprep.state.ledger import Ledger
+    from mintprep.commands.contract import set_base_uri
+    from mintprep.state.workspace import Workspace
 
     col = load_collection(collection)
     if print_only:
-        with Ledger.open(col.state_dir, readonly=True) as ledger:
-            update, _ = collection_base_uri_update(col, ledger)
+        with Workspace.open(col, readonly=True) as ws:
+            update, _ = collection_base_uri_update(ws)
     else:
         signer = load_signer(keystore, _ask_password)
-        with Ledger.open(col.state_dir) as ledger:
-            update = send_collection_base_uri(col, ledger, signer)
+        with Workspace.open(col) as ws:
+            update = set_base_uri(ws, signer)
     if as_json:
         print_json(update.to_json())
     console.print(f"setBaseURI({update.base_uri!r}) on {update.to} (chain {update.chain_id})")
@@ -187,14 +189,14 @@ def reveal_command(
     from mintprep.chain.keys import load_signer
     from mintprep.collection.config import load_collection
     from mintprep.commands.reveal import planned_reveal, reveal_collection
-    from mintprep.state.ledger import Ledger
+    from mintprep.state.workspace import Workspace
 
     col = load_collection(collection)
     signer = load_signer(keystore, _ask_password)
     say = functools.partial(console.print, soft_wrap=True, highlight=False, markup=False)
     if print_only:
-        with Ledger.open(col.state_dir) as ledger:
-            planned = planned_reveal(col, ledger, signer)
+        with Workspace.open(col) as ws:
+            planned = planned_reveal(ws, signer)
         if as_json:
             print_json([tx.to_json() for tx in planned])
         if not planned:
@@ -210,8 +212,8 @@ def reveal_command(
     def on_block(head: int, target: int) -> None:
         say(f"waiting for block {target}: head {head} ({target + 1 - head} to go)")
 
-    with Ledger.open(col.state_dir) as ledger:
-        result = reveal_collection(col, ledger, signer, redraw=redraw, on_block=on_block)
+    with Workspace.open(col) as ws:
+        result = reveal_collection(ws, signer, redraw=redraw, on_block=on_block)
     if as_json:
         print_json(result.to_json())
     say(f"revealed: starting offset {result.starting_offset} (seed {result.seed}, block {result.reveal_block}); "
@@ -229,11 +231,11 @@ def verify_command(
         raise typer.BadParameter(f"must be one of {', '.join(VERIFY_SERVICES)}", param_hint="--only")
     from mintprep.chain.verify import verify_collection
     from mintprep.collection.config import load_collection
-    from mintprep.state.ledger import Ledger
+    from mintprep.state.workspace import Workspace
 
     col = load_collection(collection)
-    with Ledger.open(col.state_dir, readonly=True) as ledger:
-        outcomes = verify_collection(col, ledger, (only,) if only else VERIFY_SERVICES)
+    with Workspace.open(col, readonly=True) as ws:
+        outcomes = verify_collection(col, ws.ledger, (only,) if only else VERIFY_SERVICES)
     if as_json:
         print_json([o.to_json() for o in outcomes])
     for outcome in outcomes:

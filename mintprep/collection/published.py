@@ -15,8 +15,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from mintprep.base.errors import UserError
-from mintprep.ipfs.reader import CorruptBlock, NotUnixFS, list_directory
-from mintprep.ipfs.verify import BlockFetcher, BlockNotFound, verify_dag
+from mintprep.ipfs import BlockFetcher, Unreadable, list_directory, verify_dag
 from mintprep.state.ledger import Ledger
 from mintprep.collection.manifest import ManifestToken, PinnedPiece, base_uri_for
 
@@ -78,7 +77,7 @@ def check_base_uri_change(ledger: Ledger, current: str, new_root: str, minted: I
         raise UserError(f"refusing to set the base URI to ipfs://{new_root}/: {walk.describe()}")
     try:
         names = set(list_directory(new_root, fetch_block))
-    except (BlockNotFound, CorruptBlock, NotUnixFS) as exc:
+    except Unreadable as exc:
         raise UserError(f"refusing to set the base URI to ipfs://{new_root}/: {exc}") from None
     lacking = sorted(t for t in minted if f"{t}.json" not in names)
     if lacking:

@@ -15,15 +15,12 @@ from typing import Any, Literal
 from mintprep.collection.config import Collection
 from mintprep.base.errors import UserError
 from mintprep.base.hashing import sha256_hex
-from mintprep.ipfs.cid import CID
-from mintprep.ipfs.reader import CorruptBlock, NotUnixFS, list_directory, read_file
-from mintprep.ipfs.uri import ipfs_path, resolve
-from mintprep.ipfs.verify import BlockFetcher, BlockNotFound, verify_dag
+from mintprep.ipfs import (CID, PinBackend, BlockFetcher, BlockNotFound, Unreadable, ipfs_path, list_directory, read_file, resolve,
+                           verify_dag)
 from mintprep.state.ledger import Ledger, ManifestRecord, PieceRecord
 from mintprep.collection.manifest import COLLECTION_METADATA_NAME, Manifest, provenance_hash
 from mintprep.collection.published import published_ids
 from mintprep.guards.image_guards import validate_png
-from mintprep.ipfs.backends import PinBackend
 from mintprep.stages.withheld import publication_backend, withholding
 from mintprep.state.workspace import Workspace
 
@@ -130,7 +127,7 @@ def audit_workspace(ws: Workspace, *, gateways: Sequence[str] = (), check_chain:
 
 
 def block_sources(ws: Workspace, gateways: Sequence[str]) -> list[BlockSource]:
-    from mintprep.ipfs.gateway import TrustlessGateway
+    from mintprep.ipfs import TrustlessGateway
 
     return [backend_source(ws.backend), *(BlockSource(url, TrustlessGateway(url).fetch_block, None) for url in gateways)]
 
@@ -157,7 +154,7 @@ def audit_manifest(record: ManifestRecord, pieces: dict[int, PieceRecord], sourc
         if sha256_hex(pinned) != record.manifest_sha256:
             report.add(None, "manifest-inconsistent", field="pinned manifest", cid=record.manifest_cid,
                        reason="the pinned manifest is not the ledger's manifest")
-    except (BlockNotFound, CorruptBlock, NotUnixFS) as exc:
+    except Unreadable as exc:
         report.add(None, "manifest-inconsistent", field="pinned manifest", cid=record.manifest_cid,
                    source=source.name, reason=f"not retrievable intact: {exc}")
     listed = {t.token_id for t in tokens}
@@ -235,7 +232,7 @@ def fetch_content(cid: str, sources: list[BlockSource], report: AuditReport, tok
                 content = read_file(cid, source.fetch_block)
             elif not verify_dag(cid, source.fetch_block).ok:
                 raise BlockNotFound(cid)
-        except (BlockNotFound, CorruptBlock, NotUnixFS) as exc:
+        except Unreadable as exc:
             retrievable, evidence = _diagnose(cid, source, exc)
             kind = f"{kind_prefix}-unretrievable" if not retrievable or kind_prefix == "metadata" else "image-corrupt"
             report.add(token_id, kind, cid=cid, source=source.name, **evidence)  # type: ignore[arg-type]
@@ -264,7 +261,7 @@ def audit_metadata(record: ManifestRecord, pieces: dict[int, PieceRecord], sourc
         report.add(None, "metadata-unretrievable", cid=root, source=source.name, reason="metadata root not pinned")
     try:
         listing = list_directory(root, source.fetch_block)
-    except (BlockNotFound, CorruptBlock, NotUnixFS) as exc:
+    except Unreadable as exc:
         report.add(None, "metadata-unretrievable", cid=root, source=source.name, reason=f"directory unreadable: {exc}")
         return
     for other in sources[1:]:
@@ -306,7 +303,7 @@ def _image_cid(uri: str, source: BlockSource, listings: dict[CID, dict[str, CID]
     """The file CID an `image` URI names (a path under a directory is walked); None when it cannot be."""
     try:
         found = resolve(uri, source.fetch_block, listings)
-    except (BlockNotFound, CorruptBlock, NotUnixFS):
+    except Unreadable:
         return None
     return str(found) if found else None
 
@@ -314,7 +311,7 @@ def _image_cid(uri: str, source: BlockSource, listings: dict[CID, dict[str, CID]
 def _read_metadata(cid: str, source: BlockSource, report: AuditReport, token_id: int) -> bytes | None:
     try:
         return read_file(cid, source.fetch_block)
-    except (BlockNotFound, CorruptBlock, NotUnixFS) as exc:
+    except Unreadable as exc:
         report.add(token_id, "metadata-unretrievable", cid=cid, source=source.name, reason=str(exc))
         return None
 

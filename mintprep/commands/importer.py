@@ -9,6 +9,7 @@ the traits and provenance its metadata carries.
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 import tempfile
@@ -20,12 +21,9 @@ from typing import Any, Literal
 
 from mintprep.collection.config import Collection
 from mintprep.base.errors import UserError
-from mintprep.ipfs.cid import CID
-from mintprep.ipfs.dagpb import child_links
-from mintprep.ipfs.reader import CorruptBlock, NotUnixFS, first_verified, list_directory, read_file
-from mintprep.ipfs.unixfs import Block, import_bytes
-from mintprep.ipfs.uri import ipfs_path, resolve
-from mintprep.ipfs.verify import BlockFetcher, BlockNotFound
+from mintprep.ipfs import (CID, Block, BlockFetcher, Unreadable, first_verified, import_bytes, ipfs_path,
+                           list_directory, read_file, resolve, walk_dag)
+from mintprep.stages.pin import pin_content
 from mintprep.state.ledger import IMPORTED_KEY, IMPORTED_TX, Ledger, PieceRecord
 from mintprep.collection.manifest import PinnedPiece, build_manifest
 from mintprep.commands.run import publish_metadata, record_manifest
@@ -33,7 +31,6 @@ from mintprep.base.progress import NoProgress, ProgressSink
 from mintprep.state.workspace import Workspace
 
 ADDRESS = re.compile(r"^0x[0-9a-fA-F]{40}$")
-UNREADABLE = (BlockNotFound, CorruptBlock, NotUnixFS)
 # Metadata keys that say how a piece was made; kept in its provenance (HashLips writes dna, edition, date).
 PROVENANCE_KEYS = ("dna", "edition", "date", "seed", "prompt", "compiler")
 
@@ -109,18 +106,16 @@ def import_collection(col: Collection, source_text: str, *, gateways: tuple[str,
         if ws.ledger.current_manifest() is not None:
             raise UserError(f"{col.path}: this collection already has pinned metadata; import adopts a collection "
                             "into a fresh ledger only")
-        if col.spec.chain.contract and source.kind == "contract" \
-                and col.spec.chain.contract.lower() != source.text.lower():
-            raise UserError(f"--from {source.text}: chain.contract in {col.path.name} names another contract "
-                            f"({col.spec.chain.contract})")
         plan = ImportPlan(source)
         fetch = _block_reader(ws, gateways, plan.blocks)
-        if source.kind == "contract":
-            _read_contract(ws, plan)
-        if source.kind == "folder":
-            _read_folder(ws, Path(source.text), plan)
-        else:
-            _read_ipfs_root(ws, plan.base_uri or source.text, plan, fetch)
+        match source.kind:  # the one place that reads by the kind of source
+            case "contract":
+                _read_contract(ws, plan)
+                _read_ipfs_root(ws, str(plan.base_uri), plan, fetch)
+            case "ipfs":
+                _read_ipfs_root(ws, source.text, plan, fetch)
+            case "folder":
+                _read_folder(ws, Path(source.text), plan)
         lacking = sorted(t for t in plan.minted if t not in {tok.token_id for tok in plan.tokens})
         if lacking:
             raise UserError(f"{source.text}: minted token(s) {', '.join(map(str, lacking))} could not be imported ("
@@ -134,7 +129,7 @@ def import_collection(col: Collection, source_text: str, *, gateways: tuple[str,
 def _workspace(col: Collection, dry_run: bool, progress: ProgressSink | None) -> Iterator[Workspace]:
     """The collection's workspace; for a dry run of a collection without a ledger, a throwaway ledger (a dry run
     writes nothing beside the collection file) over the collection's own block store."""
-    if dry_run and not (col.state_dir / "state.db").exists():
+    if dry_run and not col.state.has_ledger():
         with tempfile.TemporaryDirectory(prefix="mintprep-import-") as scratch, Ledger.open(Path(scratch)) as ledger:
             workspace = Workspace(col, ledger, progress or NoProgress())
             yield workspace
@@ -147,7 +142,7 @@ def _workspace(col: Collection, dry_run: bool, progress: ProgressSink | None) ->
 
 def _block_reader(ws: Workspace, gateways: tuple[str, ...], seen: dict[CID, bytes]) -> BlockFetcher:
     """Blocks from the collection's own backend, then each gateway; only bytes matching their CID are kept."""
-    from mintprep.ipfs.gateway import TrustlessGateway
+    from mintprep.ipfs import TrustlessGateway
 
     return first_verified([ws.backend.fetch_block, *(TrustlessGateway(url).fetch_block for url in gateways)], seen)
 
@@ -157,6 +152,10 @@ def _read_contract(ws: Workspace, plan: ImportPlan) -> None:
     from mintprep.chain.rpc import RPC_FAILURES, connect
     from mintprep.net.urls import redact_url
 
+    configured = ws.spec.chain.contract
+    if configured and configured.lower() != plan.source.text.lower():
+        raise UserError(f"--from {plan.source.text}: chain.contract in {ws.col.path.name} names another contract "
+                        f"({configured})")
     network, url = ws.spec.chain.endpoint()
     w3 = connect(url)
     drop = w3.eth.contract(address=w3.to_checksum_address(plan.source.text), abi=load_artifact().abi)
@@ -180,7 +179,7 @@ def _read_ipfs_root(ws: Workspace, uri: str, plan: ImportPlan, fetch: BlockFetch
     try:
         root = resolve(uri, fetch)
         listing = list_directory(root, fetch)
-    except UNREADABLE as exc:
+    except Unreadable as exc:
         raise UserError(f"{uri}: the metadata directory cannot be read intact ({exc}); pass --gateway URL of a "
                         "gateway that has it") from None
     plan.metadata_root = str(root)
@@ -198,7 +197,7 @@ def _read_ipfs_root(ws: Workspace, uri: str, plan: ImportPlan, fetch: BlockFetch
 def _read_token(token_id: int, metadata_cid: CID, plan: ImportPlan, fetch: BlockFetcher) -> None:
     try:
         data = read_file(metadata_cid, fetch)
-    except UNREADABLE as exc:
+    except Unreadable as exc:
         plan.skipped[token_id] = f"metadata {metadata_cid} unreadable: {exc}"
         return
     document = _document(data, token_id, plan)
@@ -207,7 +206,7 @@ def _read_token(token_id: int, metadata_cid: CID, plan: ImportPlan, fetch: Block
     try:
         image_cid = resolve(document["image"], fetch, plan.listings)
         image = read_file(image_cid, fetch) if image_cid else None
-    except UNREADABLE as exc:
+    except Unreadable as exc:
         plan.skipped[token_id] = f"image {document['image']} unreadable: {exc}"
         return
     if image_cid is None or image is None:
@@ -279,8 +278,11 @@ def _provenance(document: dict[str, Any], source: Source) -> dict[str, Any]:
 # -- recording -----------------------------------------------------------------------------------
 
 def _record(ws: Workspace, plan: ImportPlan, fetch: BlockFetcher) -> None:
-    """Objects first, then pins (verified), then ledger rows: a killed import leaves nothing a rerun trips on."""
-    ledger, backend = ws.ledger, ws.backend
+    """Objects first, then pins (verified, by the pin stage), then ledger rows: a killed import leaves nothing a
+    rerun trips on. Fetched DAGs are pinned as they are, under their own CIDs, whatever the ledger holds for the
+    same bytes (`force`): a healthy token keeps its CIDs byte for byte."""
+    ledger = ws.ledger
+    pin = functools.partial(pin_content, ledger, ws.backend, ws.profile, force=True)
     pieces = []
     with ws.progress.task("pin", len(plan.tokens)) as advance:
         for token in plan.tokens:
@@ -289,9 +291,8 @@ def _record(ws: Workspace, plan: ImportPlan, fetch: BlockFetcher) -> None:
             image_cid = CID.parse(token.image_cid)
             dag = (FetchedDag(image_cid, _dag_blocks(image_cid, fetch)) if plan.metadata_root
                    else import_bytes(token.image, ws.profile))
-            receipt = backend.pin_dag(dag, name=f"{ws.spec.symbol}-{token.token_id}.png")
-            ledger.record_pin(cid=receipt.cid, backend=backend.ledger_key, content_sha256=png_sha256,
-                              profile=ws.profile.name, kind="image", name=receipt.name, remote_id=receipt.remote_id)
+            pin(content_sha256=png_sha256, make_dag=lambda dag=dag: dag, kind="image",
+                name=f"{ws.spec.symbol}-{token.token_id}.png")
             pieces.append(PinnedPiece(token.token_id, _attributes(token), png_sha256, token.image_cid,
                                       token.provenance, IMPORTED_KEY + png_sha256, source_sha256))
             advance()
@@ -300,9 +301,9 @@ def _record(ws: Workspace, plan: ImportPlan, fetch: BlockFetcher) -> None:
         directories = {parsed[0] for parsed in (ipfs_path(t.image_uri) for t in plan.tokens) if parsed and parsed[1]}
         for root, kind in [*((d, "image-directory") for d in sorted(directories, key=str)),
                            (CID.parse(plan.metadata_root), "metadata")]:
-            receipt = backend.pin_dag(FetchedDag(root, _dag_blocks(root, fetch)), name=f"{ws.spec.symbol}-{kind}")
-            ledger.record_pin(cid=receipt.cid, backend=backend.ledger_key, content_sha256=f"imported:{receipt.cid}",
-                              profile=ws.profile.name, kind=kind, name=receipt.name, remote_id=receipt.remote_id)
+            dag = FetchedDag(root, _dag_blocks(root, fetch))
+            pin(content_sha256=f"imported:{root}", make_dag=lambda dag=dag: dag, kind=kind,
+                name=f"{ws.spec.symbol}-{kind}")
         cids = {t.token_id: str(t.metadata_cid) for t in plan.tokens}
         # A foreign directory holds no collection.json of mintprep's: its contractURI is not this manifest's to say
         # (empty: `check` leaves it alone until a repair publishes a directory mintprep wrote).
@@ -329,17 +330,11 @@ def _attributes(token: ImportedToken) -> list[dict[str, Any]]:
 
 def _dag_blocks(root: CID, fetch: BlockFetcher) -> tuple[Block, ...]:
     """Every block under `root`, verified (most were read already; a directory's other files are read now)."""
-    found, stack, seen = [], [root], set()
-    while stack:
-        cid = stack.pop()
-        if cid in seen:
-            continue
-        seen.add(cid)
-        data = fetch(cid)
-        if data is None:
-            raise UserError(f"block {cid} under {root} is not retrievable intact from any source; pass --gateway "
-                            "URL of a gateway that has it")
-        found.append(Block(cid, data))
-        stack.extend(link.cid for link in child_links(cid, data))
+    found = []
+    for step in walk_dag(root, fetch):
+        if isinstance(step, Unreadable):
+            raise UserError(f"block {step.cid} under {root} is not retrievable intact from any source; pass "
+                            "--gateway URL of a gateway that has it")
+        found.append(step)
     return tuple(found)
 

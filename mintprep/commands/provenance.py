@@ -17,10 +17,8 @@ from mintprep.base.hashing import sha256_hex
 from mintprep.base.progress import NoProgress, ProgressSink
 from mintprep.collection.config import Collection
 from mintprep.collection.manifest import provenance_hash
-from mintprep.ipfs.cid import CID
-from mintprep.ipfs.reader import CorruptBlock, NotUnixFS, first_verified, list_directory, read_file
-from mintprep.ipfs.uri import ipfs_path, resolve
-from mintprep.ipfs.verify import BlockFetcher, BlockNotFound
+from mintprep.ipfs import (CID, BlockFetcher, Unreadable, first_verified, ipfs_path, list_directory, read_file,
+                           resolve)
 
 RECIPE = "sha256(sha256(image of 1.json) || sha256(image of 2.json) || … || sha256(image of N.json)), raw 32-byte digests"
 
@@ -65,8 +63,7 @@ def published_provenance(root: CID | str, fetch_block: BlockFetcher, progress: P
 def collection_provenance(col: Collection, verify_from: str | None, gateways: tuple[str, ...] = (),
                           progress: ProgressSink = NoProgress()) -> ProvenanceCheck:
     """Recompute from `verify_from` (ipfs://ROOT), else from the contract's base URI, else the ledger's last root."""
-    from mintprep.ipfs.backends import make_backend
-    from mintprep.ipfs.gateway import TrustlessGateway
+    from mintprep.ipfs import TrustlessGateway, make_backend
 
     on_chain, base_uri = _contract_values(col)
     source = verify_from or base_uri or _ledger_root(col)
@@ -81,7 +78,7 @@ def collection_provenance(col: Collection, verify_from: str | None, gateways: tu
         if segments:
             root = resolve(source, fetch) or root
         value, count = published_provenance(root, fetch, progress)
-    except (BlockNotFound, CorruptBlock, NotUnixFS) as exc:
+    except Unreadable as exc:
         raise UserError(f"{source}: cannot be read intact ({exc}); pass --gateway URL of a gateway that has it") from None
     return ProvenanceCheck(str(root), count, value, on_chain)
 

@@ -12,15 +12,15 @@ from __future__ import annotations
 
 import os
 import signal
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 from mintprep.commands.audit import IMAGE_KINDS, AuditReport, audit_workspace
 from mintprep.collection.config import Collection
 from mintprep.base.errors import UserError
 from mintprep.generate.request import attempt_seed
-from mintprep.ipfs.unixfs import import_bytes
+from mintprep.ipfs import import_bytes
 from mintprep.state.ledger import JournalEntry, PieceRecord
 from mintprep.collection.manifest import PinnedPiece
 from mintprep.state.objects import ObjectCorrupt
@@ -33,7 +33,6 @@ from mintprep.guards.image_guards import validate_png
 from mintprep.state.workspace import Workspace
 
 JOURNAL_KIND = "repair"
-STEPS = ("attempts", "images", "metadata", "page", "base-uri", "unpin")
 # Test hook: SIGKILL this process once step N (1-based) has done its work but before the journal records it,
 # the worst moment to die. The fault-injection tests set it; nothing else should.
 FAULT_ENV = "MINTPREP_FAULT_AFTER_STEP"
@@ -112,7 +111,7 @@ class RepairOutcome:
         return {
             "status": self.status,
             "resumed": self.resumed,
-            "steps_done": [STEPS[i] for i in range(self.step)],
+            "steps_done": [step.name for step in STEPS[:self.step]],
             "plan": self.plan.to_json() if self.plan else None,
             "base_uri_update": self.base_uri_update,
             "before": self.before.to_json() if self.before else None,
@@ -247,14 +246,13 @@ def _run_steps(ws: Workspace, entry: JournalEntry, outcome: RepairOutcome, signe
     it): what it left is consistent (every step is), and the next repair audits and plans afresh."""
     plan = outcome.plan
     assert plan is not None
-    runners = (_step_attempts, _step_images, _step_metadata, _step_page, _step_base_uri, _step_unpin)
-    for number in range(entry.step + 1, len(STEPS) + 1):
-        if number > 2 and not plan.rewrite:
+    for number, step in enumerate(STEPS[entry.step:], start=entry.step + 1):
+        if step.rewrites and not plan.rewrite:
             break
         try:
-            done = runners[number - 1](ws, plan, outcome, signer=signer)
+            done = step.run(ws, plan, outcome, signer=signer)
         except Exception as exc:
-            ws.ledger.finish_journal(entry, abandoned=f"step {number} ({STEPS[number - 1]}): {exc}")
+            ws.ledger.finish_journal(entry, abandoned=f"step {number} ({step.name}): {exc}")
             raise
         if not done:  # waiting on someone else (the base URI transaction): the journal stays open at this step
             outcome.status, outcome.step = "awaiting-base-uri", number - 1
@@ -299,9 +297,8 @@ def _step_images(ws: Workspace, plan: RepairPlan, outcome: RepairOutcome, **_: A
         for p in pinned.pieces}
     plan.failed = sorted(t for t in regenerate if str(t) not in plan.replacements)
     for token in (t for t in plan.tokens if t.action == "repin"):
-        ledger.record_unpin(token.old_image_cid, ws.backend.ledger_key)  # so pin_bytes uploads and verifies afresh
         pin_bytes(ledger, ws.backend, ws.profile, ledger.objects.get(str(token.old_png_sha256)), kind="image",
-                  name=f"{ws.spec.symbol}-{token.token_id}.png")
+                  name=f"{ws.spec.symbol}-{token.token_id}.png", force=True)  # the backend lost it: upload, verify
     for damaged in plan.restore_objects:
         restore_object(ws, damaged["sha256"], damaged["cid"])
     return True
@@ -310,8 +307,6 @@ def _step_images(ws: Workspace, plan: RepairPlan, outcome: RepairOutcome, **_: A
 def _step_metadata(ws: Workspace, plan: RepairPlan, outcome: RepairOutcome, **_: Any) -> bool:
     """Rewrite the metadata directory and manifest over every published piece, the replacements in place."""
     ledger = ws.ledger
-    for cid in plan.refresh_pins:
-        ledger.record_unpin(cid, ws.backend.ledger_key)  # the backend lost it: let the manifest stage pin it again
     record = ledger.current_manifest()
     assert record is not None
     minted = outcome.before.minted if outcome.before else []
@@ -327,7 +322,8 @@ def _step_metadata(ws: Workspace, plan: RepairPlan, outcome: RepairOutcome, **_:
         else:
             current.append(token.as_piece(pieces[token.token_id].request_key if token.token_id in pieces
                                           else f"published:{token.png_sha256}"))
-    publication = publish_metadata(ws, current, minted)
+    # A directory or manifest the backend lost is pinned again (uploaded and verified), whatever the ledger says.
+    publication = publish_metadata(ws, current, minted, force=bool(plan.refresh_pins))
     published = publication.manifest.by_token()
     ledger.set_pieces([piece_pointer(int(t), new["request_key"], published) for t, new in plan.replacements.items()])
     ledger.drop_pieces_after(ws.spec.size)
@@ -337,10 +333,10 @@ def _step_metadata(ws: Workspace, plan: RepairPlan, outcome: RepairOutcome, **_:
 
 def _step_page(ws: Workspace, plan: RepairPlan, outcome: RepairOutcome, **_: Any) -> bool:
     """Rebuild the page where there is one, and republish it where it was published."""
-    from mintprep.page.publish import publish_collection
+    from mintprep.commands.publish import publish_page
 
     if ws.ledger.latest_publish() is not None:
-        publish_collection(ws.col, ws.ledger)
+        publish_page(ws)
     elif (ws.col.page_dir / "index.html").is_file():
         page_stage(ws)
     return True
@@ -353,17 +349,18 @@ def _step_base_uri(ws: Workspace, plan: RepairPlan, outcome: RepairOutcome, *, s
     if ws.contract is None:
         return True
     from mintprep.chain.artifact import load_artifact
-    from mintprep.chain.base_uri import collection_base_uri_update, send_collection_base_uri
+    from mintprep.chain.base_uri import collection_base_uri_update
     from mintprep.chain.rpc import connect
+    from mintprep.commands.contract import set_base_uri
 
-    update, url = collection_base_uri_update(ws.col, ws.ledger)
+    update, url = collection_base_uri_update(ws)
     drop = connect(url).eth.contract(address=update.to, abi=load_artifact().abi)
     if drop.functions.baseURI().call() == update.base_uri:
         return True  # already set: by an earlier run killed before recording it, or by the user's own wallet
     if signer is None:
         outcome.base_uri_update = update.to_json()
         return False
-    plan.base_uri_tx = send_collection_base_uri(ws.col, ws.ledger, signer).tx_hash
+    plan.base_uri_tx = set_base_uri(ws, signer).tx_hash
     return True
 
 
@@ -383,3 +380,20 @@ def _step_unpin(ws: Workspace, plan: RepairPlan, outcome: RepairOutcome, **_: An
         if cid not in plan.unpinned:
             plan.unpinned.append(cid)
     return True
+
+
+class RepairStep(NamedTuple):
+    name: str
+    run: Callable[..., bool]  # (ws, plan, outcome, *, signer) -> done; idempotent
+    rewrites: bool  # part of the rewrite of metadata, manifest, page and base URI: skipped when none is planned
+
+
+# The repair, in order; the journal records the number of the last step done.
+STEPS: tuple[RepairStep, ...] = (
+    RepairStep("attempts", _step_attempts, rewrites=False),
+    RepairStep("images", _step_images, rewrites=False),
+    RepairStep("metadata", _step_metadata, rewrites=True),
+    RepairStep("page", _step_page, rewrites=True),
+    RepairStep("base-uri", _step_base_uri, rewrites=True),
+    RepairStep("unpin", _step_unpin, rewrites=True),
+)

@@ -12,10 +12,9 @@ from eth_account.signers.local import LocalAccount
 
 from mintprep.base.errors import UserError
 from mintprep.chain.reveal import (PlannedTx, Reveal, RevealResult, mines_on_demand, reveal_secret, run_reveal)
-from mintprep.collection.config import Collection
 from mintprep.collection.manifest import base_uri_for, contract_uri_for
 from mintprep.stages.withheld import RELEASED_KIND, released
-from mintprep.state.ledger import Ledger
+from mintprep.state.workspace import Workspace
 
 # Test hook: SIGKILL this process right after the named transaction is mined and recorded (startReveal or reveal),
 # so a test can check that a rerun finishes from the chain's state. The fault-injection tests set it; nothing else.
@@ -30,10 +29,12 @@ class RevealTarget:
     mine: bool  # a dev node on this machine that mines only on transactions
 
 
-def reveal_target(col: Collection, ledger: Ledger, signer: LocalAccount) -> RevealTarget:
+def reveal_target(ws: Workspace, signer: LocalAccount) -> RevealTarget:
     """The drop, the secret this key derives, and the root to reveal: the ledger's current metadata root."""
     from mintprep.chain.address import deployed_address
     from mintprep.chain.rpc import connect, require_chain
+
+    col, ledger = ws.col, ws.ledger
 
     if col.spec.chain.reveal is None:
         raise UserError(f"{col.path}: chain.reveal is not set: this collection was minted revealed")
@@ -51,18 +52,17 @@ def reveal_target(col: Collection, ledger: Ledger, signer: LocalAccount) -> Reve
     return RevealTarget(chain_id, address, reveal, mines_on_demand(w3, url))
 
 
-def release_metadata(col: Collection, ledger: Ledger) -> str:
+def release_metadata(ws: Workspace) -> str:
     """Pin the current metadata directory and manifest, kept in the local store so far, on the configured backend
     (same bytes, same CIDs; what is already there is skipped) and record the release. Before the reveal transaction:
     the base URI it sets must resolve for every collector."""
     from mintprep.collection.published import complete_publication
     from mintprep.commands.run import pin_metadata_directory
     from mintprep.stages.pin import pin_bytes
-    from mintprep.state.workspace import Workspace
 
+    col, ledger = ws.col, ws.ledger
     record = ledger.current_manifest()
     assert record is not None
-    ws = Workspace(col, ledger)
     root = record.metadata_root
     if not ws.backend.is_pinned(root):
         root, _ = pin_metadata_directory(ws, complete_publication(ledger, [], col.spec.size), ws.backend)
@@ -77,11 +77,12 @@ def release_metadata(col: Collection, ledger: Ledger) -> str:
     return root
 
 
-def reveal_collection(col: Collection, ledger: Ledger, signer: LocalAccount, *, redraw: bool = False,
+def reveal_collection(ws: Workspace, signer: LocalAccount, *, redraw: bool = False,
                       on_block: Callable[[int, int], None] = lambda head, target: None) -> RevealResult:
     """Release the real metadata, then reveal the drop from wherever it stands, recording each transaction."""
-    target = reveal_target(col, ledger, signer)
-    release_metadata(col, ledger)
+    target = reveal_target(ws, signer)
+    release_metadata(ws)
+    ledger = ws.ledger
 
     def record(label: str, tx_hash: str) -> None:
         ledger.record_chain_tx("reveal", target.chain_id, target.address, tx_hash, {"step": label})
@@ -93,9 +94,9 @@ def reveal_collection(col: Collection, ledger: Ledger, signer: LocalAccount, *, 
                       mine=target.mine, redraw=redraw, on_block=on_block, on_sent=record)
 
 
-def planned_reveal(col: Collection, ledger: Ledger, signer: LocalAccount) -> list[PlannedTx]:
+def planned_reveal(ws: Workspace, signer: LocalAccount) -> list[PlannedTx]:
     """`reveal --print`: the transactions still needed, from the chain's state; nothing is sent. The real metadata
     is released first, since the printed reveal points the contract at it."""
-    target = reveal_target(col, ledger, signer)
-    release_metadata(col, ledger)
+    target = reveal_target(ws, signer)
+    release_metadata(ws)
     return target.reveal.planned(target.reveal.state())

@@ -14,16 +14,14 @@ from typing import Any
 from mintprep.collection.config import Collection
 from mintprep.generate import GenerationRequest, GenerationResult
 from mintprep.base.hashing import content_key, sha256_hex
-from mintprep.ipfs.backends import PinBackend
-from mintprep.ipfs.reader import CorruptBlock, NotUnixFS, read_file
-from mintprep.ipfs.unixfs import import_bytes, import_directory
-from mintprep.ipfs.verify import BlockNotFound
+from mintprep.ipfs import PinBackend, Unreadable, import_bytes, import_directory, read_file
+from mintprep.state.drops import append_drops, attempt_drop
 from mintprep.state.ledger import IMPORTED_KEY, AttemptRow, GenerationRow, PieceRecord
 from mintprep.collection.manifest import Manifest, PinnedPiece, build_manifest, metadata_files
 from mintprep.stages.pin import PinItem, pin_bytes, pin_content, pin_pieces
 from mintprep.base.progress import ProgressSink
 from mintprep.collection.published import complete_publication
-from mintprep.stages.screen import DROP_LOG, Rejection, failure_is_stale, judge, judged_under, resample
+from mintprep.stages.screen import Rejection, failure_is_stale, judge, judged_under, resample
 from mintprep.collection.traits import PiecePlan, plan_piece
 from mintprep.state.workspace import Workspace
 
@@ -114,7 +112,6 @@ def run_collection(col: Collection, *, progress: ProgressSink | None = None) -> 
     col.spec.ipfs.token()  # a missing token is bad input: refuse it before hours of sampling, not after
     with Workspace.open(col, progress=progress) as ws:
         plans = plan_pieces(ws)
-        report = RunReport(pieces=len(plans))
         as_published = imported_as_published(ws, plans)
         generated = generate(ws, [p for p in plans if p.token_id not in as_published])
         validated = validate(ws, [*generated.candidates.values(), *as_published.values()])
@@ -128,18 +125,19 @@ def run_collection(col: Collection, *, progress: ProgressSink | None = None) -> 
             [piece_pointer(p.token_id, p.request_key, published) for p in pinned.pieces]
             + [piece_pointer(f.token_id, keys[f.token_id], published, status="rejected") for f in rejected])
         ws.ledger.drop_pieces_after(col.spec.size)
-
-        report.generated, report.generation_skipped = generated.generated + validated.generated, generated.skipped
-        report.resampled = [{"token_id": r.token_id, "guard": r.guard, "reason": r.reason,
-                             "collides_with": r.collides_with} for r in validated.resampled]
-        report.rejected = sorted(rejected, key=lambda f: f.token_id)
-        report.kept_published = sorted(f.token_id for f in rejected if f.token_id in published)
-        report.pinned, report.pin_skipped = pinned.newly_pinned, len(pinned.pieces) - pinned.newly_pinned
-        report.metadata_root, report.manifest_cid = publication.manifest.metadata_root, publication.manifest_cid
-        report.provenance_hash = publication.manifest.provenance_hash
-        if chain_gate(ws, report):
-            report.page = page_stage(ws)
-    return report
+        gate = chain_gate(ws)
+        return RunReport(
+            pieces=len(plans),
+            generated=generated.generated + validated.generated, generation_skipped=generated.skipped,
+            resampled=[{"token_id": r.token_id, "guard": r.guard, "reason": r.reason,
+                        "collides_with": r.collides_with} for r in validated.resampled],
+            rejected=sorted(rejected, key=lambda f: f.token_id),
+            kept_published=sorted(f.token_id for f in rejected if f.token_id in published),
+            pinned=pinned.newly_pinned, pin_skipped=len(pinned.pieces) - pinned.newly_pinned,
+            metadata_root=publication.manifest.metadata_root, manifest_cid=publication.manifest_cid,
+            provenance_hash=publication.manifest.provenance_hash,
+            page=page_stage(ws) if gate.blocked is None else None, page_blocked=gate.blocked, chain_check=gate.check,
+        )
 
 
 def piece_pointer(token_id: int, request_key: str, published: dict[int, Any], status: str = "pinned") -> PieceRecord:
@@ -179,7 +177,7 @@ def restore_object(ws: Workspace, png_sha256: str, image_cid: str) -> bool:
         return True
     try:
         data = read_file(image_cid, ws.backend.fetch_block)
-    except (BlockNotFound, CorruptBlock, NotUnixFS):
+    except Unreadable:
         return False
     if sha256_hex(data) != png_sha256:
         return False
@@ -240,14 +238,8 @@ def _record_generation(ws: Workspace, key: str, result: GenerationResult) -> Gen
     ledger.record_generation(row, attempts)
     # The decoded image of a pixel-guard rejection, for `mintprep review` (content-addressed like the rest).
     thumbnails = {a.attempt: ledger.objects.put(a.thumbnail) for a in result.attempts if a.thumbnail}
-    rejected = [a for a in attempts if not a.accepted]
-    if rejected:
-        with (ws.col.state_dir / DROP_LOG).open("a", encoding="utf-8") as log:
-            for a in rejected:
-                log.write(json.dumps({"token_id": result.token_id, "request_key": key, "attempt": a.attempt,
-                                      "seed": a.seed, "precision": a.precision, "guard": a.guard, "step": a.step,
-                                      "reason": a.reason, "metrics": a.metrics,
-                                      "thumbnail_sha256": thumbnails.get(a.attempt)}, sort_keys=True) + "\n")
+    append_drops(ws.col.state, (attempt_drop(result.token_id, key, a, thumbnail_sha256=thumbnails.get(a.attempt))
+                                for a in attempts if not a.accepted))
     return row
 
 
@@ -312,20 +304,21 @@ def pin(ws: Workspace, candidates: list[Candidate]) -> Pinned:
 
 # -- manifest ------------------------------------------------------------------------------------
 
-def publish_metadata(ws: Workspace, accepted: list[PinnedPiece], minted: list[int] | tuple[int, ...] = ()
-                     ) -> Publication:
-    """Write and pin the metadata directory and the manifest over `accepted` and every published token it lacks.
-
-    A hidden drop's are pinned in the local store only until the reveal (`stages.withheld`)."""
+def publish_metadata(ws: Workspace, accepted: list[PinnedPiece], minted: list[int] | tuple[int, ...] = (), *,
+                     force: bool = False) -> Publication:
+    """Write and pin the metadata directory and the manifest over `accepted` and every published token it lacks;
+    `force` pins both again even where the ledger has them (a repair of pins the backend lost). A hidden drop's
+    are pinned in the local store only until the reveal (`stages.withheld`)."""
     from mintprep.stages.withheld import publication_backend
 
     pieces = complete_publication(ws.ledger, accepted, ws.spec.size, minted)
-    root, metadata_cids = pin_metadata_directory(ws, pieces, publication_backend(ws))
+    root, metadata_cids = pin_metadata_directory(ws, pieces, publication_backend(ws), force=force)
     manifest = build_manifest(ws.spec, pieces, root, metadata_cids, ws.profile.name)
-    return record_manifest(ws, manifest)
+    return record_manifest(ws, manifest, force=force)
 
 
-def pin_metadata_directory(ws: Workspace, pieces: list[PinnedPiece], backend: PinBackend) -> tuple[str, dict[int, str]]:
+def pin_metadata_directory(ws: Workspace, pieces: list[PinnedPiece], backend: PinBackend, *,
+                           force: bool = False) -> tuple[str, dict[int, str]]:
     """(root CID, token id -> metadata file CID) of the directory over `pieces`, pinned on `backend`."""
     spec, ledger = ws.spec, ws.ledger
     sources = {p.source_metadata_sha256: ledger.objects.get(p.source_metadata_sha256)
@@ -335,16 +328,16 @@ def pin_metadata_directory(ws: Workspace, pieces: list[PinnedPiece], backend: Pi
     directory = pin_content(ledger, backend, ws.profile,
                             content_sha256=content_key({name: sha256_hex(data) for name, data in files.items()}),
                             make_dag=lambda: import_directory(dags, ws.profile), kind="metadata",
-                            name=f"{spec.symbol}-metadata")
+                            name=f"{spec.symbol}-metadata", force=force)
     return directory.cid, {p.token_id: str(dags[f"{p.token_id}.json"].root) for p in pieces}
 
 
-def record_manifest(ws: Workspace, manifest: Manifest) -> Publication:
+def record_manifest(ws: Workspace, manifest: Manifest, *, force: bool = False) -> Publication:
     from mintprep.stages.withheld import publication_backend
 
     data = manifest.encode()
     manifest_pin = pin_bytes(ws.ledger, publication_backend(ws), ws.profile, data, kind="manifest",
-                             name=f"{ws.spec.symbol}-manifest")
+                             name=f"{ws.spec.symbol}-manifest", force=force)
     ws.ledger.record_manifest(metadata_root=manifest.metadata_root, manifest_cid=manifest_pin.cid,
                               manifest_sha256=ws.ledger.objects.put(data), provenance_hash=manifest.provenance_hash)
     return Publication(manifest, manifest_pin.cid)
@@ -352,20 +345,24 @@ def record_manifest(ws: Workspace, manifest: Manifest) -> Publication:
 
 # -- chain gate and page -------------------------------------------------------------------------
 
-def chain_gate(ws: Workspace, report: RunReport) -> bool:
+@dataclass(frozen=True)
+class ChainGate:
+    check: dict[str, Any] | None  # `mintprep check`'s report, when there is a contract to check
+    blocked: str | None  # why the page is not built; None: build it
+
+
+def chain_gate(ws: Workspace) -> ChainGate:
     """The page is not built for a contract that disagrees with the config (the other stages stand).
 
     A collection with no contract yet (none configured, none deployed) has nothing to drift from.
     """
     if ws.contract is None:
-        return True  # decided without web3, which takes seconds to import: a no-op rerun stays quick
+        return ChainGate(None, None)  # decided without web3, which takes seconds to import: a no-op rerun stays quick
     from mintprep.chain.check import check_collection
 
     check = check_collection(ws.col, ws.ledger)
-    report.chain_check = check.to_json()
-    if not check.ok:
-        report.page_blocked = "contract disagrees with collection.yaml: " + ", ".join(check.mismatches)
-    return check.ok
+    blocked = None if check.ok else "contract disagrees with collection.yaml: " + ", ".join(check.mismatches)
+    return ChainGate(check.to_json(), blocked)
 
 
 def page_stage(ws: Workspace) -> str:

@@ -1,7 +1,7 @@
 """Build the collection's page from the ledger and put it where `page.publish` says: IPFS, Netlify or a folder.
 
 `collection_page_inputs` decides what the page is built for (manifest, contract, chain, RPC, gateway);
-`publish_collection` builds, publishes and records the publish in the ledger.
+`publish_collection` builds and publishes it and says where it went (the command driver records that).
 """
 
 from __future__ import annotations
@@ -20,8 +20,7 @@ from mintprep.chain.phases import SalePhase, collection_phases
 from mintprep.base.errors import RemoteError, UserError, register_secret
 from mintprep.net.http import RetryPolicy, json_object, send
 from mintprep.net.urls import redact_url
-from mintprep.ipfs.backends import make_backend
-from mintprep.ipfs.unixfs import DagImport, get_profile, import_bytes, import_directory
+from mintprep.ipfs import DagImport, import_bytes, import_directory
 from mintprep.page.build import PageBuild, build_page
 from mintprep.page.settings import PublishSettings
 from mintprep.page.sitedir import ensure_replaceable, read_tree, replace_tree
@@ -30,6 +29,7 @@ from mintprep.stages.pin import pin_content
 if TYPE_CHECKING:
     from mintprep.collection.config import Collection
     from mintprep.state.ledger import Ledger, ManifestRecord
+    from mintprep.state.workspace import Workspace
 
 
 @dataclass(frozen=True)
@@ -103,12 +103,14 @@ def build_collection_page(col: "Collection", inputs: PageInputs, out_dir: Path |
                       chain_id=inputs.chain_id, rpc_url=inputs.rpc_url, gateway=inputs.gateway, phases=inputs.phases)
 
 
-def publish_collection(col: "Collection", ledger: "Ledger", **http: Any) -> PublishResult:
-    """Rebuild the page from the ledger, publish it to `page.publish.target`, and record where it went.
+def publish_collection(ws: "Workspace", **http: Any) -> tuple[PageInputs, PublishResult]:
+    """Rebuild the page from the ledger and publish it to `page.publish.target`; what it was built for, and where
+    it went.
 
     `http` (policy=RetryPolicy, sleep=callable) tunes retries of remote targets.
     """
-    inputs = collection_page_inputs(col, ledger)
+    col = ws.col
+    inputs = collection_page_inputs(col, ws.ledger)
     build = build_collection_page(col, inputs)
     files = read_tree(build.out_dir)
     settings = col.spec.page.publish
@@ -120,13 +122,10 @@ def publish_collection(col: "Collection", ledger: "Ledger", **http: Any) -> Publ
         deploy = deploy_to_netlify(files, settings, token=netlify_token(settings), **http)
         result = PublishResult("netlify", deploy.url, None, deploy.uploaded, build)
     else:
-        cid = pin_site(col, ledger, files, build.site_digest)
+        cid = pin_site(ws, files, build.site_digest)
         location = f"{inputs.gateway.rstrip('/')}/ipfs/{cid}/"
         result = PublishResult("ipfs", location, cid, tuple(sorted(files)), build)
-    # "": a hidden drop's page, built without its metadata root; audit calls it stale once the drop is revealed.
-    ledger.record_publish(result.target, result.location, result.site_cid,
-                          inputs.manifest["metadata_root"] or "", inputs.contract)
-    return result
+    return inputs, result
 
 
 # ---------------------------------------------------------------- target: dir
@@ -139,9 +138,9 @@ def copy_site(files: Mapping[str, bytes], dest: Path, *, protect: tuple[Path, ..
 
 # ---------------------------------------------------------------- target: ipfs
 
-def pin_site(col: "Collection", ledger: "Ledger", files: Mapping[str, bytes], site_digest: str) -> str:
+def pin_site(ws: "Workspace", files: Mapping[str, bytes], site_digest: str) -> str:
     """Pin the site folder on the collection's IPFS backend (verified like every pin); return its CID."""
-    profile = get_profile(col.spec.ipfs.profile)
+    profile = ws.profile
 
     def site_dag() -> DagImport:
         tree: dict[str, Any] = {}
@@ -153,9 +152,8 @@ def pin_site(col: "Collection", ledger: "Ledger", files: Mapping[str, bytes], si
             node[name] = import_bytes(data, profile)
         return import_directory(tree, profile)
 
-    backend = make_backend(col.spec.ipfs, col.state_dir)
-    outcome = pin_content(ledger, backend, profile, content_sha256=site_digest, make_dag=site_dag,
-                          kind="site", name=f"{col.spec.symbol}-site")
+    outcome = pin_content(ws.ledger, ws.backend, profile, content_sha256=site_digest, make_dag=site_dag,
+                          kind="site", name=f"{ws.spec.symbol}-site")
     return outcome.cid
 
 

@@ -15,10 +15,10 @@ from typing import TYPE_CHECKING, Any
 from mintprep.base.errors import ConfigError
 from mintprep.base.hashing import canonical_json
 from mintprep.collection.config import Collection
-from mintprep.ipfs.unixfs import get_profile, import_bytes
+from mintprep.ipfs import get_profile, import_bytes
 
 if TYPE_CHECKING:
-    from mintprep.ipfs.backends import PinBackend
+    from mintprep.ipfs import PinBackend
     from mintprep.state.ledger import Ledger
     from mintprep.state.workspace import Workspace
 
@@ -68,17 +68,15 @@ def placeholders(col: Collection) -> Placeholders:
     return Placeholders(files, token_uri, f"ipfs://{cid(files['placeholder-collection'])}")
 
 
-def pin_placeholders(col: Collection, ledger: "Ledger") -> Placeholders:
+def pin_placeholders(ws: "Workspace") -> Placeholders:
     """Pin the placeholder documents on the configured backend (public: they hide nothing) and return them."""
-    from mintprep.ipfs.backends import make_backend
     from mintprep.stages.pin import pin_bytes
 
-    found = placeholders(col)
-    backend = make_backend(col.spec.ipfs, col.state_dir)
-    profile = get_profile(col.spec.ipfs.profile)
+    found = placeholders(ws.col)
+    image_name = str(ws.spec.chain.reveal.placeholder_image)  # type: ignore[union-attr]
     for kind, data in found.files.items():
-        pin_bytes(ledger, backend, profile, data, kind=kind, name=f"{kind}.json" if kind != "placeholder-image"
-                  else str(col.spec.chain.reveal.placeholder_image))  # type: ignore[union-attr]
+        pin_bytes(ws.ledger, ws.backend, ws.profile, data, kind=kind,
+                  name=image_name if kind == "placeholder-image" else f"{kind}.json")
     return found
 
 
@@ -94,7 +92,7 @@ def withholding(col: Collection, ledger: "Ledger") -> bool:
 def publication_backend(ws: "Workspace") -> "PinBackend":
     """Where the metadata directory and manifest are pinned: the local store while withheld, else the backend."""
     if withholding(ws.col, ws.ledger):
-        from mintprep.ipfs.backends.local import LocalBackend
+        from mintprep.ipfs import LocalBackend
 
         return LocalBackend(ws.col.state_dir)
     return ws.backend

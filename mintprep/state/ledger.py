@@ -20,6 +20,7 @@ from typing import Any, Iterator
 from mintprep.base.errors import LedgerBusy, UserError
 from mintprep.collection.manifest import Manifest
 from mintprep.state.objects import ObjectStore
+from mintprep.state.paths import StateDir
 
 SCHEMA_VERSION = 1
 IMPORTED_TX = "imported"  # the tx_hash of a deployment row adopted by `mintprep import`, not sent by mintprep
@@ -144,7 +145,7 @@ class PublishRecord:
 class Ledger:
     def __init__(self, state_dir: Path, conn: sqlite3.Connection, lock_fd: int | None):
         self.state_dir = state_dir
-        self.objects = ObjectStore(state_dir / "objects")
+        self.objects = ObjectStore(StateDir(state_dir).objects)
         self._conn = conn
         self._lock_fd = lock_fd
 
@@ -154,13 +155,13 @@ class Ledger:
         try:
             return cls._open_readonly(Path(state_dir)) if readonly else cls._open_writer(Path(state_dir))
         except sqlite3.DatabaseError as exc:
-            raise UserError(f"{Path(state_dir) / 'state.db'}: not a readable mintprep ledger ({exc}); restore it from "
-                            "a backup, or move it aside to start a new ledger", path=str(Path(state_dir) / "state.db")) \
+            raise UserError(f"{StateDir(Path(state_dir)).ledger}: not a readable mintprep ledger ({exc}); restore it from "
+                            "a backup, or move it aside to start a new ledger", path=str(StateDir(Path(state_dir)).ledger)) \
                 from None
 
     @classmethod
     def _open_readonly(cls, state_dir: Path) -> "Ledger":
-        db = state_dir / "state.db"
+        db = StateDir(state_dir).ledger
         if not db.exists():
             raise UserError(f"{state_dir}: no ledger yet; run `mintprep run` first")
         # With no write-ahead log beside it the file is complete: `immutable` reads it without creating the
@@ -176,8 +177,8 @@ class Ledger:
     @classmethod
     def _open_writer(cls, state_dir: Path) -> "Ledger":
         state_dir.mkdir(parents=True, exist_ok=True)
-        lock_fd = _take_writer_lock(state_dir / "lock")
-        conn = sqlite3.connect(state_dir / "state.db", isolation_level=None, timeout=30)
+        lock_fd = _take_writer_lock(StateDir(state_dir).writer_lock)
+        conn = sqlite3.connect(StateDir(state_dir).ledger, isolation_level=None, timeout=30)
         conn.execute("PRAGMA journal_mode=WAL")
         conn.execute("PRAGMA synchronous=FULL")
         ledger = cls(state_dir, conn, lock_fd)
@@ -193,7 +194,7 @@ class Ledger:
         if row is None or int(row[0]) != SCHEMA_VERSION:
             found = row[0] if row else "none"
             raise UserError(
-                f"{self.state_dir / 'state.db'}: ledger schema version {found}, this mintprep reads {SCHEMA_VERSION}"
+                f"{StateDir(self.state_dir).ledger}: ledger schema version {found}, this mintprep reads {SCHEMA_VERSION}"
             )
 
     def close(self) -> None:

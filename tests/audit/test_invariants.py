@@ -222,5 +222,5 @@ def test_upgrade_on_chain_minted_tokens_resolve_after_every_step_and_every_kill(
         minted_uris_resolve(path, drop, minted)
         assert sorted(published_directory(path)) == [1, 2, 3, 4, 5]
         assert run_mintprep(["audit", str(path), "--repair"], env) in (0, 1)
-        assert final_state(path) == reference, f"killed at step {step} ({STEPS[step - 1]})"
+        assert final_state(path) == reference, f"killed at step {step} ({STEPS[step - 1].name})"
         minted_uris_resolve(path, drop, minted)

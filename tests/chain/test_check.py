@@ -12,7 +12,7 @@ from mintprep.chain.check import check_collection
 from mintprep.chain.costs import GAS_PRICE_ORACLE
 from mintprep.base.errors import UserError
 from mintprep.state.ledger import Ledger
-from mintprep.commands.run import RunReport, chain_gate
+from mintprep.commands.run import ChainGate, chain_gate
 from mintprep.state.workspace import Workspace
 from tests.chain.conftest import (METADATA_ROOT, DeployedCollection, chain_collection, deploy_for,
                                   record_metadata_root)
@@ -142,14 +142,13 @@ def test_run_gate_skips_a_collection_without_contract_and_checks_a_deployed_one(
 ):
     fresh = chain_collection(tmp_path / "fresh", chain.node.url)
     with Workspace.open(fresh) as ws:
-        gated = RunReport(pieces=0)
-        assert chain_gate(ws, gated) and gated.chain_check is None
+        assert chain_gate(ws) == ChainGate(None, None)
     # Deployed but chain.contract not yet pasted into the YAML: the ledger's deployment is found and checked.
     unpasted = deployed_collection.with_chain(contract=None)
     with Workspace.open(unpasted, readonly=True) as ws:
-        gated = RunReport(pieces=0)
-        assert chain_gate(ws, gated)
-    assert gated.chain_check["ok"] and gated.chain_check["address"] == deployed_collection.deployed.address
+        gated = chain_gate(ws)
+    assert gated.blocked is None
+    assert gated.check["ok"] and gated.check["address"] == deployed_collection.deployed.address
 
 
 def test_without_a_ledger_the_base_uri_is_shown_not_compared(deployed_collection: DeployedCollection):

@@ -26,6 +26,7 @@ from mintprep.ipfs.dagpb import DIRECTORY, decode_pbnode, decode_unixfs
 from mintprep.ipfs.reader import read_file
 from mintprep.ipfs.store import BlockStore
 from mintprep.state.ledger import Ledger
+from mintprep.state.workspace import Workspace
 from tests.chain.conftest import deploy_for
 from tests.conftest import write_collection
 from tests.ipfs.fakes import FakeKubo, running
@@ -115,8 +116,8 @@ def test_nothing_real_is_reachable_before_the_reveal_and_all_of_it_after(chain: 
         audit = audit_collection(col)
         assert audit.exit_code == 0, audit.to_json()
 
-        with Ledger.open(col.state_dir) as ledger:
-            revealed = reveal_collection(col, ledger, chain.owner)
+        with Workspace.open(col) as ws:
+            revealed = reveal_collection(ws, chain.owner)
         assert revealed.base_uri == f"ipfs://{record.metadata_root}/"
         assert record.metadata_root in node.pins and record.manifest_cid in node.pins
         served = drop.functions.tokenURI(1).call().removeprefix("ipfs://")

@@ -6,16 +6,17 @@ from pathlib import Path
 
 from mintprep.ipfs.backends.base import PinBackend
 from mintprep.ipfs.cid import CID
+from mintprep.ipfs.errors import BlockNotFound
 from mintprep.ipfs.store import BlockStore
 from mintprep.ipfs.unixfs import DagImport
-from mintprep.ipfs.verify import BlockNotFound
+from mintprep.state.paths import StateDir
 
 
 class LocalBackend(PinBackend):
     name = "local"
 
     def __init__(self, state_dir: Path) -> None:
-        self.store = BlockStore(Path(state_dir) / "ipfs")
+        self.store = BlockStore(StateDir(Path(state_dir)).ipfs)
 
     def _upload(self, dag: DagImport, name: str) -> str | None:
         self.store.put_many(dag.blocks)
