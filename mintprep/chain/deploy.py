@@ -6,6 +6,7 @@ command driver (mintprep.commands.contract) writes each ledger row between them.
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
+from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
 
 import rlp
@@ -15,6 +16,7 @@ from web3 import Web3
 from mintprep.chain.artifact import Artifact, load_artifact
 from mintprep.chain.networks import Network
 from mintprep.chain.phases import OnChainPhase, collection_phases
+from mintprep.chain.public_roots import require_public_root
 from mintprep.chain.reveal import reveal_commitment, reveal_secret
 from mintprep.chain.rpc import connect, require_chain
 from mintprep.chain.txs import send_call
@@ -120,9 +122,10 @@ class DeployTarget:
 
 
 def deploy_target(col: Collection, ledger: Ledger, network_name: str | None, rpc_url: str | None,
-                  again: bool) -> DeployTarget:
+                  again: bool, allow_ended_phases: bool = False) -> DeployTarget:
     """The node to deploy through, checked to be the configured chain. Refuses when the collection already has a
-    contract on that network (a second deploy costs gas and splits the collection) unless `again`."""
+    contract on that network (a second deploy costs gas and splits the collection) unless `again`, and when a
+    phase has already ended by the chain's clock (nobody could mint in it) unless `allow_ended_phases`."""
     net, url = col.spec.chain.endpoint(network_name, rpc_url)
     existing = find_contract(col, ledger, net.chain_id)
     if existing and not again:
@@ -130,8 +133,14 @@ def deploy_target(col: Collection, ledger: Ledger, network_name: str | None, rpc
             f"{col.path}: a contract for this collection exists on {net.name} at {existing}; "
             "pass --again to deploy another one"
         )
+    manifest = ledger.current_manifest()
+    if manifest is not None:  # the contract starts pointing at its root (contractURI even when unrevealed)
+        require_public_root(col, ledger, url, manifest.metadata_root)
     w3 = connect(url)
-    return DeployTarget(w3, net, require_chain(w3, net))
+    target = DeployTarget(w3, net, require_chain(w3, net))
+    if not allow_ended_phases:
+        refuse_ended_phases(col, int(w3.eth.get_block("latest")["timestamp"]))
+    return target
 
 
 def collection_drop_config(ws: "Workspace", signer: LocalAccount, chain_id: int) -> DropConfig:
@@ -142,6 +151,16 @@ def collection_drop_config(ws: "Workspace", signer: LocalAccount, chain_id: int)
     commitment = _commitment(ws.col, signer, manifest, chain_id)
     placeholders = pin_placeholders(ws) if ws.spec.chain.reveal else None
     return drop_config(ws.col, signer.address, manifest, commitment, placeholders)
+
+
+def refuse_ended_phases(col: Collection, now: int) -> None:
+    """UserError naming the first phase whose end is at or before `now` (unix seconds, the chain's clock)."""
+    for number, phase in enumerate(col.spec.chain.sale_phases()):
+        if phase.end_time <= now:
+            ended = datetime.fromtimestamp(phase.end_time, timezone.utc).isoformat().replace("+00:00", "Z")
+            raise UserError(f"chain.phases.{number} ({phase.name!r}) ended at {ended}, before this deploy: nobody "
+                            "could mint in it. Fix its end, or pass --allow-ended-phases to deploy it anyway",
+                            field=f"chain.phases.{number}.end")
 
 
 def _commitment(col: Collection, signer: LocalAccount, manifest: ManifestRecord | None, chain_id: int) -> bytes:

@@ -15,7 +15,6 @@ import time
 from dataclasses import asdict, dataclass
 from enum import Enum
 from typing import Any, Callable, Mapping
-from urllib.parse import urlsplit
 
 from eth_abi import encode
 from eth_account.messages import encode_defunct
@@ -112,7 +111,9 @@ def read_state(drop: Contract) -> RevealState:
 def mines_on_demand(w3: Web3, rpc_url: str) -> bool:
     """A development node on this machine that mines only on transactions (anvil's and hardhat's default):
     waiting would never end, so mintprep mines the blocks itself. Never true for a remote node."""
-    if (urlsplit(rpc_url).hostname or "") not in ("127.0.0.1", "localhost", "::1"):
+    from mintprep.chain.public_roots import is_loopback_rpc
+
+    if not is_loopback_rpc(rpc_url):
         return False
     for method in ("anvil_getAutomine", "hardhat_getAutomine"):
         answer = w3.provider.make_request(method, [])  # type: ignore[arg-type]

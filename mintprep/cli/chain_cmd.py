@@ -32,6 +32,10 @@ KEYSTORE = typer.Option(
 )
 
 
+INCLUDE_MINTED = typer.Option(False, "--include-minted",
+                              help="allow changing what minted tokens show (their metadata and image)")
+
+
 def _ask_password() -> str:
     return typer.prompt("keystore password", hide_input=True)
 
@@ -115,6 +119,8 @@ def deploy_command(
     rpc_url: Optional[str] = RPC_URL,
     keystore: Optional[Path] = KEYSTORE,
     again: bool = typer.Option(False, "--again", help="deploy even though the collection already has a contract"),
+    allow_ended_phases: bool = typer.Option(False, "--allow-ended-phases",
+                                            help="deploy even when a phase has already ended (it can never mint)"),
     as_json: bool = JSON,
 ) -> None:
     """Deploy MintprepDrop with the collection's name, size, price and per-wallet cap; record it in the ledger."""
@@ -128,7 +134,8 @@ def deploy_command(
         raise typer.BadParameter(f"must be one of {', '.join(NETWORKS)}", param_hint="--network")
     signer = load_signer(keystore, _ask_password)
     with Workspace.open(col) as ws:
-        deployed = deploy_contract(ws, signer, network_name=network, rpc_url=rpc_url, again=again)
+        deployed = deploy_contract(ws, signer, network_name=network, rpc_url=rpc_url, again=again,
+                                   allow_ended_phases=allow_ended_phases)
     if as_json:
         print_json(deployed.to_json())
     # soft_wrap: a URL or path wrapped at the console width (80 when not a terminal) cannot be copied or clicked.
@@ -137,7 +144,7 @@ def deploy_command(
     explorer = col.spec.chain.endpoint(network)[0].tx_url(deployed.tx_hash)
     if explorer:
         say(f"explorer: {explorer}")
-    say(f'add to {col.path}:  chain: {{contract: "{deployed.address}"}}')
+    say(f"recorded in the ledger: later commands use it (chain.contract in {col.path} may name it too)")
 
 
 @contract_app.command("set-base-uri")
@@ -147,6 +154,7 @@ def set_base_uri_command(
         False, "--print", help="send nothing: print the transaction (to, data) for a multisig or hardware wallet"
     ),
     keystore: Optional[Path] = KEYSTORE,
+    include_minted: bool = INCLUDE_MINTED,
     as_json: bool = JSON,
 ) -> None:
     """Point the contract at the ledger's current metadata root (emits BatchMetadataUpdate for marketplaces)."""
@@ -159,11 +167,11 @@ def set_base_uri_command(
     col = load_collection(collection)
     if print_only:
         with Workspace.open(col, readonly=True) as ws:
-            update, _ = collection_base_uri_update(ws)
+            update, _ = collection_base_uri_update(ws, include_minted=include_minted)
     else:
         signer = load_signer(keystore, _ask_password)
         with Workspace.open(col) as ws:
-            update = set_base_uri(ws, signer)
+            update = set_base_uri(ws, signer, include_minted=include_minted)
     if as_json:
         print_json(update.to_json())
     console.print(f"setBaseURI({update.base_uri!r}) on {update.to} (chain {update.chain_id})")

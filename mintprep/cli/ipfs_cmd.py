@@ -8,7 +8,7 @@ from typing import BinaryIO, Optional
 
 import typer
 
-from mintprep.cli.app import app, console, print_json
+from mintprep.cli.app import app, console, output_file, print_json
 from mintprep.base.errors import UserError
 from mintprep.ipfs import PROFILE_NAMES
 
@@ -61,6 +61,7 @@ def export_car_command(
     from mintprep.ipfs import CID, BlockStore, add_options, import_path, write_car
     from mintprep.state.paths import StateDir
 
+    output_file(out, "--out")
     if store is not None:
         root = CID.parse(source)
         blocks = BlockStore(StateDir(store).ipfs).iter_dag(root)
@@ -86,6 +87,6 @@ def _write_atomically(out: Path, write: Callable[[BinaryIO], int], source: str) 
     from mintprep.state.objects import write_atomic_with
 
     try:
-        return write_atomic_with(out, write)
+        return write_atomic_with(out, write, for_people=True)
     except BlockNotFound as exc:
         raise UserError(f"{source}: block {exc.args[0]} is not in the local store") from None

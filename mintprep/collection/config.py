@@ -21,7 +21,7 @@ from mintprep.state.paths import StateDir
 from mintprep.page.settings import PageSettings
 from mintprep.collection.template import placeholders
 from mintprep.net.urls import PublicUrl
-from mintprep.guards.image_guards import GuardSettings
+from mintprep.guards.settings import GuardSettings
 from mintprep.collection.yaml_loader import YamlRefused, load_document
 
 class PromptSpec(StrictModel):

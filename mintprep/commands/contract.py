@@ -16,10 +16,10 @@ if TYPE_CHECKING:
 
 
 def deploy_contract(ws: "Workspace", signer: LocalAccount, *, network_name: str | None = None,
-                    rpc_url: str | None = None, again: bool = False) -> Deployed:
+                    rpc_url: str | None = None, again: bool = False, allow_ended_phases: bool = False) -> Deployed:
     """Deploy the collection's drop and record it; adopt instead a deploy a killed run sent."""
     ledger = ws.ledger
-    target = deploy_target(ws.col, ledger, network_name, rpc_url, again)
+    target = deploy_target(ws.col, ledger, network_name, rpc_url, again, allow_ended_phases)
     deployed = None if again else interrupted_deploy(target, ledger)
     if deployed is None:
         config = collection_drop_config(ws, signer, target.chain_id)
@@ -33,9 +33,9 @@ def deploy_contract(ws: "Workspace", signer: LocalAccount, *, network_name: str 
     return deployed
 
 
-def set_base_uri(ws: "Workspace", signer: LocalAccount) -> BaseUriUpdate:
-    """Point the contract at the ledger's current metadata root (through the published-ids gate) and record it."""
-    sent = send_collection_base_uri(ws, signer)
+def set_base_uri(ws: "Workspace", signer: LocalAccount, *, include_minted: bool = False) -> BaseUriUpdate:
+    """Point the contract at the ledger's current metadata root (through `check_base_uri_change`) and record it."""
+    sent = send_collection_base_uri(ws, signer, include_minted=include_minted)
     ws.ledger.record_chain_tx("set-base-uri", sent.chain_id, sent.to, str(sent.tx_hash),
                               {"base_uri": sent.base_uri, "contract_uri": sent.contract_uri})
     return sent

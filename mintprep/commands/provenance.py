@@ -9,6 +9,7 @@ named: a collector with only the contract address and an IPFS gateway gets the s
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -20,6 +21,7 @@ from mintprep.collection.manifest import provenance_hash
 from mintprep.ipfs import (CID, BlockFetcher, Unreadable, first_verified, ipfs_path, list_directory, read_file,
                            resolve)
 
+TOKEN_FILE = re.compile(r"(\d+)(?:\.json)?")
 RECIPE = "sha256(sha256(image of 1.json) || sha256(image of 2.json) || … || sha256(image of N.json)), raw 32-byte digests"
 
 
@@ -42,7 +44,9 @@ class ProvenanceCheck:
 def published_provenance(root: CID | str, fetch_block: BlockFetcher, progress: ProgressSink = NoProgress()) -> tuple[str, int]:
     """(provenance hash, N) of the metadata directory `root`: files 1.json..N.json, each naming its image."""
     listing = list_directory(root, fetch_block)
-    ids = sorted(int(name[:-5]) for name in listing if name.endswith(".json") and name[:-5].isdigit())
+    # Token files are named N.json, or N where tokenURI appends no suffix.
+    names = {int(m[1]): name for name in listing if (m := TOKEN_FILE.fullmatch(name))}
+    ids = sorted(names)
     if not ids or ids != list(range(1, len(ids) + 1)):
         raise UserError(f"ipfs://{root}: not a token metadata directory (expected 1.json … N.json, found "
                         f"{len(ids)} numbered files)")
@@ -50,7 +54,7 @@ def published_provenance(root: CID | str, fetch_block: BlockFetcher, progress: P
     digests = []
     with progress.task("provenance", len(ids)) as advance:
         for token_id in ids:
-            document = json.loads(read_file(listing[f"{token_id}.json"], fetch_block))
+            document = json.loads(read_file(listing[names[token_id]], fetch_block))
             image = document.get("image") if isinstance(document, dict) else None
             cid = resolve(image, fetch_block, images) if isinstance(image, str) else None
             if cid is None:

@@ -11,7 +11,8 @@ from typing import Callable
 from eth_account.signers.local import LocalAccount
 
 from mintprep.base.errors import UserError
-from mintprep.chain.reveal import (PlannedTx, Reveal, RevealResult, mines_on_demand, reveal_secret, run_reveal)
+from mintprep.chain.reveal import (PlannedTx, Reveal, RevealResult, RevealStep, mines_on_demand, reveal_secret,
+                                   run_reveal)
 from mintprep.collection.manifest import base_uri_for, contract_uri_for
 from mintprep.stages.withheld import RELEASED_KIND, released
 from mintprep.state.workspace import Workspace
@@ -77,11 +78,28 @@ def release_metadata(ws: Workspace) -> str:
     return root
 
 
+def release_and_check(ws: Workspace, target: RevealTarget) -> None:
+    """Release the withheld metadata, then the gates every base-URI change passes: the root is held by a public
+    service (on a non-loopback chain) and serves every minted token."""
+    from mintprep.chain.base_uri import check_base_uri_change
+    from mintprep.chain.minted import read_live_drop
+    from mintprep.chain.public_roots import require_public_root
+
+    root = release_metadata(ws)
+    _, url = ws.spec.chain.endpoint()
+    require_public_root(ws.col, ws.ledger, url, root)
+    live = read_live_drop(ws.col, ws.ledger)
+    assert live is not None
+    # Before the reveal no token shows a document of its own: the gate still proves the root whole and recorded.
+    check_base_uri_change(ws.ledger, live.base_uri, root, live.minted_files, ws.backend.fetch_block)
+
+
 def reveal_collection(ws: Workspace, signer: LocalAccount, *, redraw: bool = False,
                       on_block: Callable[[int, int], None] = lambda head, target: None) -> RevealResult:
     """Release the real metadata, then reveal the drop from wherever it stands, recording each transaction."""
     target = reveal_target(ws, signer)
-    release_metadata(ws)
+    if target.reveal.state().step != RevealStep.DONE:
+        release_and_check(ws, target)
     ledger = ws.ledger
 
     def record(label: str, tx_hash: str) -> None:
@@ -98,5 +116,7 @@ def planned_reveal(ws: Workspace, signer: LocalAccount) -> list[PlannedTx]:
     """`reveal --print`: the transactions still needed, from the chain's state; nothing is sent. The real metadata
     is released first, since the printed reveal points the contract at it."""
     target = reveal_target(ws, signer)
-    release_metadata(ws)
-    return target.reveal.planned(target.reveal.state())
+    state = target.reveal.state()
+    if state.step != RevealStep.DONE:
+        release_and_check(ws, target)
+    return target.reveal.planned(state)

@@ -18,6 +18,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from mintprep.base.shown_text import shown_text
 from mintprep.collection.config import Collection
 from mintprep.state.ledger import Ledger
 from mintprep.collection.rarity import RarityReport, rarity_report
@@ -236,4 +237,4 @@ def _img(review: Review, sha: str | None, alt: str) -> str:
 
 
 def _e(text: Any) -> str:
-    return html.escape(str(text), quote=True)
+    return html.escape(shown_text(str(text)), quote=True)

@@ -7,7 +7,6 @@
 from __future__ import annotations
 
 import hashlib
-import os
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,7 +16,8 @@ from urllib.parse import quote
 from mintprep.chain.networks import network
 from mintprep.chain.address import find_contract
 from mintprep.chain.phases import SalePhase, collection_phases
-from mintprep.base.errors import RemoteError, UserError, register_secret
+from mintprep.base.errors import RemoteError, UserError
+from mintprep.base.secrets import secret_from_env
 from mintprep.net.http import RetryPolicy, json_object, send
 from mintprep.net.urls import redact_url
 from mintprep.ipfs import DagImport, import_bytes, import_directory
@@ -167,11 +167,11 @@ class NetlifyDeploy:
 
 
 def netlify_token(settings: PublishSettings) -> str:
-    token = os.environ.get(settings.netlify_token_env, "").strip()
+    token = secret_from_env(settings.netlify_token_env)
     if not token:
         raise UserError(f"page.publish.netlify_token_env: environment variable {settings.netlify_token_env} "
                         "is not set or empty (a Netlify personal access token)")
-    return register_secret(token)
+    return token
 
 
 def deploy_to_netlify(files: Mapping[str, bytes], settings: PublishSettings, *, token: str,

@@ -12,7 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from mintprep.base.errors import ConfigError
+from mintprep.base.errors import ConfigError, UserError
+from mintprep.base.untrusted_files import read_regular_file
 from mintprep.base.hashing import canonical_json
 from mintprep.collection.config import Collection
 from mintprep.ipfs import get_profile, import_bytes
@@ -55,9 +56,9 @@ def placeholders(col: Collection) -> Placeholders:
     else:
         path = col.base_dir / str(settings.placeholder_image)
         try:
-            files["placeholder-image"] = path.read_bytes()
-        except OSError as exc:
-            raise ConfigError(f"chain.reveal.placeholder_image: cannot read {path} ({type(exc).__name__})") from None
+            files["placeholder-image"] = read_regular_file(path, within=col.base_dir, what="placeholder image")
+        except UserError as exc:
+            raise ConfigError(f"chain.reveal.placeholder_image: {exc}", field="chain.reveal.placeholder_image") from None
         image_cid = cid(files["placeholder-image"])
         files["placeholder"] = canonical_json(placeholder_metadata(col.spec.name, col.spec.description, image_cid))
         token_uri = f"ipfs://{cid(files['placeholder'])}"

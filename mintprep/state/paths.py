@@ -1,5 +1,5 @@
 """Every path under a collection's `.mintprep/`, named once: the ledger, its lock, the object store, the embedded
-IPFS store, the drop log and the fingerprint cache. Nothing else spells a name under `.mintprep/`."""
+IPFS store, the drop log, the fingerprint cache and the allowlist trees. Nothing else spells a name under `.mintprep/`."""
 
 from __future__ import annotations
 
@@ -40,6 +40,11 @@ class StateDir:
     def fingerprints(self) -> Path:
         """Model file fingerprints, so a rerun does not hash the weights again (mintprep.state.fingerprints)."""
         return self.root / "fingerprints.json"
+
+    @property
+    def allowlists(self) -> Path:
+        """Allowlist trees by the sha256 of their file, so a rerun does not rebuild them (mintprep.chain.allowlist_file)."""
+        return self.root / "allowlists"
 
     def has_ledger(self) -> bool:
         return self.ledger.exists()

@@ -95,7 +95,7 @@ def test_mintprep_deploys_unrevealed_check_agrees_and_reveal_sets_the_real_base(
 
     reveal = {"placeholder_uri": "ipfs://bafkplaceholder"}
     col = chain_collection(tmp_path / "col", chain.node.url, reveal=reveal)
-    real_root = pin_metadata_root(col, "real")  # in the local store, which is also this collection's backend
+    root = pin_metadata_root(col, "revealed")  # reveal, like every base-URI change, checks the root whole
     deployed = deploy_for(col, chain.owner)
     col = chain_collection(col.base_dir, chain.node.url, reveal=reveal, contract=deployed.address)
     drop = chain.w3.eth.contract(address=deployed.address, abi=load_artifact().abi)
@@ -118,9 +118,9 @@ def test_mintprep_deploys_unrevealed_check_agrees_and_reveal_sets_the_real_base(
     assert revealed.exit_code == 0, revealed.output
     offset = json.loads(revealed.stdout)["starting_offset"]
     assert drop.functions.startingOffset().call() == offset and drop.functions.revealed().call()
-    assert drop.functions.baseURI().call() == f"ipfs://{real_root}/"
+    assert drop.functions.baseURI().call() == f"ipfs://{root}/"
     after = check()
-    assert after.ok and after.row("base_uri").expected == f"ipfs://{real_root}/"
+    assert after.ok and after.row("base_uri").expected == f"ipfs://{root}/"
     assert after.row("revealed").on_chain == f"offset {offset}"
 
 
