@@ -123,7 +123,8 @@ def render_site(config: Mapping[str, Any]) -> dict[str, bytes]:
     so its size does not grow with the collection.
     """
     static = resources.files("mintprep.page").joinpath("static")
-    template = Template(static.joinpath("index.html").read_text(encoding="utf-8"))
+    # The template ships without its indentation too (whitespace between its tags renders the same).
+    template = Template(compact_source(static.joinpath("index.html").read_text(encoding="utf-8")))
     gallery = split_gallery(config["tokens"])
     embedded = {key: value for key, value in config.items() if key != "tokens"}
     embedded["gallery"] = gallery.section
@@ -158,13 +159,16 @@ _CSS_PUNCTUATION_SPACE = re.compile(r"\s*([{};:,>])\s*")
 
 
 def compact_css(text: str) -> str:
-    """style.css as shipped: `compact_source`, then no spaces around { } ; : , > outside quoted strings.
+    """style.css as shipped: `compact_source` without whole-line comments, then no spaces around { } ; : , > and
+    no `;` before `}` outside quoted strings.
 
     Safe for this file: no selector puts a space before a pseudo-class (a test checks), and strings are kept."""
     lines = []
     for line in compact_source(text).splitlines():
+        if line.startswith("/*") and line.endswith("*/"):
+            continue  # a whole-line comment
         parts = _CSS_STRING.split(line)
-        lines.append("".join(part if index % 2 else _CSS_PUNCTUATION_SPACE.sub(r"\1", part)
+        lines.append("".join(part if index % 2 else _CSS_PUNCTUATION_SPACE.sub(r"\1", part).replace(";}", "}")
                              for index, part in enumerate(parts)))
     return "\n".join(lines) + "\n"
 

@@ -101,7 +101,7 @@ def test_a_hidden_drop_page_shows_no_art_before_the_reveal(collection, open_page
         for t in sample.manifest["tokens"])]
     with serve_dir(build.out_dir) as site:
         page, watch = open_page(site + "/index.html")
-        expect(page.locator("#gallery-status")).to_have_text("The art is shown after the reveal.")
+        expect(page.locator("#gallery-title")).to_have_text("The art is shown after the reveal.")
         assert page.inner_text("#metadata-root") == "hidden until the reveal"
         assert page.locator(".card").count() == 0 and page.locator("#more").is_hidden()
         assert page.inner_text("#provenance") == sample.manifest["provenance_hash"]

@@ -170,4 +170,5 @@ def test_shipped_scripts_are_the_sources_compacted_and_compacting_is_safe_for_th
     assert not re.search(r"\s:[a-z:]", css.replace(": ", ""))
     shipped_css = compact_css(css)
     assert len(shipped_css) < len(compact_source(css)) and 'content:": "' in shipped_css
-    assert re.sub(r"[\s{};:,>]", "", shipped_css) == re.sub(r"[\s{};:,>]", "", compact_source(css))
+    kept = "\n".join(line for line in compact_source(css).splitlines() if not line.startswith("/*"))
+    assert re.sub(r"[\s{};:,>]", "", shipped_css) == re.sub(r"[\s{};:,>]", "", kept)

@@ -551,8 +551,7 @@
     $('gallery').append(...batch.map(card));
     gallery.shown += batch.length;
     if (failure) throw failure;
-    $('gallery-status').textContent = cfg.gallery.tokens ? '' : 'The art is shown after the reveal.';
-    $('gallery-status').toggleAttribute('data-hidden-art', !cfg.gallery.tokens);
+    $('gallery-status').textContent = '';
   }
 
   // One batch at a time: scrolling fires often, and a second call must not fetch the same chunk twice.
@@ -584,6 +583,7 @@
   $('symbol').textContent = cfg.collection.symbol;
   $('description').textContent = cfg.collection.description;
   $('metadata-root').textContent = cfg.metadata_root ? `ipfs://${cfg.metadata_root}/` : 'hidden until the reveal';
+  if (!cfg.gallery.tokens) $('gallery-title').textContent = 'The art is shown after the reveal.';
   $('provenance').textContent = cfg.collection.provenance_hash;
   $('more').addEventListener('click', showMoreTokens);
   showMoreTokens();
