@@ -47,7 +47,9 @@ contract MintprepDrop is ERC721, ERC2981, IERC4906, Ownable, Pausable, Reentranc
 
     // Fair reveal: fixed in the constructor, so on chain before the first mint.
     string public placeholderURI; // empty: the collection is revealed from the start
-    bytes32 public immutable provenanceHash; // sha256 over the images in manifest order
+    /// @notice sha256(d1 || d2 || ... || dN): di is the raw 32-byte sha256 of the image file metadata file i.json
+    ///         names (i = 1..maxSupply, before the offset), concatenated in that order and hashed once.
+    bytes32 public immutable provenanceHash;
     bytes32 public immutable revealCommitment; // keccak256(abi.encode(secret))
     uint256 public revealBlock; // whose hash seeds the offset; 0: reveal not started
     bytes32 public revealSeed; // blockhash(revealBlock), once anchored

@@ -64,7 +64,8 @@ def test_manifest_provenance_hash_is_over_image_hashes_in_token_order():
     manifest = build_manifest(SPEC, list(reversed(pieces)), "bafyroot", {1: "m1", 2: "m2", 3: "m3"},
                               "kubo-cidv1").to_json()
     assert [t["token_id"] for t in manifest["tokens"]] == [1, 2, 3]
-    assert manifest["provenance_hash"] == sha256_hex("".join(p.png_sha256 for p in pieces).encode())
+    # README "Provenance": sha256 over the raw 32-byte digests, file 1 first.
+    assert manifest["provenance_hash"] == sha256_hex(b"".join(bytes.fromhex(p.png_sha256) for p in pieces))
     assert manifest["provenance_hash"] == provenance_hash([t["png_sha256"] for t in manifest["tokens"]])
     assert manifest["base_uri"] == "ipfs://bafyroot/"
 

@@ -29,6 +29,7 @@ from mintprep.collection.config import Collection
 from mintprep.chain.address import deployed_address
 from mintprep.chain.verify import Verifier, runtime_matches, verifier_for
 from mintprep.base.errors import MintprepError, UserError
+from mintprep.stages.withheld import Placeholders, placeholders
 from mintprep.state.ledger import Ledger
 from mintprep.collection.manifest import base_uri_for
 from mintprep.net.urls import redact_url
@@ -53,6 +54,7 @@ class ExpectedDrop:
     published_allowlists: dict[int, dict[str, Any]] = field(default_factory=dict)  # phase -> the page's files
     verifiers: tuple[tuple[str, Verifier], ...] = ()  # services asked whether the source is verified
     mints_unrevealed: bool = False  # chain.reveal: the base URI stays empty on chain until the reveal
+    placeholders: "Placeholders | None" = None  # chain.reveal: tokenURI and contractURI until the reveal
 
 
 @dataclass(frozen=True)
@@ -106,6 +108,8 @@ def format_wei(wei: int) -> str:
 def format_time(seconds: int) -> str:
     if seconds >= NEVER:
         return "never"
+    if seconds == 0:
+        return "0 (from deploy)"  # what an unset `start` stores: the phase is open as soon as the contract exists
     return f"{seconds} ({datetime.fromtimestamp(seconds, timezone.utc):%Y-%m-%dT%H:%M:%SZ})"
 
 
@@ -195,7 +199,8 @@ def _drop_rows(drop: Contract, expected: ExpectedDrop) -> list[CheckRow]:
         _row("base_uri", "" if expected.mints_unrevealed and not revealed and expected.base_uri else expected.base_uri,
              _read(drop, "baseURI"),
              fix="`mintprep contract set-base-uri` (or --print for a multisig)"),
-        _row("contract_uri", expected.contract_uri, _read(drop, "contractURI"),
+        _row("contract_uri", expected.placeholders.contract_uri if expected.placeholders and not revealed
+             else expected.contract_uri, _read(drop, "contractURI"),
              fix="`mintprep contract set-base-uri` sets both URIs (or --print for a multisig)"),
         _row("provenance_hash", expected.provenance_hash and _hex32(bytes.fromhex(expected.provenance_hash)),
              _hex32(_read(drop, "provenanceHash")),
@@ -204,7 +209,9 @@ def _drop_rows(drop: Contract, expected: ExpectedDrop) -> list[CheckRow]:
              fix=f"call setDefaultRoyalty{expected.royalty}" if expected.royalty else None),
         _row("payouts", expected.payouts, payees, show_payees,
              fix="payees are fixed at deploy: correct chain.payouts to the deployed split"),
-        _row("placeholder_uri", None, _read(drop, "placeholderURI") or "none (minted revealed)"),
+        _row("placeholder_uri", expected.placeholders.token_uri if expected.placeholders else None,
+             _read(drop, "placeholderURI") or "none (minted revealed)", fix="the placeholder is fixed at deploy: "
+             "restore chain.reveal and its image to what was deployed"),
         _row("paused", None, _read(drop, "paused")),
         _row("revealed", None, f"offset {_read(drop, 'startingOffset')}" if revealed else "no"),
         _row("total_minted", None, _read(drop, "totalMinted")),
@@ -307,6 +314,7 @@ def expected_drop(col: Collection, ledger: Ledger | None, network: Network) -> E
         verifiers=_verifiers(chain),
         # Unrevealed, the base URI stays empty until the reveal sets it (reading it earlier would show the art).
         mints_unrevealed=chain.reveal is not None,
+        placeholders=placeholders(col) if chain.reveal is not None else None,
     )
 
 

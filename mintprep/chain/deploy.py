@@ -17,12 +17,13 @@ from mintprep.chain.artifact import Artifact, load_artifact
 from mintprep.chain.networks import Network
 from mintprep.chain.phases import OnChainPhase, collection_phases
 from mintprep.chain.public_roots import require_public_root
-from mintprep.chain.reveal import placeholder_uri, reveal_commitment, reveal_secret
+from mintprep.chain.reveal import reveal_commitment, reveal_secret
 from mintprep.chain.rpc import connect, require_chain
 from mintprep.chain.txs import send_call
 from mintprep.collection.config import Collection
 from mintprep.chain.address import find_contract
 from mintprep.base.errors import UserError
+from mintprep.stages.withheld import Placeholders, pin_placeholders
 from mintprep.state.ledger import Ledger, ManifestRecord
 from mintprep.collection.manifest import base_uri_for, contract_uri_for
 
@@ -88,19 +89,21 @@ def deploy_drop(w3: Web3, signer: LocalAccount, config: DropConfig, artifact: Ar
 
 
 def drop_config(col: Collection, deployer: str, manifest: ManifestRecord | None,
-                reveal_commitment: bytes = b"\x00" * 32, placeholder: str = "") -> DropConfig:
+                reveal_commitment: bytes = b"\x00" * 32, placeholders: Placeholders | None = None) -> DropConfig:
     """Constructor values from collection.yaml and the current manifest; owner, royalty payee and the payout
-    default to the deploying account. An unrevealed collection starts without a base URI (it would show the art)."""
+    default to the deploying account. A hidden drop (`placeholders`) starts without a base URI and with the
+    placeholder collection document as contractURI: either real one would show the art before the reveal."""
     chain = col.spec.chain
     owner = chain.owner or deployer
-    unrevealed = chain.reveal is not None
+    unrevealed = placeholders is not None
     return DropConfig(
         name=col.spec.name,
         symbol=col.spec.symbol,
         max_supply=col.spec.size,
         base_uri=base_uri_for(manifest.metadata_root) if manifest and not unrevealed else "",
-        contract_uri=contract_uri_for(manifest.metadata_root) if manifest else "",
-        placeholder_uri=placeholder,
+        contract_uri=placeholders.contract_uri if placeholders else
+        contract_uri_for(manifest.metadata_root) if manifest else "",
+        placeholder_uri=placeholders.token_uri if placeholders else "",
         provenance_hash=provenance_bytes(manifest.provenance_hash if manifest else None),
         reveal_commitment=reveal_commitment,
         owner=owner,
@@ -146,8 +149,8 @@ def collection_drop_config(ws: "Workspace", signer: LocalAccount, chain_id: int)
     setBaseURI transaction."""
     manifest = ws.ledger.current_manifest()
     commitment = _commitment(ws.col, signer, manifest, chain_id)
-    placeholder = placeholder_uri(ws) if ws.spec.chain.reveal else ""
-    return drop_config(ws.col, signer.address, manifest, commitment, placeholder)
+    placeholders = pin_placeholders(ws) if ws.spec.chain.reveal else None
+    return drop_config(ws.col, signer.address, manifest, commitment, placeholders)
 
 
 def refuse_ended_phases(col: Collection, now: int) -> None:

@@ -63,7 +63,8 @@ class PhaseSettings(StrictModel):
 
     name: str = Field(min_length=1, max_length=64)
     start: datetime | int | None = Field(
-        None, description="ISO 8601 time with a timezone (2026-12-01T17:00:00Z) or unix seconds; default: at deploy"
+        None, description="ISO 8601 time with a timezone (2026-12-01T17:00:00Z) or unix seconds; default: 0, open "
+        "from the deploy on (the contract stores 0 and opens the phase as soon as it exists)"
     )
     end: datetime | int | None = Field(None, description="first second the phase is closed; default: never")
     price: str = Field("0", description='price per token in ETH, a quoted decimal string such as "0.00063"')

@@ -182,21 +182,50 @@ def set_base_uri_command(
 
 
 @app.command("reveal")
-def reveal_command(collection: Path = COLLECTION, keystore: Optional[Path] = KEYSTORE, as_json: bool = JSON) -> None:
-    """Reveal an unrevealed drop: startReveal, wait for its future block, then reveal with the committed secret."""
+def reveal_command(
+    collection: Path = COLLECTION,
+    keystore: Optional[Path] = KEYSTORE,
+    redraw: bool = typer.Option(False, "--redraw", help="the reveal block's 256-block window was missed: draw a new "
+                                "block (startReveal again, visible on chain) and finish"),
+    print_only: bool = typer.Option(False, "--print", help="send nothing: print each transaction still needed "
+                                    "(to, value, calldata, call) for a multisig"),
+    as_json: bool = JSON,
+) -> None:
+    """Reveal an unrevealed drop from wherever it stands: startReveal, its future block, reveal with the committed
+    secret. A rerun resumes from the chain's state; on a local dev node that mines only on transactions the
+    blocks are mined here."""
     from mintprep.chain.keys import load_signer
     from mintprep.collection.config import load_collection
-    from mintprep.commands.contract import reveal
+    from mintprep.commands.reveal import planned_reveal, reveal_collection
     from mintprep.state.workspace import Workspace
 
     col = load_collection(collection)
     signer = load_signer(keystore, _ask_password)
+    say = functools.partial(console.print, soft_wrap=True, highlight=False, markup=False)
+    if print_only:
+        with Workspace.open(col) as ws:
+            planned = planned_reveal(ws, signer)
+        if as_json:
+            print_json([tx.to_json() for tx in planned])
+        if not planned:
+            say("already revealed: nothing to send")
+        for number, tx in enumerate(planned, 1):
+            say(f"{number}. {tx.call}  (send {tx.when})")
+            if not as_json:
+                typer.echo(f"to: {tx.to}\nvalue: {tx.value}\ndata: {tx.data}")
+        if planned and planned[-1].label == "reveal":
+            say("the reveal calldata opens the committed secret: share it only with the signers")
+        return
+
+    def on_block(head: int, target: int) -> None:
+        say(f"waiting for block {target}: head {head} ({target + 1 - head} to go)")
+
     with Workspace.open(col) as ws:
-        result = reveal(ws, signer)
+        result = reveal_collection(ws, signer, redraw=redraw, on_block=on_block)
     if as_json:
         print_json(result.to_json())
-    console.print(f"revealed: starting offset {result.starting_offset} (seed {result.seed}, block "
-                  f"{result.reveal_block}); base URI {result.base_uri}", soft_wrap=True, highlight=False, markup=False)
+    say(f"revealed: starting offset {result.starting_offset} (seed {result.seed}, block {result.reveal_block}); "
+        f"base URI {result.base_uri}" + ("" if result.tx_hashes else " (already revealed; nothing sent)"))
 
 
 @contract_app.command("verify")
@@ -221,4 +250,32 @@ def verify_command(
         mark = "[green]verified[/]" if outcome.verified else "[bold red]not verified[/]"
         console.print(f"{outcome.service}: {mark} ({escape(outcome.detail)})", soft_wrap=True)
     if not all(o.verified for o in outcomes):
+        raise typer.Exit(1)
+
+
+@app.command("provenance")
+def provenance_command(
+    collection: Path = COLLECTION,
+    verify_from: Optional[str] = typer.Option(
+        None, "--verify-from", help="ipfs://METADATA_ROOT to read (default: the contract's base URI, else the last "
+        "root this collection pinned)"),
+    gateway: list[str] = typer.Option([], "--gateway", help="also read blocks through this trustless gateway"),
+    as_json: bool = JSON,
+) -> None:
+    """Recompute the provenance hash from the published images and compare it with the contract's: exit 1 if they differ."""
+    from mintprep.base.progress import RichProgress
+    from mintprep.collection.config import load_collection
+    from mintprep.commands.provenance import collection_provenance
+
+    col = load_collection(collection)
+    with RichProgress(console) as progress:
+        result = collection_provenance(col, verify_from, tuple(gateway), progress)
+    if as_json:
+        print_json(result.to_json())
+    say = functools.partial(console.print, soft_wrap=True, highlight=False, markup=False)
+    say(f"provenance of ipfs://{result.metadata_root} ({result.images} images): {result.provenance_hash}")
+    say(f"rule: {result.rule}")
+    if result.on_chain is not None:
+        say(f"on chain: {result.on_chain} ({'matches' if result.ok else 'DIFFERS'})")
+    if result.ok is False:
         raise typer.Exit(1)

@@ -183,8 +183,10 @@ def metadata_files(spec: CollectionSpec, pieces: list[PinnedPiece],
 
 
 def provenance_hash(png_sha256s_in_token_order: list[str]) -> str:
-    """sha256 over the concatenated hex image hashes, token 1 first: fixes the whole set before the mint."""
-    return sha256_hex("".join(png_sha256s_in_token_order).encode())
+    """The provenance rule (README "Provenance", MintprepDrop.provenanceHash): sha256(d1 || … || dN) over the raw
+    32-byte sha256 digests of the image files that metadata files 1..N name, in that order. Fixes the set and
+    its order before the first mint; hex digests in, hex out."""
+    return sha256_hex(b"".join(bytes.fromhex(digest) for digest in png_sha256s_in_token_order))
 
 
 def build_manifest(spec: CollectionSpec, pieces: list[PinnedPiece], metadata_root: str,

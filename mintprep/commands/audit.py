@@ -21,13 +21,14 @@ from typing import TYPE_CHECKING, Any, Literal
 from mintprep.collection.config import Collection
 from mintprep.base.errors import UserError
 from mintprep.base.hashing import sha256_hex
-from mintprep.ipfs import (CID, BlockFetcher, BlockNotFound, Unreadable, ipfs_path, list_directory, read_file, resolve,
+from mintprep.ipfs import (CID, PinBackend, BlockFetcher, BlockNotFound, Unreadable, ipfs_path, list_directory, read_file, resolve,
                            verify_dag)
 from mintprep.state.ledger import Ledger, ManifestRecord, PieceRecord
 from mintprep.collection.manifest import (COLLECTION_METADATA_NAME, Manifest, base_uri_for, provenance_hash,
                                           token_file_name)
 from mintprep.collection.published import published_ids
 from mintprep.guards.image_guards import validate_png
+from mintprep.stages.withheld import publication_backend, withholding
 from mintprep.state.workspace import Workspace
 
 if TYPE_CHECKING:
@@ -137,21 +138,23 @@ def audit_workspace(ws: Workspace, *, gateways: Sequence[str] = (), check_chain:
     if record is None:
         raise UserError(f"{col.path}: nothing pinned yet (no manifest in the ledger); run `mintprep run`, "
                         "or `mintprep import` for a collection made elsewhere")
-    live = audit_chain(ws, report) if check_chain else None  # first: which tokens are minted decides what must be
-    # published
+    # First: which tokens are minted decides what must be published.
+    live = audit_chain(ws, report) if check_chain else None
     journal = ledger.open_journal("repair")
     if journal is not None:
         report.add(None, "repair-interrupted", step=journal.step,
                    reason="a repair stopped midway; `mintprep audit --repair` finishes it")
     sources = block_sources(ws, gateways)
     report.checked["sources"] = [s.name for s in sources]
+    # A hidden drop's metadata and manifest stay in the local store until the reveal: judged there, asked of no one.
+    metadata_sources = [backend_source(publication_backend(ws))] if withholding(col, ledger) else sources
     pieces = ledger.pieces()
-    audit_manifest(record, pieces, sources[0], report)
+    audit_manifest(record, pieces, metadata_sources[0], report)
     audit_published(ws, record.manifest, report)
     audit_objects(ws, record.manifest, report)
     audit_images(col, record.manifest, pieces, sources, report)
     audit_duplicates(ws, record.manifest, report)
-    audit_metadata(record, pieces, sources, report)
+    audit_metadata(record, pieces, metadata_sources, report)
     audit_page(col, ledger, record, report)
     if live is not None:
         audit_live(record.manifest, live, sources, col, report)
@@ -161,10 +164,11 @@ def audit_workspace(ws: Workspace, *, gateways: Sequence[str] = (), check_chain:
 def block_sources(ws: Workspace, gateways: Sequence[str]) -> list[BlockSource]:
     from mintprep.ipfs import TrustlessGateway
 
-    backend = ws.backend
-    sources = [BlockSource(backend.name, backend.fetch_block, frozenset(backend.list_pins()))]
-    sources += [BlockSource(url, TrustlessGateway(url).fetch_block, None) for url in gateways]
-    return sources
+    return [backend_source(ws.backend), *(BlockSource(url, TrustlessGateway(url).fetch_block, None) for url in gateways)]
+
+
+def backend_source(backend: PinBackend) -> BlockSource:
+    return BlockSource(backend.name, backend.fetch_block, frozenset(backend.list_pins()))
 
 
 # -- manifest ------------------------------------------------------------------------------------
@@ -401,16 +405,16 @@ def metadata_errors(data: bytes) -> tuple[list[str], dict[str, Any]]:
 def audit_page(col: Collection, ledger: Ledger, record: ManifestRecord, report: AuditReport) -> None:
     """The built page (and the last published one) must embed the current metadata root and contract."""
     from mintprep.page import read_page_config
-    from mintprep.page.publish import collection_page_inputs
+    from mintprep.page.publish import collection_page_inputs, page_manifest
 
     expected_contract = collection_page_inputs(col, ledger).contract
     index = col.page_dir / "index.html"
     if index.is_file():
         report.checked["page"] = str(index)
-        for stale in page_differences(read_page_config(index), record.manifest.to_json(), expected_contract):
+        for stale in page_differences(read_page_config(index), page_manifest(col, ledger, record), expected_contract):
             report.add(None, "page-stale", page=str(index), **stale)
     published = ledger.latest_publish()
-    if published is not None and published.metadata_root != record.metadata_root:
+    if published is not None and published.metadata_root != record.metadata_root and not withholding(col, ledger):
         report.add(None, "page-stale", page=published.location, field="metadata_root",
                    embedded=published.metadata_root, current=record.metadata_root,
                    reason=f"the page published to {published.target} was built for an older metadata root")

@@ -1,4 +1,4 @@
-"""The chain steps of a collection: deploy, set the base URI, reveal. mintprep.chain computes and sends each
+"""The chain steps of a collection: deploy, set the base URI (the reveal's driver is mintprep.commands.reveal). mintprep.chain computes and sends each
 transaction; the ledger rows are written here, each at the point where a crash must find it."""
 
 from __future__ import annotations
@@ -10,7 +10,6 @@ from eth_account.signers.local import LocalAccount
 from mintprep.chain.base_uri import BaseUriUpdate, send_collection_base_uri
 from mintprep.chain.deploy import (Deployed, collection_drop_config, create_address, deploy_drop, deploy_target,
                                    interrupted_deploy)
-from mintprep.chain.reveal import RevealResult, reveal_collection
 
 if TYPE_CHECKING:
     from mintprep.state.workspace import Workspace
@@ -40,12 +39,3 @@ def set_base_uri(ws: "Workspace", signer: LocalAccount, *, include_minted: bool 
     ws.ledger.record_chain_tx("set-base-uri", sent.chain_id, sent.to, str(sent.tx_hash),
                               {"base_uri": sent.base_uri, "contract_uri": sent.contract_uri})
     return sent
-
-
-def reveal(ws: "Workspace", signer: LocalAccount) -> RevealResult:
-    """Reveal the drop at the current metadata root and record each transaction."""
-    chain_id, address, result = reveal_collection(ws, signer)
-    for tx_hash in result.tx_hashes:
-        ws.ledger.record_chain_tx("reveal", chain_id, address, tx_hash,
-                                  {"starting_offset": result.starting_offset, "seed": result.seed})
-    return result

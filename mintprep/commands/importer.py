@@ -20,7 +20,7 @@ import os
 import re
 import signal
 import tempfile
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -31,7 +31,7 @@ from mintprep.base.errors import UserError
 from mintprep.base.untrusted_files import read_regular_file
 from mintprep.guards.imported_content import (MAX_DOCUMENT_BYTES, MAX_IMPORTED_IMAGE_BYTES, NotAcceptable,
                                               check_raster_image, parse_json_document)
-from mintprep.ipfs import (CID, Block, BlockFetcher, Unreadable, fetch_verified, import_bytes, ipfs_path, iter_file,
+from mintprep.ipfs import (CID, Block, BlockFetcher, Unreadable, first_verified, import_bytes, ipfs_path, iter_file,
                            list_directory, resolve, walk_dag)
 from mintprep.stages.pin import pin_content
 from mintprep.state.ledger import IMPORTED_KEY, IMPORTED_TX, Ledger, PieceRecord
@@ -176,22 +176,7 @@ def _block_reader(ws: Workspace, gateways: tuple[str, ...], seen: dict[CID, byte
     """Blocks from the collection's own backend, then each gateway; only bytes matching their CID are kept."""
     from mintprep.ipfs import TrustlessGateway
 
-    fetchers: list[Callable[[CID], bytes | None]] = [ws.backend.fetch_block]
-    fetchers += [TrustlessGateway(url).fetch_block for url in gateways]
-
-    def fetch(cid: CID) -> bytes | None:
-        if cid in seen:
-            return seen[cid]
-        for one in fetchers:
-            try:
-                data = fetch_verified(cid, one)
-            except Unreadable:
-                continue
-            seen[cid] = data
-            return data
-        return None
-
-    return fetch
+    return first_verified([ws.backend.fetch_block, *(TrustlessGateway(url).fetch_block for url in gateways)], seen)
 
 
 def _read_contract(ws: Workspace, plan: ImportPlan, fetch: BlockFetcher) -> None:

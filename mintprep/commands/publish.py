@@ -13,6 +13,7 @@ if TYPE_CHECKING:
 def publish_page(ws: "Workspace", **http: Any) -> PublishResult:
     """`http` (policy=RetryPolicy, sleep=callable) tunes retries of remote targets."""
     inputs, result = publish_collection(ws, **http)
-    ws.ledger.record_publish(result.target, result.location, result.site_cid, inputs.manifest["metadata_root"],
+    # "": a hidden drop's page, built without its metadata root; audit calls it stale once the drop is revealed.
+    ws.ledger.record_publish(result.target, result.location, result.site_cid, inputs.manifest["metadata_root"] or "",
                              inputs.contract)
     return result

@@ -15,7 +15,7 @@ from typing import Any
 from mintprep.collection.config import Collection
 from mintprep.generate import GenerationRequest, GenerationResult
 from mintprep.base.hashing import content_key, sha256_hex
-from mintprep.ipfs import Unreadable, import_bytes, import_directory, read_file
+from mintprep.ipfs import PinBackend, Unreadable, import_bytes, import_directory, read_file
 from mintprep.state.drops import append_drops, attempt_drop, logged_decisions
 from mintprep.state.ledger import IMPORTED_KEY, AttemptRow, GenerationRow, PieceRecord
 from mintprep.collection.manifest import Manifest, PinnedPiece, build_manifest, metadata_files, token_file_name
@@ -348,28 +348,49 @@ def publish_metadata(ws: Workspace, accepted: list[PinnedPiece], minted: list[in
                      kept_documents: Mapping[int, bytes] | None = None, *, force: bool = False) -> Publication:
     """Write and pin the metadata directory and the manifest over `accepted` and every published token it lacks;
     `kept_documents` (minted tokens' live documents) are written byte for byte instead of afresh; `force` pins
-    both again even where the ledger has them (a repair of pins the backend lost)."""
-    spec, ledger = ws.spec, ws.ledger
-    pieces = complete_publication(ledger, accepted, spec.size, minted)
-    sources = {p.source_metadata_sha256: ledger.objects.get(p.source_metadata_sha256)
-               for p in pieces if p.source_metadata_sha256}
-    current = ledger.current_manifest()
+    both again even where the ledger has them (a repair of pins the backend lost). A hidden drop's are pinned in
+    the local store only until the reveal (`stages.withheld`)."""
+    from mintprep.stages.withheld import publication_backend
+
+    pieces = complete_publication(ws.ledger, accepted, ws.spec.size, minted)
+    current = ws.ledger.current_manifest()
     suffix = current.manifest.token_suffix if current else ".json"  # the names tokenURI already forms
-    files = {**metadata_files(spec, pieces, sources, suffix),
-             **{token_file_name(t, suffix): data for t, data in (kept_documents or {}).items()}}
-    dags = {name: import_bytes(data, ws.profile) for name, data in files.items()}
-    directory = pin_content(ledger, ws.backend, ws.profile,
-                            content_sha256=content_key({name: sha256_hex(data) for name, data in files.items()}),
-                            make_dag=lambda: import_directory(dags, ws.profile), kind="metadata",
-                            name=f"{spec.symbol}-metadata", force=force)
-    metadata_cids = {p.token_id: str(dags[token_file_name(p.token_id, suffix)].root) for p in pieces}
-    manifest = build_manifest(spec, pieces, directory.cid, metadata_cids, ws.profile.name, suffix, sources)
+    sources = source_documents(ws, pieces)
+    root, metadata_cids = pin_metadata_directory(ws, pieces, publication_backend(ws), suffix, kept_documents,
+                                                 force=force, sources=sources)
+    manifest = build_manifest(ws.spec, pieces, root, metadata_cids, ws.profile.name, suffix, sources)
     return record_manifest(ws, manifest, force=force)
 
 
+def pin_metadata_directory(ws: Workspace, pieces: list[PinnedPiece], backend: PinBackend, suffix: str = ".json",
+                           kept_documents: Mapping[int, bytes] | None = None, *,
+                           force: bool = False, sources: Mapping[str, bytes] | None = None,
+                           ) -> tuple[str, dict[int, str]]:
+    """(root CID, token id -> metadata file CID) of the directory over `pieces`, pinned on `backend`
+    (`sources`: imported tokens' published documents, read from the object store when not given)."""
+    spec, ledger = ws.spec, ws.ledger
+    sources = source_documents(ws, pieces) if sources is None else sources
+    files = {**metadata_files(spec, pieces, sources, suffix),
+             **{token_file_name(t, suffix): data for t, data in (kept_documents or {}).items()}}
+    dags = {name: import_bytes(data, ws.profile) for name, data in files.items()}
+    directory = pin_content(ledger, backend, ws.profile,
+                            content_sha256=content_key({name: sha256_hex(data) for name, data in files.items()}),
+                            make_dag=lambda: import_directory(dags, ws.profile), kind="metadata",
+                            name=f"{spec.symbol}-metadata", force=force)
+    return directory.cid, {p.token_id: str(dags[token_file_name(p.token_id, suffix)].root) for p in pieces}
+
+
+def source_documents(ws: Workspace, pieces: list[PinnedPiece]) -> dict[str, bytes]:
+    """Imported tokens' published documents by sha256: what their metadata files and names are made from."""
+    return {p.source_metadata_sha256: ws.ledger.objects.get(p.source_metadata_sha256)
+            for p in pieces if p.source_metadata_sha256}
+
+
 def record_manifest(ws: Workspace, manifest: Manifest, *, force: bool = False) -> Publication:
+    from mintprep.stages.withheld import publication_backend
+
     data = manifest.encode()
-    manifest_pin = pin_bytes(ws.ledger, ws.backend, ws.profile, data, kind="manifest",
+    manifest_pin = pin_bytes(ws.ledger, publication_backend(ws), ws.profile, data, kind="manifest",
                              name=f"{ws.spec.symbol}-manifest", force=force)
     ws.ledger.record_manifest(metadata_root=manifest.metadata_root, manifest_cid=manifest_pin.cid,
                               manifest_sha256=ws.ledger.objects.put(data), provenance_hash=manifest.provenance_hash)

@@ -55,3 +55,23 @@ def walk_dag(root: CID | str, fetch_block: BlockFetcher) -> Iterator[Block | Unr
             continue
         yield Block(cid, data)
         stack.extend(link.cid for link in reversed(links))
+
+
+def first_verified(sources: "list[BlockFetcher]", seen: dict[CID, bytes] | None = None) -> BlockFetcher:
+    """A block source asking each of `sources` in turn; only bytes matching their CID are kept (in `seen`)."""
+    cache: dict[CID, bytes] = {} if seen is None else seen
+
+    def fetch(cid: CID | str) -> bytes | None:
+        cid = as_cid(cid)
+        if cid in cache:
+            return cache[cid]
+        for source in sources:
+            try:
+                data = fetch_verified(cid, source)
+            except Unreadable:
+                continue
+            cache[cid] = data
+            return data
+        return None
+
+    return fetch

@@ -22,6 +22,14 @@ OPENSEA_KEY_ENV = "OPENSEA_API_KEY"
 OPENSEA_API_ENV = "MINTPREP_OPENSEA_API"  # another endpoint following the same API (a proxy, a test server)
 OPENSEA_API = "https://api.opensea.io"
 CHAIN_SLUGS = {8453: "base", 84532: "base_sepolia"}  # OpenSea's chain identifiers
+OPENSEA_SITES = {8453: "https://opensea.io", 84532: "https://testnets.opensea.io"}
+
+
+def collection_url(chain_id: int, address: str | None) -> str | None:
+    """Where buyers find the collection once it is sold out: OpenSea's page for the contract (pure)."""
+    if address is None or chain_id not in CHAIN_SLUGS:
+        return None
+    return f"{OPENSEA_SITES[chain_id]}/assets/{CHAIN_SLUGS[chain_id]}/{address}"
 
 
 @dataclass(frozen=True)

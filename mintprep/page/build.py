@@ -28,6 +28,7 @@ from mintprep.chain.phases import SalePhase
 from mintprep.page.abi import page_abi
 from mintprep.page.allowlists import allowlist_files, page_allowlist
 from mintprep.page.chains import chain_info
+from mintprep.net.marketplace import collection_url
 from mintprep.page.gallery import read_gallery, split_gallery
 from mintprep.page.headers import render_headers, site_header_rules
 from mintprep.page.sitedir import CONFIG_ELEMENT_ID, ensure_replaceable, replace_tree
@@ -93,8 +94,11 @@ def page_config(
             "size": _field(manifest, "size", int),
             "provenance_hash": _text(manifest, "provenance_hash"),
         },
-        "metadata_root": _cid(_text(manifest, "metadata_root"), "manifest.metadata_root"),
+        # None: a hidden drop before its reveal (the page must not lead to the real metadata).
+        "metadata_root": None if manifest.get("hidden") is True else
+        _cid(_text(manifest, "metadata_root"), "manifest.metadata_root"),
         "contract": _contract(contract),
+        "marketplace": collection_url(chain_id, _contract(contract)),
         "chain": {
             "id": chain_id,
             "hex": hex(chain_id),
@@ -119,7 +123,8 @@ def render_site(config: Mapping[str, Any]) -> dict[str, bytes]:
     so its size does not grow with the collection.
     """
     static = resources.files("mintprep.page").joinpath("static")
-    template = Template(static.joinpath("index.html").read_text(encoding="utf-8"))
+    # The template ships without its indentation too (whitespace between its tags renders the same).
+    template = Template(compact_source(static.joinpath("index.html").read_text(encoding="utf-8")))
     gallery = split_gallery(config["tokens"])
     embedded = {key: value for key, value in config.items() if key != "tokens"}
     embedded["gallery"] = gallery.section
@@ -133,8 +138,8 @@ def render_site(config: Mapping[str, Any]) -> dict[str, bytes]:
         config_json=script_safe_json(embedded),
     )
     files = {"index.html": index.encode(), "_headers": render_headers(site_header_rules(csp))}
-    files.update({name: compact_source(static.joinpath(name).read_text(encoding="utf-8")).encode()
-                  for name in STATIC_ASSETS})
+    files.update({name: (compact_css if name.endswith(".css") else compact_source)(
+        static.joinpath(name).read_text(encoding="utf-8")).encode() for name in STATIC_ASSETS})
     files.update(gallery.files)
     return files
 
@@ -147,6 +152,25 @@ def compact_source(text: str) -> str:
     """
     kept = (line.strip() for line in text.splitlines())
     return "\n".join(line for line in kept if line and not line.startswith("//")) + "\n"
+
+
+_CSS_STRING = re.compile(r"(\"[^\"]*\"|'[^']*')")
+_CSS_PUNCTUATION_SPACE = re.compile(r"\s*([{};:,>])\s*")
+
+
+def compact_css(text: str) -> str:
+    """style.css as shipped: `compact_source` without whole-line comments, then no spaces around { } ; : , > and
+    no `;` before `}` outside quoted strings.
+
+    Safe for this file: no selector puts a space before a pseudo-class (a test checks), and strings are kept."""
+    lines = []
+    for line in compact_source(text).splitlines():
+        if line.startswith("/*") and line.endswith("*/"):
+            continue  # a whole-line comment
+        parts = _CSS_STRING.split(line)
+        lines.append("".join(part if index % 2 else _CSS_PUNCTUATION_SPACE.sub(r"\1", part).replace(";}", "}")
+                             for index, part in enumerate(parts)))
+    return "\n".join(lines) + "\n"
 
 
 def content_security_policy(config: Mapping[str, Any]) -> str:

@@ -28,7 +28,7 @@ from mintprep.stages.pin import pin_content
 
 if TYPE_CHECKING:
     from mintprep.collection.config import Collection
-    from mintprep.state.ledger import Ledger
+    from mintprep.state.ledger import Ledger, ManifestRecord
     from mintprep.state.workspace import Workspace
 
 
@@ -64,13 +64,24 @@ def collection_page_inputs(col: "Collection", ledger: "Ledger", *, gateway: str 
     spec = col.spec
     net = network(spec.chain.network)
     return PageInputs(
-        manifest=record.manifest.to_json(),
+        manifest=page_manifest(col, ledger, record),
         contract=find_contract(col, ledger, net.chain_id),
         chain_id=net.chain_id,
         rpc_url=page_rpc_url(spec.page.rpc_url, spec.chain.rpc_url, net.default_rpc),
         gateway=gateway or spec.page.gateway or spec.ipfs.gateway,
         phases=tuple(collection_phases(col)),
     )
+
+
+def page_manifest(col: "Collection", ledger: "Ledger", record: "ManifestRecord") -> dict[str, Any]:
+    """The manifest as the page shows it: a hidden drop's page names neither its metadata root nor an image
+    before the reveal (`stages.withheld`); only what the contract already holds, the provenance hash."""
+    from mintprep.stages.withheld import withholding
+
+    manifest = record.manifest.to_json()
+    if withholding(col, ledger):
+        manifest.update(metadata_root=None, tokens=[], hidden=True)
+    return manifest
 
 
 def page_rpc_url(page_rpc: str | None, chain_rpc: str | None, public_rpc: str) -> str:

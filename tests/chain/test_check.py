@@ -34,6 +34,8 @@ def test_matching_deployment_passes_with_every_field_compared(deployed_collectio
                   "phases.0.max_mints", "phases.0.allowlist_root"):
         assert compared[field].ok is True, field
     assert compared["phases.0.price"].on_chain == f"{PRICE_WEI} wei (0.00063 ETH)"
+    # No `start` in the config: the contract stores 0, open from the deploy on, and says so (not 1970-01-01).
+    assert compared["phases.0.start"].on_chain == "0 (from deploy)"
     assert compared["base_uri"].on_chain == f"ipfs://{METADATA_ROOT}/"
     # ERC-7572: deploy pointed contractURI at the collection.json beside the token files.
     assert compared["contract_uri"].on_chain == f"ipfs://{METADATA_ROOT}/collection.json"

@@ -74,3 +74,11 @@ def test_page_reads_through_chain_rpc_url_unless_page_rpc_url_says_otherwise():
     with pytest.raises(UserError, match="page.rpc_url") as caught:
         page_rpc_url(None, "https://base-mainnet.g.alchemy.com/v2/AbCdEf0123456789xyzXYZ", "x")
     assert "AbCdEf0123456789" not in str(caught.value)
+
+
+def test_the_schema_states_the_start_default_the_contract_enforces():
+    from mintprep.chain.settings import PhaseSettings
+
+    assert PhaseSettings(name="public").start_time == 0
+    described = PhaseSettings.model_json_schema()["properties"]["start"]["description"]
+    assert "default: 0, open from the deploy on" in described

@@ -44,7 +44,10 @@ def sample_collection(size: int, *, hostile_token: int | None = None) -> SampleC
     for token_id in range(1, size + 1):
         hue = (token_id * 47) % 255
         buffer = io.BytesIO()
-        Image.new("RGB", (64, 64), (hue, 200 - hue // 2, 120 + hue // 3)).save(buffer, "PNG")
+        art = Image.new("RGB", (64, 64), (hue, 200 - hue // 2, 120 + hue // 3))
+        for xy in range(8, 56, 4):  # a diagonal of 2x2 pixel steps: blurred or crisp is plain to see
+            art.paste((250, 240, 90), (xy, xy, xy + 2, xy + 2))
+        art.save(buffer, "PNG")
         png = buffer.getvalue()
         cid = raw_cid(png)
         images[cid] = png

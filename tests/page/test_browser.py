@@ -89,6 +89,26 @@ def test_gallery_without_contract_shows_text_as_text(collection, open_page, tmp_
             assert watch.problems == []
 
 
+def test_a_hidden_drop_page_shows_no_art_before_the_reveal(collection, open_page, tmp_path: Path,
+                                                          artifacts_dir: Path) -> None:
+    """What `page_manifest` gives a chain.reveal drop before its reveal: no gallery entries, no metadata root."""
+    sample = sample_collection(3)
+    hidden = {**sample.manifest, "metadata_root": None, "tokens": [], "hidden": True}
+    build = build_page(collection, hidden, tmp_path / "site", contract=None, chain_id=8453,
+                       rpc_url="https://mainnet.base.org", gateway="https://ipfs.io")
+    assert not [p for p in build.out_dir.rglob("*") if p.is_file() and any(
+        t["image_cid"].encode() in p.read_bytes() or sample.manifest["metadata_root"].encode() in p.read_bytes()
+        for t in sample.manifest["tokens"])]
+    with serve_dir(build.out_dir) as site:
+        page, watch = open_page(site + "/index.html")
+        expect(page.locator("#gallery-title")).to_have_text("The art is shown after the reveal.")
+        assert page.inner_text("#metadata-root") == "hidden until the reveal"
+        assert page.locator(".card").count() == 0 and page.locator("#more").is_hidden()
+        assert page.inner_text("#provenance") == sample.manifest["provenance_hash"]
+        page.screenshot(path=str(artifacts_dir / "hidden-drop-before-reveal.png"), full_page=True)
+        assert watch.problems == []
+
+
 def _eth(wei: int) -> str:
     return f"{Decimal(wei) / Decimal(10**18):f}".rstrip("0").rstrip(".") + " ETH"
 
@@ -393,7 +413,7 @@ def test_every_state_of_the_sale(chain, collection, open_page, wallet_shim, tmp_
             chain.w3.provider.make_request("evm_mine", [])
             page = visit(listed)
             page.click("#connect")
-            expect(page.locator("#listed")).to_have_text("This wallet is on the Friends allowlist.")
+            expect(page.locator("#listed")).to_have_text("This wallet is on the Friends list.")
             assert page.get_attribute("#sale-state", "data-state") == "allowlist"
             expect(page.locator("#allowance")).to_have_text("2 of 2 left")
             page.fill("#qty", "2")
@@ -409,8 +429,14 @@ def test_every_state_of_the_sale(chain, collection, open_page, wallet_shim, tmp_
 
             page = visit(outsider)
             page.click("#connect")
-            expect(page.locator("#listed")).to_contain_text("This wallet is not on the Friends allowlist.")
-            assert "Public opens" in page.inner_text("#listed") and page.locator("#mint").is_disabled()
+            expect(page.locator("#listed")).to_contain_text(
+                "This wallet is not on the Friends list; the public sale opens at ")
+            # Said once: no "0 of 2 left", no quantity 0, no dead Mint button, no hint repeating the line.
+            expect(page.locator("#allowance")).to_have_text("not listed")
+            body = page.inner_text("body")
+            assert "of 2 left" not in body and body.count("not on the Friends list") == 1, body
+            assert page.locator("#qty-row").is_hidden() and page.locator("#mint").is_hidden()
+            assert page.locator("#qty-hint").is_hidden()
             shoot(page, "allowlist-not-listed")
 
             # Public phase: the poor wallet is told how much it needs.
@@ -449,6 +475,16 @@ def test_every_state_of_the_sale(chain, collection, open_page, wallet_shim, tmp_
             page = visit()
             expect(page.locator("#sale-state")).to_have_attribute("data-state", "sold-out")
             assert page.inner_text("#supply") == "6 / 6"
+            # Nothing left to connect for: the way to the collection on a marketplace instead.
+            expect(page.locator("#marketplace")).to_be_visible()
+            assert page.locator("#connect").is_hidden() and page.inner_text("#allowance") == "–"
+            assert page.get_attribute("#marketplace", "href") == f"https://opensea.io/assets/base/{drop.address}"
             shoot(page, "sold-out")
+
+            # 64x64 art scaled up to the card: square pixels, not a blur.
+            page.wait_for_function("() => [...document.querySelectorAll('.card img')].every(i => i.complete)")
+            rendering = page.eval_on_selector_all(".card img", "imgs => imgs.map(i => getComputedStyle(i).imageRendering)")
+            assert rendering == ["pixelated"] * 6
+            page.locator('.card[data-token-id="1"]').screenshot(path=str(artifacts_dir / "pixel-art-64.png"))
     for watch in watches:
         assert [p for p in watch.problems if "Failed to load resource" not in p] == []

@@ -163,3 +163,12 @@ def test_shipped_scripts_are_the_sources_compacted_and_compacting_is_safe_for_th
         assert len(shipped) < len(source) and "\n  " not in shipped
         assert [l.strip() for l in source.splitlines() if l.strip() and not l.strip().startswith("//")] == \
             shipped.splitlines(), "only indentation, blank lines and comment lines are removed"
+    # style.css also loses the spaces around its punctuation, never inside a string, never before a pseudo-class.
+    from mintprep.page.build import compact_css
+
+    css = static.joinpath("style.css").read_text(encoding="utf-8")
+    assert not re.search(r"\s:[a-z:]", css.replace(": ", ""))
+    shipped_css = compact_css(css)
+    assert len(shipped_css) < len(compact_source(css)) and 'content:": "' in shipped_css
+    kept = "\n".join(line for line in compact_source(css).splitlines() if not line.startswith("/*"))
+    assert re.sub(r"[\s{};:,>]", "", shipped_css) == re.sub(r"[\s{};:,>]", "", kept)

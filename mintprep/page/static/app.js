@@ -258,6 +258,9 @@
     const left = sale.maxSupply - sale.minted;
     $('price').textContent = shown ? `${formatEth(shown.price)} ETH` : '–';
     $('supply').textContent = `${sale.minted} / ${sale.maxSupply}`;
+    const soldOut = sale.kind === 'sold-out';
+    $('marketplace').hidden = !soldOut || !($('marketplace').href = cfg.marketplace || '');
+    if (soldOut) { $('connect').hidden = true; $('allowance').textContent = '–'; }
     if (!state.account) { state.cap = 0; updateQuantity(); return; }
     if (!phase) {
       $('allowance').textContent = '–';
@@ -277,15 +280,16 @@
       state.listed = proof !== null;
       $('listed').hidden = false;
       $('listed').dataset.listed = String(state.listed);
-      $('listed').textContent = state.listed ? `This wallet is on the ${phase.name} allowlist.`
-        : `This wallet is not on the ${phase.name} allowlist.` +
-          (sale.next ? ` ${sale.next.name} opens ${formatWhen(sale.next.start)}.` : '');
-      if (state.listed) state.proof = proof; else { allowance = 0n; state.capReason = $('listed').textContent; }
+      const next = sale.phases.find((p) => !p.allowlist && p.start > chainNow()) || sale.next;
+      $('listed').textContent = `This wallet is ${state.listed ? '' : 'not '}on the ${phase.name} list` +
+        (state.listed || !next ? '.' : `; ${next.allowlist ? next.name : 'the public sale'} opens at ${formatWhen(next.start)}.`);
+      // Said once, in the listed line: the allowance and the quantity hint do not repeat it.
+      if (state.listed) state.proof = proof; else { allowance = null; state.capReason = ''; }
     } else {
       $('listed').hidden = true;
     }
-    $('allowance').textContent = `${allowance} of ${phase.perWallet} left`;
-    state.cap = Number(allowance < left ? allowance : left);
+    $('allowance').textContent = allowance === null ? 'not listed' : `${allowance} of ${phase.perWallet} left`;
+    state.cap = allowance === null ? 0 : Number(allowance < left ? allowance : left);
     // A fresh read narrows the choice itself; only what the user types is flagged instead of corrected.
     const qty = Number($('qty').value);
     $('qty').value = String(state.cap === 0 ? 0 : Math.min(Math.max(qty, 1), state.cap));
@@ -302,7 +306,9 @@
     const short = cost !== null && state.balance !== undefined && state.balance < cost;
     const valid = inRange && !short;
     const hint = $('qty-hint');
-    hint.hidden = valid || !state.account;
+    hint.hidden = valid || !state.account || (state.cap === 0 && !state.capReason);
+    // Nothing to choose when this wallet can mint nothing: no quantity 0, no dead Mint button.
+    $('qty-row').hidden = $('mint').hidden = !state.account || state.cap === 0;
     hint.dataset.reason = short ? 'funds' : state.cap === 0 ? 'cap' : 'range';
     hint.textContent = short
       ? `Not enough ETH: minting ${qty} needs ${formatEth(cost)} ETH plus gas; this wallet has ${formatEth(state.balance)} ETH.`
@@ -382,9 +388,8 @@
     const connected = Boolean(state.account);
     $('account').hidden = !connected;
     $('account').textContent = connected ? `Connected: ${state.account}` : '';
-    $('connect').hidden = connected;
-    $('qty-row').hidden = !connected;
-    $('mint').hidden = !connected;
+    $('connect').hidden = connected || $('sale-state').dataset.state === 'sold-out';
+    $('qty-row').hidden = $('mint').hidden = !connected || !state.cap;
     if (!connected) $('allowance').textContent = 'connect a wallet';
   }
 
@@ -520,6 +525,8 @@
     const img = el('img');
     img.src = `${cfg.gateway}/ipfs/${cid}`;
     img.alt = name; img.loading = 'lazy'; img.decoding = 'async'; img.width = 512; img.height = 512;
+    // Small pixel art scaled up by the browser's smoothing turns to blur: keep its pixels square.
+    img.onload = () => img.naturalWidth > 256 || img.classList.add('pixelated');
     const traits = el('ul', 'traits');
     traits.append(...attributes.map(([trait, value]) => {
       const chip = el('li');
@@ -575,7 +582,8 @@
   $('name').textContent = cfg.collection.name;
   $('symbol').textContent = cfg.collection.symbol;
   $('description').textContent = cfg.collection.description;
-  $('metadata-root').textContent = `ipfs://${cfg.metadata_root}/`;
+  $('metadata-root').textContent = cfg.metadata_root ? `ipfs://${cfg.metadata_root}/` : 'hidden until the reveal';
+  if (!cfg.gallery.tokens) $('gallery-title').textContent = 'The art is shown after the reveal.';
   $('provenance').textContent = cfg.collection.provenance_hash;
   $('more').addEventListener('click', showMoreTokens);
   showMoreTokens();

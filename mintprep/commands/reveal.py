@@ -1,0 +1,122 @@
+"""`mintprep reveal`: the driver of the fair reveal. Reads where the drop stands on chain, sends what is missing,
+records each mined transaction in the ledger, and on request prints the transactions for a multisig instead."""
+
+from __future__ import annotations
+
+import os
+import signal
+from dataclasses import dataclass
+from typing import Callable
+
+from eth_account.signers.local import LocalAccount
+
+from mintprep.base.errors import UserError
+from mintprep.chain.reveal import (PlannedTx, Reveal, RevealResult, RevealStep, mines_on_demand, reveal_secret,
+                                   run_reveal)
+from mintprep.collection.manifest import base_uri_for, contract_uri_for
+from mintprep.stages.withheld import RELEASED_KIND, released
+from mintprep.state.workspace import Workspace
+
+# Test hook: SIGKILL this process right after the named transaction is mined and recorded (startReveal or reveal),
+# so a test can check that a rerun finishes from the chain's state. The fault-injection tests set it; nothing else.
+FAULT_ENV = "MINTPREP_FAULT_AFTER_TX"
+
+
+@dataclass(frozen=True)
+class RevealTarget:
+    chain_id: int
+    address: str
+    reveal: Reveal
+    mine: bool  # a dev node on this machine that mines only on transactions
+
+
+def reveal_target(ws: Workspace, signer: LocalAccount) -> RevealTarget:
+    """The drop, the secret this key derives, and the root to reveal: the ledger's current metadata root."""
+    from mintprep.chain.address import deployed_address
+    from mintprep.chain.rpc import connect, require_chain
+
+    col, ledger = ws.col, ws.ledger
+
+    if col.spec.chain.reveal is None:
+        raise UserError(f"{col.path}: chain.reveal is not set: this collection was minted revealed")
+    manifest = ledger.current_manifest()
+    if manifest is None:
+        raise UserError(f"{col.path}: no manifest yet; run `mintprep run` first")
+    network, url = col.spec.chain.endpoint()
+    address = deployed_address(col, ledger, network)
+    w3 = connect(url)
+    chain_id = require_chain(w3, network)
+    secret = reveal_secret(signer, chain_id, manifest.provenance_hash)
+    root = manifest.metadata_root
+    reveal = Reveal(w3, address, secret, base_uri_for(root), contract_uri_for(root))
+    reveal.check_secret()
+    return RevealTarget(chain_id, address, reveal, mines_on_demand(w3, url))
+
+
+def release_metadata(ws: Workspace) -> str:
+    """Pin the current metadata directory and manifest, kept in the local store so far, on the configured backend
+    (same bytes, same CIDs; what is already there is skipped) and record the release. Before the reveal transaction:
+    the base URI it sets must resolve for every collector."""
+    from mintprep.collection.published import complete_publication
+    from mintprep.commands.run import pin_metadata_directory
+    from mintprep.stages.pin import pin_bytes
+
+    col, ledger = ws.col, ws.ledger
+    record = ledger.current_manifest()
+    assert record is not None
+    root = record.metadata_root
+    if not ws.backend.is_pinned(root):
+        root, _ = pin_metadata_directory(ws, complete_publication(ledger, [], col.spec.size), ws.backend)
+    if root != record.metadata_root:
+        raise UserError(f"the metadata directory rebuilt for the reveal is {root}, not the recorded "
+                        f"{record.metadata_root}; run `mintprep run` first")
+    manifest = pin_bytes(ledger, ws.backend, ws.profile, ledger.objects.get(record.manifest_sha256), kind="manifest",
+                         name=f"{col.spec.symbol}-manifest")
+    if not released(ledger):
+        ledger.record_chain_tx(RELEASED_KIND, 0, "", "", {"metadata_root": root, "manifest_cid": manifest.cid,
+                                                          "backend": ws.backend.ledger_key})
+    return root
+
+
+def release_and_check(ws: Workspace, target: RevealTarget) -> None:
+    """Release the withheld metadata, then the gates every base-URI change passes: the root is held by a public
+    service (on a non-loopback chain) and serves every minted token."""
+    from mintprep.chain.base_uri import check_base_uri_change
+    from mintprep.chain.minted import read_live_drop
+    from mintprep.chain.public_roots import require_public_root
+
+    root = release_metadata(ws)
+    _, url = ws.spec.chain.endpoint()
+    require_public_root(ws.col, ws.ledger, url, root)
+    live = read_live_drop(ws.col, ws.ledger)
+    assert live is not None
+    # Before the reveal no token shows a document of its own: the gate still proves the root whole and recorded.
+    check_base_uri_change(ws.ledger, live.base_uri, root, live.minted_files, ws.backend.fetch_block)
+
+
+def reveal_collection(ws: Workspace, signer: LocalAccount, *, redraw: bool = False,
+                      on_block: Callable[[int, int], None] = lambda head, target: None) -> RevealResult:
+    """Release the real metadata, then reveal the drop from wherever it stands, recording each transaction."""
+    target = reveal_target(ws, signer)
+    if target.reveal.state().step != RevealStep.DONE:
+        release_and_check(ws, target)
+    ledger = ws.ledger
+
+    def record(label: str, tx_hash: str) -> None:
+        ledger.record_chain_tx("reveal", target.chain_id, target.address, tx_hash, {"step": label})
+        if os.environ.get(FAULT_ENV) == label:
+            os.kill(os.getpid(), signal.SIGKILL)
+
+    reveal = target.reveal
+    return run_reveal(reveal.w3, signer, target.address, reveal.secret, reveal.base_uri, reveal.contract_uri,
+                      mine=target.mine, redraw=redraw, on_block=on_block, on_sent=record)
+
+
+def planned_reveal(ws: Workspace, signer: LocalAccount) -> list[PlannedTx]:
+    """`reveal --print`: the transactions still needed, from the chain's state; nothing is sent. The real metadata
+    is released first, since the printed reveal points the contract at it."""
+    target = reveal_target(ws, signer)
+    state = target.reveal.state()
+    if state.step != RevealStep.DONE:
+        release_and_check(ws, target)
+    return target.reveal.planned(state)

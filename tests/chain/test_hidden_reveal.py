@@ -1,0 +1,139 @@
+"""A hidden drop (`chain.reveal`) publishes nothing of its art before the reveal, end to end on real parts: the tiny
+pipeline, a real anvil node, and as the public pinning service a local server following the kubo RPC API
+(tests/ipfs/fakes.py; no kubo daemon can run here). Every CID reachable from the chain (contractURI, tokenURI,
+placeholderURI) and from the built page's files is walked on what the public service holds, and none of them is,
+contains or links to a real image, a real metadata file, the real metadata directory or the manifest. After
+`reveal` the real directory is on the public service and the contract serves it."""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+from pathlib import Path
+
+from PIL import Image
+
+from mintprep.chain.artifact import load_artifact
+from mintprep.chain.check import check_collection
+from mintprep.collection.config import load_collection
+from mintprep.commands.audit import audit_collection
+from mintprep.commands.provenance import collection_provenance
+from mintprep.commands.reveal import reveal_collection
+from mintprep.commands.run import run_collection
+from mintprep.ipfs.cid import CID
+from mintprep.ipfs.dagpb import DIRECTORY, decode_pbnode, decode_unixfs
+from mintprep.ipfs.reader import read_file
+from mintprep.ipfs.store import BlockStore
+from mintprep.state.ledger import Ledger
+from mintprep.state.workspace import Workspace
+from tests.chain.conftest import deploy_for
+from tests.conftest import write_collection
+from tests.ipfs.fakes import FakeKubo, running
+from tests.support.anvil import Chain
+
+CID_TEXT = re.compile(rb"\b(?:bafy|bafk)[a-z2-7]{50,}|\bQm[1-9A-HJ-NP-Za-km-z]{44}")
+PRICE = 630_000_000_000_000
+
+
+def reachable(start: set[str], store: BlockStore) -> dict[str, bytes]:
+    """Every CID reachable from `start` in `store`: DAG links, and CIDs named inside any file's bytes."""
+    fetch = store.get
+    seen: dict[str, bytes] = {}
+    todo = list(start)
+    while todo:
+        cid = todo.pop()
+        if cid in seen:
+            continue
+        parsed = CID.parse(cid)
+        if not store.has(parsed):
+            seen[cid] = b""  # not on the public service: nobody can read it there
+            continue
+        block = fetch(parsed)
+        node = decode_pbnode(block) if parsed.codec != 0x55 else None
+        if node is not None and decode_unixfs(node.data).type == DIRECTORY:
+            seen[cid] = block
+            todo += [str(link.cid) for link in node.links]
+            continue
+        data = read_file(cid, fetch)
+        seen[cid] = data
+        todo += [m.decode() for m in CID_TEXT.findall(data)]
+    return seen
+
+
+def cids_in(text: bytes) -> set[str]:
+    return {m.decode() for m in CID_TEXT.findall(text)}
+
+
+def test_nothing_real_is_reachable_before_the_reveal_and_all_of_it_after(chain: Chain, tmp_path: Path):
+    node = FakeKubo(BlockStore(tmp_path / "public-node"))
+    soon = io.BytesIO()
+    Image.new("RGB", (8, 8), (200, 180, 40)).save(soon, format="PNG")
+    with running(node) as api:
+        settings = {"network": "base", "rpc_url": chain.node.url, "mint_price": "0.00063", "max_per_wallet": 5,
+                    "reveal": {"placeholder_image": "soon.png"}}
+        path = write_collection(tmp_path / "col", size=4, generator__steps=2, chain=settings,
+                                ipfs={"backend": "kubo", "api_url": api, "profile": "kubo-cidv1"})
+        (path.parent / "soon.png").write_bytes(soon.getvalue())
+        assert run_collection(load_collection(path)).exit_code == 0
+        col = load_collection(path)
+        deployed = deploy_for(col, chain.owner)
+        path = write_collection(tmp_path / "col", size=4, generator__steps=2, chain={**settings, "contract": deployed.address},
+                                ipfs={"backend": "kubo", "api_url": api, "profile": "kubo-cidv1"})
+        col = load_collection(path)
+        report = run_collection(col)  # the page, now with the contract; the chain gate runs `check`
+        assert report.exit_code == 0 and report.page, report.to_json()
+        drop = chain.w3.eth.contract(address=deployed.address, abi=load_artifact().abi)
+        drop.functions.mint(0, 2, []).transact({"from": chain.accounts[1].address, "value": 2 * PRICE})
+
+        with Ledger.open(col.state_dir, readonly=True) as ledger:
+            record = ledger.current_manifest()
+        real = {record.metadata_root, record.manifest_cid}
+        real |= {t.image_cid for t in record.manifest.tokens} | {t.metadata_cid for t in record.manifest.tokens}
+        assert len(real) == 2 + 2 * 4
+
+        on_chain = {drop.functions.contractURI().call(), drop.functions.tokenURI(1).call(),
+                    drop.functions.placeholderURI().call(), drop.functions.baseURI().call()}
+        page_files = [p for p in col.page_dir.rglob("*") if p.is_file()]
+        page_text = b"".join(p.read_bytes() for p in page_files)
+        start = {u.removeprefix("ipfs://").split("/")[0] for u in on_chain if u} | cids_in(page_text)
+        walked = reachable(start, node.store)
+        assert drop.functions.baseURI().call() == ""
+        assert any(b'"image"' in data for data in walked.values()), "the walk read the placeholder documents"
+        assert not real & set(walked), f"reachable before the reveal: {real & set(walked)}"
+        for cid, data in walked.items():
+            assert not real & cids_in(data), f"{cid} names {real & cids_in(data)}"
+        assert not real & cids_in(page_text)
+        assert record.metadata_root not in node.pins and record.manifest_cid not in node.pins
+        assert not node.store.has(record.metadata_root), "the real directory is not on the public node"
+        collection_doc = json.loads(walked[drop.functions.contractURI().call().removeprefix("ipfs://")])
+        assert collection_doc["name"] == col.spec.name and collection_doc["image"] != f"ipfs://{record.manifest.tokens[0].image_cid}"
+
+        # check and audit know a hidden drop: the empty base URI and the placeholder contractURI are right.
+        with Ledger.open(col.state_dir, readonly=True) as ledger:
+            before = check_collection(col, ledger)
+        assert before.ok, before.to_json()
+        audit = audit_collection(col)
+        assert audit.exit_code == 0, audit.to_json()
+
+        with Workspace.open(col) as ws:
+            revealed = reveal_collection(ws, chain.owner)
+        assert revealed.base_uri == f"ipfs://{record.metadata_root}/"
+        assert record.metadata_root in node.pins and record.manifest_cid in node.pins
+        served = drop.functions.tokenURI(1).call().removeprefix("ipfs://")
+        document = json.loads(read_file(node_path(served, node), node.store.get))
+        assert document["image"].removeprefix("ipfs://") in {t.image_cid for t in record.manifest.tokens}
+        with Ledger.open(col.state_dir, readonly=True) as ledger:
+            after = check_collection(col, ledger)
+        assert after.ok and after.row("contract_uri").on_chain == f"ipfs://{record.metadata_root}/collection.json"
+        # Anyone can now check the provenance the contract held since the deploy, from the public node alone.
+        checked = collection_provenance(col, None)
+        assert checked.metadata_root == record.metadata_root and checked.images == 4
+        assert checked.ok is True and checked.provenance_hash == checked.on_chain == record.provenance_hash
+
+
+def node_path(path: str, node: FakeKubo) -> str:
+    """The CID of ROOT/NAME on the public node."""
+    from mintprep.ipfs.uri import resolve
+
+    return str(resolve(f"ipfs://{path}", node.store.get))
