@@ -20,22 +20,25 @@ from typing import Any, Literal
 
 from mintprep.collection.config import Collection
 from mintprep.base.errors import UserError
+from mintprep.base.hashing import sha256_hex
 from mintprep.ipfs.cid import CID
 from mintprep.ipfs.dagpb import child_links
 from mintprep.ipfs.reader import CorruptBlock, NotUnixFS, fetch_verified, list_directory, read_file
-from mintprep.ipfs.unixfs import Block, import_bytes
+from mintprep.ipfs.unixfs import Block, DagImport, import_bytes
 from mintprep.ipfs.uri import ipfs_path, resolve
 from mintprep.ipfs.verify import BlockFetcher, BlockNotFound
 from mintprep.state.ledger import IMPORTED_KEY, IMPORTED_TX, Ledger, PieceRecord
 from mintprep.collection.manifest import PinnedPiece, build_manifest
 from mintprep.commands.run import publish_metadata, record_manifest
 from mintprep.base.progress import NoProgress, ProgressSink
+from mintprep.stages.pin import PinItem, pin_pieces
 from mintprep.state.workspace import Workspace
 
 ADDRESS = re.compile(r"^0x[0-9a-fA-F]{40}$")
 UNREADABLE = (BlockNotFound, CorruptBlock, NotUnixFS)
 # Metadata keys that say how a piece was made; kept in its provenance (HashLips writes dna, edition, date).
 PROVENANCE_KEYS = ("dna", "edition", "date", "seed", "prompt", "compiler")
+OBJECTS_PER_SYNC = 256  # tokens whose image and metadata are stored at one sync
 
 
 @dataclass(frozen=True)
@@ -294,22 +297,26 @@ def _provenance(document: dict[str, Any], source: Source) -> dict[str, Any]:
 # -- recording -----------------------------------------------------------------------------------
 
 def _record(ws: Workspace, plan: ImportPlan, fetch: BlockFetcher) -> None:
-    """Objects first, then pins (verified), then ledger rows: a killed import leaves nothing a rerun trips on."""
+    """Objects first, then pins (verified), then ledger rows: a killed import leaves nothing a rerun trips on.
+
+    Objects and pins go a batch at a time (a sync per batch, not per file), pin rows as `pin_pieces` writes them."""
     ledger, backend = ws.ledger, ws.backend
-    pieces = []
-    with ws.progress.task("pin", len(plan.tokens)) as advance:
-        for token in plan.tokens:
-            png_sha256 = ledger.objects.put(token.image)
-            source_sha256 = ledger.objects.put(token.metadata)
-            image_cid = CID.parse(token.image_cid)
-            dag = (FetchedDag(image_cid, _dag_blocks(image_cid, fetch)) if plan.metadata_root
-                   else import_bytes(token.image, ws.profile))
-            receipt = backend.pin_dag(dag, name=f"{ws.spec.symbol}-{token.token_id}.png")
-            ledger.record_pin(cid=receipt.cid, backend=backend.ledger_key, content_sha256=png_sha256,
-                              profile=ws.profile.name, kind="image", name=receipt.name, remote_id=receipt.remote_id)
-            pieces.append(PinnedPiece(token.token_id, _attributes(token), png_sha256, token.image_cid,
-                                      token.provenance, IMPORTED_KEY + png_sha256, source_sha256))
-            advance()
+    for start in range(0, len(plan.tokens), OBJECTS_PER_SYNC):
+        ledger.objects.put_many(blob for token in plan.tokens[start:start + OBJECTS_PER_SYNC]
+                                for blob in (token.image, token.metadata))
+
+    def dag(token: ImportedToken) -> DagImport | FetchedDag:  # FetchedDag: the blocks as read, pinned as they are
+        image_cid = CID.parse(token.image_cid)
+        return (FetchedDag(image_cid, _dag_blocks(image_cid, fetch)) if plan.metadata_root
+                else import_bytes(token.image, ws.profile))
+
+    items = [PinItem(sha256_hex(token.image), lambda token=token: dag(token), "image",
+                     f"{ws.spec.symbol}-{token.token_id}.png") for token in plan.tokens]
+    with ws.progress.task("pin", len(items)) as advance:
+        pin_pieces(ledger, backend, ws.profile, items, advance)
+    pieces = [PinnedPiece(token.token_id, _attributes(token), item.content_sha256, token.image_cid, token.provenance,
+                          IMPORTED_KEY + item.content_sha256, sha256_hex(token.metadata))
+              for token, item in zip(plan.tokens, items)]
     if plan.metadata_root:
         # Images named by a path (ipfs://<images dir>/<n>.png) resolve only while their directory is pinned too.
         directories = {parsed[0] for parsed in (ipfs_path(t.image_uri) for t in plan.tokens) if parsed and parsed[1]}

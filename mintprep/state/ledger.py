@@ -12,14 +12,15 @@ import json
 import os
 import sqlite3
 import time
-from contextlib import contextmanager
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Iterable, Iterator
 
 from mintprep.base.errors import LedgerBusy, UserError
 from mintprep.collection.manifest import Manifest
 from mintprep.state.objects import ObjectStore
+from mintprep.state.sqlite import open_reader, open_writer, transaction
 
 SCHEMA_VERSION = 1
 IMPORTED_TX = "imported"  # the tx_hash of a deployment row adopted by `mintprep import`, not sent by mintprep
@@ -97,6 +98,28 @@ class AttemptRow:
 
 
 @dataclass(frozen=True)
+class VerdictRow:
+    png_sha256: str
+    settings_key: str
+    ok: bool
+    reasons: list[str]
+    metrics: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class PinRow:
+    """A pin, verified on its backend, as the ledger records it."""
+
+    cid: str
+    backend: str
+    content_sha256: str
+    profile: str
+    kind: str
+    name: str
+    remote_id: str | None
+
+
+@dataclass(frozen=True)
 class PieceRecord:
     token_id: int
     request_key: str
@@ -163,12 +186,8 @@ class Ledger:
         db = state_dir / "state.db"
         if not db.exists():
             raise UserError(f"{state_dir}: no ledger yet; run `mintprep run` first")
-        # With no write-ahead log beside it the file is complete: `immutable` reads it without creating the
-        # -wal/-shm files a WAL database otherwise needs, so a read-only folder (a backup, a mount) can be read
-        # and nothing is written. While a writer has a log open, read through it as usual.
-        wal = db.with_name(db.name + "-wal")
-        mode = "mode=ro" if wal.exists() else "mode=ro&immutable=1"
-        conn = sqlite3.connect(f"{db.resolve().as_uri()}?{mode}", uri=True, isolation_level=None)
+        # Read-only, creating nothing (mintprep.state.sqlite): a read-only folder (a backup, a mount) can be read.
+        conn = open_reader(db)
         ledger = cls(state_dir, conn, None)
         ledger._check_version()
         return ledger
@@ -177,9 +196,7 @@ class Ledger:
     def _open_writer(cls, state_dir: Path) -> "Ledger":
         state_dir.mkdir(parents=True, exist_ok=True)
         lock_fd = _take_writer_lock(state_dir / "lock")
-        conn = sqlite3.connect(state_dir / "state.db", isolation_level=None, timeout=30)
-        conn.execute("PRAGMA journal_mode=WAL")
-        conn.execute("PRAGMA synchronous=FULL")
+        conn = open_writer(state_dir / "state.db")
         ledger = cls(state_dir, conn, lock_fd)
         with ledger.transaction():
             for statement in _statements(SCHEMA):
@@ -208,15 +225,8 @@ class Ledger:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    @contextmanager
-    def transaction(self) -> Iterator[sqlite3.Connection]:
-        self._conn.execute("BEGIN IMMEDIATE")
-        try:
-            yield self._conn
-        except BaseException:
-            self._conn.execute("ROLLBACK")
-            raise
-        self._conn.execute("COMMIT")
+    def transaction(self) -> AbstractContextManager[sqlite3.Connection]:
+        return transaction(self._conn)
 
     def _one(self, sql: str, *args: Any) -> tuple | None:
         return self._conn.execute(sql, args).fetchone()
@@ -260,9 +270,14 @@ class Ledger:
 
     def record_verdict(self, png_sha256: str, settings_key: str, ok: bool, reasons: list[str],
                        metrics: dict[str, Any]) -> None:
+        self.record_verdicts([VerdictRow(png_sha256, settings_key, ok, reasons, metrics)])
+
+    def record_verdicts(self, verdicts: Iterable[VerdictRow]) -> None:
+        """Many verdicts in one transaction (one commit, so one sync, for a whole collection)."""
         with self.transaction() as db:
-            db.execute("INSERT OR REPLACE INTO verdicts VALUES (?,?,?,?,?)",
-                       (png_sha256, settings_key, int(ok), json.dumps(reasons), json.dumps(metrics, sort_keys=True)))
+            db.executemany("INSERT OR REPLACE INTO verdicts VALUES (?,?,?,?,?)",
+                           [(v.png_sha256, v.settings_key, int(v.ok), json.dumps(v.reasons),
+                             json.dumps(v.metrics, sort_keys=True)) for v in verdicts])
 
     # -- pin --------------------------------------------------------------------------------------
     def pinned_cid(self, content_sha256: str, profile: str, backend: str) -> str | None:
@@ -273,9 +288,15 @@ class Ledger:
     def record_pin(self, *, cid: str, backend: str, content_sha256: str, profile: str, kind: str, name: str,
                    remote_id: str | None) -> None:
         """Only called after the backend's copy was verified block by block."""
-        with self.transaction() as db:
-            db.execute("INSERT OR REPLACE INTO pins VALUES (?,?,?,?,?,?,?,?,NULL)",
-                       (cid, backend, content_sha256, profile, kind, name, remote_id, time.time()))
+        self.record_pins([PinRow(cid, backend, content_sha256, profile, kind, name, remote_id)])
+
+    def record_pins(self, pins: Iterable[PinRow]) -> None:
+        """Many verified pins in one transaction: a batch that a kill interrupts is recorded whole or not at all."""
+        now = time.time()
+        rows = [(p.cid, p.backend, p.content_sha256, p.profile, p.kind, p.name, p.remote_id, now) for p in pins]
+        if rows:
+            with self.transaction() as db:
+                db.executemany("INSERT OR REPLACE INTO pins VALUES (?,?,?,?,?,?,?,?,NULL)", rows)
 
     def record_unpin(self, cid: str, backend: str) -> None:
         with self.transaction() as db:
