@@ -23,6 +23,7 @@ from mintprep.state.ledger import Ledger, ManifestRecord, PieceRecord
 from mintprep.collection.manifest import COLLECTION_METADATA_NAME, Manifest, provenance_hash
 from mintprep.collection.published import published_ids
 from mintprep.guards.image_guards import validate_png
+from mintprep.stages.screen import settings_key
 from mintprep.state.workspace import Workspace
 
 ProblemKind = Literal[
@@ -119,7 +120,7 @@ def audit_workspace(ws: Workspace, *, gateways: Sequence[str] = (), check_chain:
     audit_manifest(record, pieces, sources[0], report)
     audit_published(ws, record.manifest, report)
     audit_objects(ws, record.manifest, report)
-    audit_images(col, record.manifest, pieces, sources, report)
+    audit_images(col, record.manifest, pieces, sources, report, ledger)
     audit_metadata(record, pieces, sources, report)
     audit_page(col, ledger, record, report)
     return report
@@ -191,14 +192,26 @@ def audit_objects(ws: Workspace, manifest: Manifest, report: AuditReport) -> Non
 # -- images --------------------------------------------------------------------------------------
 
 def audit_images(col: Collection, manifest: Manifest, pieces: dict[int, PieceRecord],
-                 sources: list[BlockSource], report: AuditReport) -> None:
+                 sources: list[BlockSource], report: AuditReport, ledger: Ledger | None = None) -> None:
+    """Each image as the backend serves it, through today's pixel guards. Bytes the ledger already has a verdict
+    for under today's guard settings (the validate stage judged them: same sha256, same thresholds) keep it:
+    the guards are a pure function of the bytes and the settings, and judging them again was most of an audit."""
     guards, upscale = col.spec.guards, col.spec.generator.upscale
+    verdict_key = settings_key(col)
     for token in manifest.tokens:
         token_id = token.token_id
         piece = pieces.get(token_id)
         cid = piece.image_cid if piece and piece.image_cid else token.image_cid
         data = fetch_content(cid, sources, report, token_id, kind_prefix="image")
         if data is None:
+            continue
+        stored = ledger.verdict(sha256_hex(data), verdict_key) if ledger is not None else None
+        if stored is not None:
+            ok, reasons, facts = stored
+            if not ok:
+                report.add(token_id, "image-broken", cid=cid, guard=facts["guard"], reasons=reasons,
+                           metrics=facts["pixels"])
+                report.images[token_id] = data
             continue
         try:
             verdict = validate_png(data, guards, upscale=upscale, source=f"token {token_id} image {cid}")
