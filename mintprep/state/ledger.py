@@ -24,7 +24,8 @@ from mintprep.state.sqlite import open_reader, open_writer, transaction
 
 SCHEMA_VERSION = 1
 IMPORTED_TX = "imported"  # the tx_hash of a deployment row adopted by `mintprep import`, not sent by mintprep
-IMPORTED_KEY = "imported:"  # request-key prefix of a piece taken as published by `mintprep import`
+IMPORTED_KEY = "imported:"
+PUBLISHED_KEPT = "published_tokens_kept"  # meta key: the published_tokens table holds every manifest's ids  # request-key prefix of a piece taken as published by `mintprep import`
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -68,6 +69,8 @@ CREATE TABLE IF NOT EXISTS attempt_offsets (
 -- tokens adopted by `mintprep import`: where from, and the traits their published metadata carries
 CREATE TABLE IF NOT EXISTS imports (
     token_id INTEGER PRIMARY KEY, source TEXT NOT NULL, traits TEXT NOT NULL, created REAL NOT NULL);
+-- every token id any manifest ever listed, kept as manifests are recorded (audit and the manifest stage ask)
+CREATE TABLE IF NOT EXISTS published_tokens (token_id INTEGER PRIMARY KEY);
 -- multi-step operations (repair) resume from here
 CREATE TABLE IF NOT EXISTS journal (
     id INTEGER PRIMARY KEY AUTOINCREMENT, kind TEXT NOT NULL, plan TEXT NOT NULL, step INTEGER NOT NULL,
@@ -203,6 +206,11 @@ class Ledger:
                 conn.execute(statement)
             conn.execute("INSERT OR IGNORE INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
         ledger._check_version()
+        if not ledger._published_tokens_kept():  # a ledger from before the table: filled once from its manifests
+            with ledger.transaction() as db:
+                db.executemany("INSERT OR IGNORE INTO published_tokens VALUES (?)",
+                               [(t,) for t in ledger._ids_in_manifests()])
+                db.execute(f"INSERT OR REPLACE INTO meta VALUES ('{PUBLISHED_KEPT}', '1')")
         return ledger
 
     def _check_version(self) -> None:
@@ -342,9 +350,26 @@ class Ledger:
         latest = self.current_manifest()
         if latest and (latest.manifest_cid, latest.metadata_root) == (manifest_cid, metadata_root):
             return
+        tokens = json.loads(self.objects.get(manifest_sha256)).get("tokens", [])
         with self.transaction() as db:
             db.execute("INSERT INTO manifests (metadata_root, manifest_cid, manifest_sha256, provenance_hash, created) "
                        "VALUES (?,?,?,?,?)", (metadata_root, manifest_cid, manifest_sha256, provenance_hash, time.time()))
+            db.executemany("INSERT OR IGNORE INTO published_tokens VALUES (?)", [(t["token_id"],) for t in tokens])
+
+    def published_token_ids(self) -> set[int]:
+        """Every token id any recorded manifest listed (kept as they are recorded, not read from each manifest)."""
+        if not self._published_tokens_kept():  # a read-only look at a ledger no writer has opened since
+            return self._ids_in_manifests()
+        return {row[0] for row in self._conn.execute("SELECT token_id FROM published_tokens")}
+
+    def _published_tokens_kept(self) -> bool:
+        try:
+            return self._one(f"SELECT 1 FROM meta WHERE key='{PUBLISHED_KEPT}'") is not None
+        except sqlite3.OperationalError:
+            return False
+
+    def _ids_in_manifests(self) -> set[int]:
+        return {token.token_id for record in self.manifests() for token in record.manifest.tokens}
 
     def current_manifest(self) -> ManifestRecord | None:
         return next(self.manifests(), None)
