@@ -109,7 +109,7 @@ def import_collection(col: Collection, source_text: str, *, gateways: tuple[str,
     """Read and verify everything the source publishes; unless `dry_run`, pin it and record it in the ledger."""
     source = parse_source(source_text, col.base_dir)
     with _workspace(col, dry_run, progress) as ws:
-        if ws.ledger.current_manifest() is not None:
+        if ws.ledger.current_manifest() is not None and not _interrupted(ws.ledger, source):
             raise UserError(f"{col.path}: this collection already has pinned metadata; import adopts a collection "
                             "into a fresh ledger only")
         if col.spec.chain.contract and source.kind == "contract" \
@@ -144,6 +144,11 @@ def _workspace(col: Collection, dry_run: bool, progress: ProgressSink | None) ->
         return
     with Workspace.open(col, readonly=dry_run, progress=progress) as workspace:
         yield workspace
+
+
+def _interrupted(ledger: Ledger, source: Source) -> bool:
+    """An import of this same source that stopped before its last step (the pieces): running it again finishes it."""
+    return ledger.import_sources() == {source.text} and not ledger.pieces()
 
 
 # -- reading -------------------------------------------------------------------------------------
@@ -299,8 +304,11 @@ def _provenance(document: dict[str, Any], source: Source) -> dict[str, Any]:
 def _record(ws: Workspace, plan: ImportPlan, fetch: BlockFetcher) -> None:
     """Objects first, then pins (verified), then ledger rows: a killed import leaves nothing a rerun trips on.
 
-    Objects and pins go a batch at a time (a sync per batch, not per file), pin rows as `pin_pieces` writes them."""
+    Objects and pins go a batch at a time (a sync per batch, not per file), pin rows as `pin_pieces` writes them.
+    The import rows come first and the pieces last: a ledger with import rows and no pieces is an import that was
+    stopped, which running it again finishes (`_interrupted`)."""
     ledger, backend = ws.ledger, ws.backend
+    ledger.record_imports(plan.source.text, {t.token_id: t.traits for t in plan.tokens})
     for start in range(0, len(plan.tokens), OBJECTS_PER_SYNC):
         ledger.objects.put_many(blob for token in plan.tokens[start:start + OBJECTS_PER_SYNC]
                                 for blob in (token.image, token.metadata))
@@ -332,15 +340,14 @@ def _record(ws: Workspace, plan: ImportPlan, fetch: BlockFetcher) -> None:
         manifest = record_manifest(ws, adopted)
     else:
         manifest = publish_metadata(ws, pieces)
-    published = manifest.manifest.by_token()
-    ledger.set_pieces([PieceRecord(t, p.request_key, p.png_sha256, p.image_cid, published[t].metadata_cid, "pinned")
-                       for t, p in ((p.token_id, p) for p in pieces)])
-    ledger.record_imports(plan.source.text, {t.token_id: t.traits for t in plan.tokens})
     if plan.contract and plan.chain_id is not None:
         network = ws.spec.chain.endpoint()[0]
         if not ws.spec.chain.contract:
             ledger.record_deployment(network.name, plan.chain_id, plan.contract, IMPORTED_TX, str(plan.owner))
         ledger.record_chain_tx("imported-base-uri", plan.chain_id, plan.contract, "", {"base_uri": plan.base_uri})
+    published = manifest.manifest.by_token()
+    ledger.set_pieces([PieceRecord(t, p.request_key, p.png_sha256, p.image_cid, published[t].metadata_cid, "pinned")
+                       for t, p in ((p.token_id, p) for p in pieces)])
 
 
 def _attributes(token: ImportedToken) -> list[dict[str, Any]]:

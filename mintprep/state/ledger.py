@@ -390,6 +390,9 @@ class Ledger:
             db.executemany("INSERT OR REPLACE INTO imports VALUES (?,?,?,?)",
                            [(t, source, json.dumps(v), time.time()) for t, v in traits.items()])
 
+    def import_sources(self) -> set[str]:
+        return {row[0] for row in self._conn.execute("SELECT DISTINCT source FROM imports")}
+
     def imported_traits(self) -> dict[int, list[tuple[str, str]]]:
         rows = self._conn.execute("SELECT token_id, traits FROM imports").fetchall()
         return {row[0]: [tuple(pair) for pair in json.loads(row[1])] for row in rows}
