@@ -67,13 +67,13 @@ def write_durably(files: Iterable[tuple[Path, bytes]]) -> int:
     took 0.90 s with an fsync each and 0.06 s with one sync.
     """
     staged: list[tuple[str, Path]] = []
-    made: set[Path] = set()
     try:
         for target, data in files:
-            if target.parent not in made:
+            try:
+                handle, temp = tempfile.mkstemp(dir=target.parent, prefix=".", suffix=".tmp")
+            except FileNotFoundError:  # a new shard folder (asked only then: a mkdir per file cost as much as the write)
                 target.parent.mkdir(parents=True, exist_ok=True)
-                made.add(target.parent)
-            handle, temp = tempfile.mkstemp(dir=target.parent, prefix=".", suffix=".tmp")
+                handle, temp = tempfile.mkstemp(dir=target.parent, prefix=".", suffix=".tmp")
             with os.fdopen(handle, "wb") as out:
                 out.write(data)
             staged.append((temp, target))
