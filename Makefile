@@ -13,12 +13,10 @@ run: install
 test: install tools
 	$(PY) -m pytest -q -p no:cacheprovider
 
-# The inner loop: the suite without the contract, page, review (Chromium) and Ray folders and the slow on-chain
-# audit tests; a few audit tests still start anvil. CI runs `test`.
+# The inner loop: every test but those marked browser (Chromium), anvil (a contract node), ray (a Ray cluster) or
+# slow; tests/conftest.py sets the first three from the fixtures a test uses. CI runs `test`.
 test-fast: install
-	$(PY) -m pytest -q -p no:cacheprovider --ignore=tests/chain --ignore=tests/page --ignore=tests/review \
-		--ignore=tests/ray --ignore=tests/audit/test_import.py --ignore=tests/audit/test_repair_chain.py \
-		--deselect tests/audit/test_invariants.py::test_upgrade_on_chain_minted_tokens_resolve_after_every_step_and_every_kill
+	$(PY) -m pytest -q -p no:cacheprovider -m "not browser and not anvil and not ray and not slow"
 
 # torch is pinned here (not in pyproject, which asks torch>=2.4) because this exact CPU build is on the
 # machines' local disk; an unpinned install would fetch a multi-GB CUDA build.

@@ -1,20 +1,22 @@
-"""Guarded generation throughput on a GPU: pieces/min by batch size and precision, guard overhead, peak memory.
+"""Guarded generation on a GPU: pieces/min by precision and batch size, guard overhead, VAE re-decode cost, memory.
 
-    python bench/bench_gpu.py                 # CUDA: a Stable-Diffusion-1.5-sized pipeline at 512x512
-    python bench/bench_gpu.py --tiny          # anywhere (CPU): the built-in tiny model at 64x64, a smoke run
+    python bench/bench_gpu.py --all           # CUDA, one command (<= 8 minutes): the whole table below
+    python bench/bench_gpu.py --tiny --all    # anywhere (CPU): the built-in tiny model at 64x64, a smoke run
 
 The SD-1.5-sized pipeline is built from configs with random weights (nothing is downloaded): UNet 860M parameters
 (blocks 320/640/1280/1280, cross-attention 768), the SD VAE (128/256/512/512), a 12-layer CLIP text encoder and a
-DDIM scheduler. Random weights make meaningless pictures, so the guards run with thresholds that accept anything
-(every check still runs and is timed) and one attempt per piece; a row counts the pieces the numeric guards
+DDIM scheduler, at 512x512. Random weights make meaningless pictures, so the guards run with thresholds that accept
+anything (every check still runs and is timed) and one attempt per piece; a row counts the pieces the numeric guards
 rejected anyway (e.g. fp16 overflow), since a rejected sample skips its decode.
 
-Per (batch size, precision): pieces/min through mintprep's guarded `generate_batch` (one warm-up call excluded), the
-guard overhead = guarded wall / bare wall, where "bare" is the same pipeline call with the same seeds decoded by
-diffusers itself (`output_type="np"`) and encoded to PNG with no check at all, and the peak GPU memory. Rows stop
-when `--budget-s` is spent (default 420 s, so the run fits 8 minutes with the model build), the rest marked skipped.
+`--all` measures fp16, bf16 and fp32 at batch 1 and 4 (`--precisions`/`--batches` pick others). Per row: pieces/min
+through mintprep's guarded `generate_batch` (one warm-up call excluded); the guard overhead = guards on / guards off,
+where "off" is the same pipeline call with the same seeds decoded by diffusers itself (`output_type="pt"`) and
+encoded to PNG with no check at all; the VAE-only re-decode (what the precision ladder pays when a decode fails: the
+same latents decoded and checked again, no sampling) in ms per piece and as a share of a guarded piece; the peak GPU
+memory. Rows stop when `--budget-s` is spent (default 420 s, so the run fits 8 minutes with the model builds), the
+rest marked skipped. One table on stdout, or `--json`: one JSON object per row.
 """
-
 from __future__ import annotations
 
 import argparse
@@ -32,7 +34,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from mintprep.generate import GenerationRequest, Generator, GeneratorSettings  # noqa: E402
 from mintprep.generate.generator import LoadedModel  # noqa: E402
 from mintprep.generate.images import encode_png, to_uint8  # noqa: E402
-from mintprep.guards.image_guards import GuardSettings  # noqa: E402
+from mintprep.guards.settings import GuardSettings  # noqa: E402
 
 ACCEPT_ANYTHING = GuardSettings(latent_std_min=0.0, latent_std_max=1e9, decoded_abs_max=1e9, black_level=0.0,
                                 white_level=255.0, min_feature_share=0.0, min_std=0.0, max_dead_tile_share=1.0,
@@ -90,11 +92,30 @@ def bare(gen: Generator, requests: list[GenerationRequest]) -> None:
         encode_png(to_uint8(image * 2 - 1))  # diffusers' "pt" output is in [0, 1]
 
 
+def redecode(gen: Generator, requests: list[GenerationRequest]) -> float | None:
+    """Seconds per piece to decode one call's latents again and check them, as a failed decode's retry does (None
+    when the numeric guards rejected every sample)."""
+    with torch.inference_mode():
+        sampled = gen._sample_batch(requests, ACCEPT_ANYTHING)
+        kept = [(request, piece.latents) for request, piece in zip(requests, sampled) if piece.rejected is None]
+        synchronize(gen)
+        start = time.perf_counter()
+        for request, latents in kept:
+            gen._decode_and_check(latents, request, ACCEPT_ANYTHING)
+        synchronize(gen)
+    return (time.perf_counter() - start) / len(kept) if kept else None
+
+
+def synchronize(gen: Generator) -> None:
+    if gen.device.type == "cuda":
+        torch.cuda.synchronize()
+
+
 def measure(gen: Generator, batch: int, calls: int) -> dict[str, Any]:
     settings = gen.settings
     guarded(gen, requests_for(settings, batch, 0))  # warm-up: kernels chosen, caches filled
+    synchronize(gen)
     if gen.device.type == "cuda":
-        torch.cuda.synchronize()
         torch.cuda.reset_peak_memory_stats()
     start = time.perf_counter()
     rejected = sum(guarded(gen, requests_for(settings, batch, call + 1)) for call in range(calls))
@@ -102,26 +123,67 @@ def measure(gen: Generator, batch: int, calls: int) -> dict[str, Any]:
     start = time.perf_counter()
     for call in range(calls):
         bare(gen, requests_for(settings, batch, call + 1))
-    if gen.device.type == "cuda":
-        torch.cuda.synchronize()
+    synchronize(gen)
     bare_s = time.perf_counter() - start
     row = {"batch": batch, "precision": settings.precision, "pieces_per_min": 60 * batch * calls / guarded_s,
            "guard_overhead": guarded_s / bare_s, "rejected": rejected, "pieces": batch * calls}
     if gen.device.type == "cuda":
         row["peak_gpu_mem_gib"] = torch.cuda.max_memory_allocated() / 2**30
+    redecode_s = redecode(gen, requests_for(settings, batch, calls + 1))
+    if redecode_s is not None:
+        row.update(redecode_ms=1000 * redecode_s, redecode_share=redecode_s / (guarded_s / (batch * calls)))
     return row
 
 
-def main(argv: list[str] | None = None) -> list[dict[str, Any]]:
+COLUMNS = (("precision", "precision"), ("batch", "batch"), ("pieces_per_min", "pieces/min"),
+           ("guard_overhead", "guards on/off"), ("redecode_ms", "re-decode ms/piece"),
+           ("redecode_share", "re-decode / piece"), ("rejected", "rejected"), ("peak_gpu_mem_gib", "peak GiB"))
+
+
+def print_table(rows: list[dict[str, Any]], title: str) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(title=title, title_justify="left")
+    for _, header in COLUMNS:
+        table.add_column(header, justify="right")
+    for row in rows:
+        cells = [row.get(key) for key, _ in COLUMNS]
+        if "skipped" in row:
+            cells[2] = row["skipped"]
+        table.add_row(*(_shown(cell) for cell in cells))
+    Console(width=160).print(table)
+
+
+def _shown(cell: object) -> str:
+    if cell is None:
+        return ""
+    if isinstance(cell, float):
+        return f"{cell:,.0f}" if abs(cell) >= 100 else f"{cell:.3g}"
+    return str(cell)
+
+
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tiny", action="store_true", help="the built-in tiny model at 64x64 (runs on a CPU)")
-    parser.add_argument("--batches", type=int, nargs="+", default=[1, 4, 8])
-    parser.add_argument("--precisions", nargs="+", default=["fp16", "bf16", "fp32"])
+    parser.add_argument("--all", action="store_true", help="the whole table: fp16, bf16, fp32 at batch 1 and 4")
+    parser.add_argument("--batches", type=int, nargs="+", default=None, help="default: 1 4 with --all, else 1")
+    parser.add_argument("--precisions", nargs="+", default=None,
+                        help="default: fp16 bf16 fp32 with --all, else fp16 (fp32 with --tiny)")
     parser.add_argument("--steps", type=int, default=None, help="default: 20 (SD-sized), 4 (tiny)")
     parser.add_argument("--calls", type=int, default=None, help="measured calls per row; default: 3 (SD), 1 (tiny)")
     parser.add_argument("--budget-s", type=float, default=420.0)
     parser.add_argument("--json", action="store_true", help="one JSON object per row on stdout, nothing else")
     args = parser.parse_args(argv)
+    args.batches = args.batches or ([1, 4] if args.all else [1])
+    args.precisions = args.precisions or (["fp16", "bf16", "fp32"] if args.all else ["fp32" if args.tiny else "fp16"])
+    if not args.tiny and not torch.cuda.is_available():
+        parser.error("no CUDA device: run with --tiny for the CPU smoke run")
+    return args
+
+
+def main(argv: list[str] | None = None) -> list[dict[str, Any]]:
+    args = parse_args(argv)
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     started = time.perf_counter()
     if args.tiny:
@@ -129,8 +191,6 @@ def main(argv: list[str] | None = None) -> list[dict[str, Any]]:
 
         build, side, device = build_tiny_pipeline, 64, "cpu"
     else:
-        if not torch.cuda.is_available():
-            parser.error("no CUDA device: run with --tiny for the CPU smoke run")
         build, side, device = sd15_sized_pipeline, 512, "cuda"
     steps, calls = args.steps or (4 if args.tiny else 20), args.calls or (1 if args.tiny else 3)
     build_s = 0.0
@@ -155,10 +215,11 @@ def main(argv: list[str] | None = None) -> list[dict[str, Any]]:
                  f"{calls} measured call(s) per row, {device}"
                  + (f" ({torch.cuda.get_device_name()})" if device == "cuda" else f", {torch.get_num_threads()} threads")
                  + f"; models built in {build_s:.1f}s, total {time.perf_counter() - started:.1f}s")
-    if not args.json:
-        print(described, file=sys.stderr)
-    for row in rows:
-        print(json.dumps({k: round(v, 3) if isinstance(v, float) else v for k, v in row.items()}))
+    if args.json:
+        for row in rows:
+            print(json.dumps({k: round(v, 3) if isinstance(v, float) else v for k, v in row.items()}))
+    else:
+        print_table(rows, described)
     return rows
 
 

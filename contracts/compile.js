@@ -17,6 +17,10 @@ const HERE = __dirname;
 const TARGETS = [
   { source: 'MintprepDrop.sol', contract: 'MintprepDrop', out: '../mintprep/chain/artifacts/MintprepDrop.json' },
   { source: 'test/ReentrantMinter.sol', contract: 'ReentrantMinter', out: '../tests/chain/artifacts/ReentrantMinter.json' },
+  // Contracts in the shapes real collections use, for the contract-family tests.
+  ...['HashLipsTutorial', 'AzukiStyle', 'PerTokenURIs'].map((name) => (
+    { source: `test/families/${name}.sol`, contract: name, out: `../tests/chain/artifacts/${name}.json`,
+      packages: name === 'AzukiStyle' ? ['erc721a'] : [] })),
 ];
 // Fixed here, recorded in the artifact: source verification (Basescan, Sourcify) must repeat them exactly.
 const SETTINGS = { evmVersion: 'cancun', optimizer: { enabled: true, runs: 200 } };
@@ -26,7 +30,7 @@ const sha256 = (text) => crypto.createHash('sha256').update(text, 'utf8').digest
 const packageVersion = (name) =>
   JSON.parse(fs.readFileSync(path.join(HERE, 'node_modules', name, 'package.json'), 'utf8')).version;
 
-function compile({ source, contract }) {
+function compile({ source, contract, packages = [] }) {
   const resolved = {};
   const findImports = (importPath) => {
     const file = path.join(HERE, 'node_modules', importPath);
@@ -64,7 +68,7 @@ function compile({ source, contract }) {
     // Byte ranges of the runtime code the constructor fills with immutables: `check` masks them to compare.
     immutable_references: Object.values(compiled.evm.deployedBytecode.immutableReferences || {}).flat()
       .sort((a, b) => a.start - b.start),
-    packages: Object.fromEntries(PACKAGES.map((name) => [name, packageVersion(name)])),
+    packages: Object.fromEntries([...PACKAGES, ...packages].map((name) => [name, packageVersion(name)])),
     settings: SETTINGS,
     source_path: source,
     source_sha256: sources[source],

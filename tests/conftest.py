@@ -15,13 +15,19 @@ pytest_plugins = ["tests.support.anvil", "tests.support.browser"]
 REPO = Path(__file__).resolve().parents[1]
 EXAMPLE = REPO / "collection" / "collection.yaml"
 
+# The test tiers: a test using one of these fixtures (directly or through another fixture) gets the marker, so
+# `make test-fast` (-m "not browser and not anvil and not ray and not slow") leaves it out without path lists.
+# `slow` is set by hand on the tests that are slow for another reason.
+MARK_BY_FIXTURE = {"browser": "browser", "anvil_node": "anvil", "ray_cluster": "ray"}
+
 # No test may reach a model hub.
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
 
 def write_collection(folder: Path, **changes: object) -> Path:
-    """The example collection, with top-level keys replaced and `a.b` dotted keys set, written to `folder`."""
+    """The example collection, with top-level keys replaced and nested keys set (`generator__steps=4` sets
+    `generator.steps`), written to `folder`."""
     data = yaml.safe_load(EXAMPLE.read_text())
     for key, value in changes.items():
         target = data
@@ -46,3 +52,9 @@ def example_copy(tmp_path: Path) -> Path:
     target = tmp_path / "example"
     shutil.copytree(EXAMPLE.parent, target, ignore=shutil.ignore_patterns(".mintprep", "site"))
     return target / "collection.yaml"
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        for fixture in set(getattr(item, "fixturenames", ())) & MARK_BY_FIXTURE.keys():
+            item.add_marker(MARK_BY_FIXTURE[fixture])

@@ -7,6 +7,9 @@ Its message must name the field or file and say what is wrong; it must never con
 
 from __future__ import annotations
 
+import errno
+import os
+
 
 class MintprepError(Exception):
     """Base class for errors mintprep reports without a traceback."""
@@ -39,27 +42,24 @@ class RemoteError(MintprepError):
     kind = "remote"
 
 
+class DiskFull(MintprepError):
+    """No space left where mintprep writes: exit 1, and what was there before is unchanged (writes are atomic)."""
+
+    kind = "disk-full"
+
+    def __init__(self, path: str | os.PathLike[str], needed: int | None, *, more_than: bool = False) -> None:
+        need = f"needs {'more than ' if more_than else ''}{needed} bytes" if needed is not None else "needs more space"
+        super().__init__(f"disk full at {path} ({need}); free some space and run the command again", path=str(path))
+
+
+DISK_FULL_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT})
+
+
 class LedgerBusy(UserError):
     """Another mintprep process holds the ledger's writer lock."""
 
     kind = "busy"
 
 
-# Every secret mintprep has read (a pinning or Netlify token, a key): no message it prints may contain one,
-# even one a server echoed back (an `Authorization` header quoted in a 401 body).
-_SECRETS: set[str] = set()
-MIN_SECRET_LENGTH = 6  # shorter values would blank ordinary words out of messages
-
-
-def register_secret(value: str) -> str:
-    """Remember `value` so `scrub` removes it (and its `Bearer ` form) from messages; returns it unchanged."""
-    if len(value) >= MIN_SECRET_LENGTH:
-        _SECRETS.add(value)
-    return value
-
-
-def scrub(text: str) -> str:
-    """`text` with every registered secret replaced by ***."""
-    for secret in sorted(_SECRETS, key=len, reverse=True):
-        text = text.replace(secret, "***")
-    return text
+# Secrets live in mintprep.base.secrets; these names stay importable from here for existing callers.
+from mintprep.base.secrets import MIN_SECRET_LENGTH, register_secret, scrub  # noqa: E402,F401

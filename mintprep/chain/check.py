@@ -12,6 +12,7 @@ from datetime import datetime, timezone
 from decimal import Decimal
 from typing import Any, Callable
 
+import numpy as np
 from eth_utils import to_checksum_address
 from web3 import Web3
 from web3.contract import Contract
@@ -19,7 +20,7 @@ from web3.exceptions import BadFunctionCallOutput, ContractLogicError
 
 from mintprep.chain.artifact import load_artifact
 from mintprep.chain.costs import MintCost, describe_estimate_failure, estimate_mint_cost
-from mintprep.chain.merkle import AllowlistTree, verify
+from mintprep.chain.merkle import AllowlistTree, roots_of_proofs
 from mintprep.chain.networks import Network
 from mintprep.chain.phases import OnChainPhase, SalePhase, collection_phases
 from mintprep.chain.rpc import RPC_FAILURES, connect, describe_failure
@@ -49,7 +50,7 @@ class ExpectedDrop:
     phases: tuple[SalePhase, ...] = ()
     royalty: tuple[str, int] | None = None  # (receiver, bps); None: receiver unknown (owner not known)
     payouts: tuple[tuple[str, int], ...] | None = None  # None: chain.payouts not set (all to the owner at deploy)
-    published_allowlists: dict[int, dict[str, Any]] = field(default_factory=dict)  # phase -> the page's tree dump
+    published_allowlists: dict[int, dict[str, Any]] = field(default_factory=dict)  # phase -> the page's files
     verifiers: tuple[tuple[str, Verifier], ...] = ()  # services asked whether the source is verified
     mints_unrevealed: bool = False  # chain.reveal: the base URI stays empty on chain until the reveal
 
@@ -235,31 +236,34 @@ def phase_rows(number: int, phase: SalePhase, deployed: OnChainPhase,
 
 
 def allowlist_failures(phase: SalePhase, root: bytes, published: dict[str, Any] | None) -> list[str]:
-    """Listed addresses whose proof does not lead to `root` (proofs from the published dump when given)."""
+    """Listed addresses whose proof does not lead to `root` (proofs from the published files when given).
+
+    Every proof is checked at once (chain.merkle.roots_of_proofs): a million addresses are a few array passes."""
     assert phase.allowlist is not None
     tree = phase.allowlist
     if published is not None:
-        tree = published_tree(published)
-    failing = []
-    for address in phase.allowlist.addresses:
-        try:
-            proof = tree.proof(address)
-        except (KeyError, IndexError):
-            failing.append(address)
-            continue
-        if not verify(bytes(root), address, proof):
-            failing.append(address)
-    return failing
+        tree = published_tree(tree, published)
+    siblings, lengths = tree.proofs()
+    reached = roots_of_proofs(tree.raw, siblings, lengths)
+    expected = np.frombuffer(bytes(root), dtype=np.uint8)
+    # The page refuses a published tree whose root is not the contract's, whatever the proofs say.
+    failing = (reached != expected).any(axis=1) | bool((tree.nodes[0] != expected).any())
+    return [to_checksum_address("0x" + bytes(tree.raw[i]).hex()) for i in np.flatnonzero(failing)]
 
 
-def published_tree(dump: dict[str, Any]) -> AllowlistTree:
-    """An AllowlistTree from a "standard-v1" dump as written, not rebuilt: so a corrupt file fails its proofs."""
-    try:
-        nodes = tuple(bytes.fromhex(str(node)[2:]) for node in dump.get("tree", []))
-        index = {to_checksum_address(v["value"][0]): int(v["treeIndex"]) for v in dump.get("values", [])}
-    except (TypeError, ValueError, KeyError, IndexError, AttributeError):
-        return AllowlistTree((), (), {})  # unreadable: every listed address fails
-    return AllowlistTree(tuple(index), nodes, index)
+def published_tree(listed: AllowlistTree, published: dict[str, Any]) -> AllowlistTree:
+    """The listed addresses with the leaf indices and nodes the site publishes, as written, not rebuilt: so a
+    corrupt or missing file fails the proofs that need it (an address absent from its shard proves nothing)."""
+    nodes_at: dict[int, bytes] = published.get("nodes", {})
+    size = max(nodes_at, default=-1) + 1
+    nodes = np.zeros((max(size, 1), 32), dtype=np.uint8)
+    for index, node in nodes_at.items():
+        nodes[index] = np.frombuffer(node, dtype=np.uint8)
+    hexes = listed.raw.tobytes().hex()
+    leaves = published.get("leaves", {})
+    index = np.array([leaves.get("0x" + hexes[40 * i:40 * i + 40], 0) for i in range(len(listed))], dtype=np.int64)
+    index[(index < 0) | (index >= len(nodes))] = 0  # index 0 is the root: an empty proof, which fails
+    return AllowlistTree(listed.raw, nodes, index)
 
 
 def estimate_open_phase_costs(w3: Web3, drop: Contract, phases: tuple[SalePhase, ...],
@@ -327,9 +331,9 @@ def read_published_allowlists(col: Collection, phases: tuple[SalePhase, ...]) ->
     found = {}
     for number, phase in enumerate(phases):
         if phase.allowlist is not None:
-            dump = read_site_allowlist(col.page_dir, number)
-            if dump is not None:
-                found[number] = dump
+            files = read_site_allowlist(col.page_dir, number)
+            if files is not None:
+                found[number] = files
     return found
 
 

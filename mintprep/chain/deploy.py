@@ -1,9 +1,13 @@
-"""Deploying MintprepDrop with the constructor values a collection file states."""
+"""Deploying MintprepDrop with the constructor values a collection file states.
+
+The steps (`deploy_target`, `interrupted_deploy`, `collection_drop_config`, `deploy_drop`) record nothing: the
+command driver (mintprep.commands.contract) writes each ledger row between them."""
 
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
-from typing import Any
+from datetime import datetime, timezone
+from typing import TYPE_CHECKING, Any
 
 import rlp
 from eth_account.signers.local import LocalAccount
@@ -12,6 +16,7 @@ from web3 import Web3
 from mintprep.chain.artifact import Artifact, load_artifact
 from mintprep.chain.networks import Network
 from mintprep.chain.phases import OnChainPhase, collection_phases
+from mintprep.chain.public_roots import require_public_root
 from mintprep.chain.reveal import placeholder_uri, reveal_commitment, reveal_secret
 from mintprep.chain.rpc import connect, require_chain
 from mintprep.chain.txs import send_call
@@ -20,6 +25,9 @@ from mintprep.chain.address import find_contract
 from mintprep.base.errors import UserError
 from mintprep.state.ledger import Ledger, ManifestRecord
 from mintprep.collection.manifest import base_uri_for, contract_uri_for
+
+if TYPE_CHECKING:
+    from mintprep.state.workspace import Workspace
 
 
 @dataclass(frozen=True)
@@ -103,20 +111,18 @@ def drop_config(col: Collection, deployer: str, manifest: ManifestRecord | None,
     )
 
 
-def deploy_collection(
-    col: Collection,
-    ledger: Ledger,
-    signer: LocalAccount,
-    network_name: str | None = None,
-    rpc_url: str | None = None,
-    again: bool = False,
-) -> Deployed:
-    """Deploy the collection's drop and record it in the ledger.
+@dataclass(frozen=True)
+class DeployTarget:
+    w3: Web3
+    network: Network
+    chain_id: int
 
-    Refuses when the collection already has a contract on that network (a second deploy costs gas and splits
-    the collection) unless `again`. When metadata is already pinned the contract starts with its base URI,
-    saving a setBaseURI transaction.
-    """
+
+def deploy_target(col: Collection, ledger: Ledger, network_name: str | None, rpc_url: str | None,
+                  again: bool, allow_ended_phases: bool = False) -> DeployTarget:
+    """The node to deploy through, checked to be the configured chain. Refuses when the collection already has a
+    contract on that network (a second deploy costs gas and splits the collection) unless `again`, and when a
+    phase has already ended by the chain's clock (nobody could mint in it) unless `allow_ended_phases`."""
     net, url = col.spec.chain.endpoint(network_name, rpc_url)
     existing = find_contract(col, ledger, net.chain_id)
     if existing and not again:
@@ -124,23 +130,34 @@ def deploy_collection(
             f"{col.path}: a contract for this collection exists on {net.name} at {existing}; "
             "pass --again to deploy another one"
         )
-    w3 = connect(url)
-    chain_id = require_chain(w3, net)
-    if not again:
-        recovered = _recover_interrupted_deploy(w3, ledger, net, chain_id)
-        if recovered:
-            return recovered
     manifest = ledger.current_manifest()
-    commitment = _commitment(col, signer, manifest, chain_id)
-    placeholder = placeholder_uri(col, ledger) if col.spec.chain.reveal else ""
-    config = drop_config(col, signer.address, manifest, commitment, placeholder)
-    nonce = w3.eth.get_transaction_count(signer.address, "pending")
-    # Written before sending: a crash while waiting for the receipt must not lead to a second contract.
-    ledger.record_chain_tx("deploy-sent", chain_id, create_address(signer.address, nonce), "",
-                           {"deployer": signer.address, "nonce": nonce, "network": net.name})
-    deployed = deploy_drop(w3, signer, config)
-    ledger.record_deployment(net.name, deployed.chain_id, deployed.address, deployed.tx_hash, deployed.deployer)
-    return deployed
+    if manifest is not None:  # the contract starts pointing at its root (contractURI even when unrevealed)
+        require_public_root(col, ledger, url, manifest.metadata_root)
+    w3 = connect(url)
+    target = DeployTarget(w3, net, require_chain(w3, net))
+    if not allow_ended_phases:
+        refuse_ended_phases(col, int(w3.eth.get_block("latest")["timestamp"]))
+    return target
+
+
+def collection_drop_config(ws: "Workspace", signer: LocalAccount, chain_id: int) -> DropConfig:
+    """`drop_config` for the ledger's current manifest, with the reveal commitment and placeholder (pinned now
+    unless configured). When metadata is already pinned the contract starts with its base URI, saving a
+    setBaseURI transaction."""
+    manifest = ws.ledger.current_manifest()
+    commitment = _commitment(ws.col, signer, manifest, chain_id)
+    placeholder = placeholder_uri(ws) if ws.spec.chain.reveal else ""
+    return drop_config(ws.col, signer.address, manifest, commitment, placeholder)
+
+
+def refuse_ended_phases(col: Collection, now: int) -> None:
+    """UserError naming the first phase whose end is at or before `now` (unix seconds, the chain's clock)."""
+    for number, phase in enumerate(col.spec.chain.sale_phases()):
+        if phase.end_time <= now:
+            ended = datetime.fromtimestamp(phase.end_time, timezone.utc).isoformat().replace("+00:00", "Z")
+            raise UserError(f"chain.phases.{number} ({phase.name!r}) ended at {ended}, before this deploy: nobody "
+                            "could mint in it. Fix its end, or pass --allow-ended-phases to deploy it anyway",
+                            field=f"chain.phases.{number}.end")
 
 
 def _commitment(col: Collection, signer: LocalAccount, manifest: ManifestRecord | None, chain_id: int) -> bytes:
@@ -157,13 +174,14 @@ def create_address(sender: str, nonce: int) -> str:
     return Web3.to_checksum_address(Web3.keccak(rlp.encode([bytes.fromhex(sender[2:]), nonce]))[12:])
 
 
-def _recover_interrupted_deploy(w3: Web3, ledger: Ledger, net: Network, chain_id: int) -> Deployed | None:
-    """A deploy sent by a run that died before its receipt: adopt the contract, or refuse while it may be pending."""
+def interrupted_deploy(target: DeployTarget, ledger: Ledger) -> Deployed | None:
+    """A deploy sent by a run that died before its receipt: the contract to adopt, or a refusal while it may be
+    pending; None when there is none."""
+    w3, chain_id = target.w3, target.chain_id
     sent = ledger.latest_chain_tx("deploy-sent", chain_id)
     if sent is None or ledger.latest_deployment(chain_id) is not None:
         return None
     if w3.eth.get_code(sent["address"]):
-        ledger.record_deployment(net.name, chain_id, sent["address"], "", sent["deployer"])
         return Deployed(sent["address"], "", chain_id, sent["deployer"], 0, 0)
     if w3.eth.get_transaction_count(sent["deployer"], "latest") <= sent["nonce"]:
         raise UserError(

@@ -13,9 +13,12 @@ from typing import Callable
 from eth_account import Account
 from eth_account.signers.local import LocalAccount
 
-from mintprep.base.errors import UserError, register_secret
+from mintprep.base.errors import UserError
+from mintprep.base.untrusted_files import read_regular_file
+from mintprep.base.secrets import register_secret, secret_from_env
 
 PRIVATE_KEY_ENV = "MINTPREP_PRIVATE_KEY"
+MAX_KEYSTORE_BYTES = 64 * 1024  # a Web3 Secret Storage file is well under 1 KB
 KEYSTORE_PASSWORD_ENV = "MINTPREP_KEYSTORE_PASSWORD"
 
 
@@ -23,28 +26,29 @@ def load_signer(keystore: Path | None = None, ask_password: Callable[[], str] | 
     """The account to sign with: the keystore when given (password from the env or `ask_password`), else the env key."""
     if keystore is not None:
         return _from_keystore(keystore, ask_password)
-    raw = os.environ.get(PRIVATE_KEY_ENV, "").strip()
+    raw = secret_from_env(PRIVATE_KEY_ENV)
     if not raw:
         raise UserError(f"no signing key: set {PRIVATE_KEY_ENV} or pass --keystore FILE")
     try:
-        return Account.from_key(register_secret(raw))
+        return Account.from_key(raw)
     except (ValueError, TypeError):
         raise UserError(f"{PRIVATE_KEY_ENV} is not a 32-byte hex private key") from None
 
 
 def _from_keystore(path: Path, ask_password: Callable[[], str] | None) -> LocalAccount:
+    data = read_regular_file(path, MAX_KEYSTORE_BYTES, what="keystore file")
     try:
-        encrypted = json.loads(path.read_text())
-    except FileNotFoundError:
-        raise UserError(f"keystore {path}: no such file") from None
-    except (OSError, ValueError) as exc:
+        encrypted = json.loads(data)
+    except ValueError as exc:
         raise UserError(f"keystore {path}: not a readable JSON keystore ({type(exc).__name__})") from None
     password = os.environ.get(KEYSTORE_PASSWORD_ENV)
+    if password:
+        register_secret(password)
     if password is None:
         if ask_password is None:
             raise UserError(f"keystore {path}: set {KEYSTORE_PASSWORD_ENV} or run interactively to type the password")
-        password = ask_password()
+        password = register_secret(ask_password())
     try:
-        return Account.from_key(Account.decrypt(encrypted, password))
+        return Account.from_key(register_secret(bytes(Account.decrypt(encrypted, password)).hex()))
     except (ValueError, KeyError, TypeError):
         raise UserError(f"keystore {path}: wrong password or not an Ethereum keystore") from None

@@ -3,25 +3,37 @@
 leaf = keccak256(keccak256(abi.encode(address))); leaves sorted by hash; the tree is an array of 2n-1 nodes with
 the leaves at the end in reverse order and node i = keccak256(sorted(child 2i+1, child 2i+2)); the root is node 0.
 OpenZeppelin's MerkleProof.verify (sorted pairs) accepts the proofs, and `dump()` is the library's "standard-v1"
-JSON, so `StandardMerkleTree.load` reads what the page publishes.
+JSON, so `StandardMerkleTree.load` reads it. Hashing runs in batches (keccak_batch): a million addresses are a
+few array passes, not four million library calls.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from pathlib import Path
+from dataclasses import dataclass, field
 from typing import Any
 
-from eth_abi import encode
-from eth_utils import is_address, keccak, to_checksum_address
+import numpy as np
+from eth_utils import keccak, to_checksum_address
 
-from mintprep.base.errors import ConfigError
+from mintprep.chain.keccak_batch import keccak256_many, sorted_pair_hashes
 
 LEAF_ENCODING = ["address"]
+_ABI_PADDING = 12  # abi.encode(address): 12 zero bytes, then the 20 address bytes
+
+
+def raw_addresses(addresses: list[str]) -> np.ndarray:
+    """(n, 20) uint8 from 0x-hex addresses (any case)."""
+    return np.frombuffer(b"".join(bytes.fromhex(a[2:]) for a in addresses), dtype=np.uint8).reshape(-1, 20)
+
+
+def leaf_hashes(raw: np.ndarray) -> np.ndarray:
+    encoded = np.zeros((len(raw), 32), dtype=np.uint8)
+    encoded[:, _ABI_PADDING:] = raw
+    return keccak256_many(keccak256_many(encoded))
 
 
 def leaf_hash(address: str) -> bytes:
-    return keccak(keccak(encode(LEAF_ENCODING, [to_checksum_address(address)])))
+    return bytes(leaf_hashes(raw_addresses([address]))[0])
 
 
 def node_hash(a: bytes, b: bytes) -> bytes:
@@ -39,73 +51,101 @@ def verify(root: bytes, address: str, proof: list[bytes]) -> bool:
     return process_proof(leaf_hash(address), proof) == root
 
 
-@dataclass(frozen=True)
+def _hash_order(hashes: np.ndarray) -> np.ndarray:
+    """Indices that sort 32-byte rows ascending as byte strings (big-endian 64-bit columns, most significant last)."""
+    columns = np.ascontiguousarray(hashes).view(">u8")
+    return np.lexsort(tuple(columns[:, i] for i in range(3, -1, -1)))
+
+
+@dataclass(frozen=True, eq=False)
 class AllowlistTree:
-    addresses: tuple[str, ...]  # checksummed, in the file's order
-    nodes: tuple[bytes, ...]
-    tree_index: dict[str, int]  # checksummed address -> its leaf's node index
+    raw: np.ndarray  # (n, 20) uint8 addresses in the file's order
+    nodes: np.ndarray  # (2n-1, 32) uint8, StandardMerkleTree's array
+    leaf_index: np.ndarray  # (n,) int64: the node index of each address's leaf, in the file's order
+    _positions: dict[bytes, int] = field(default_factory=dict, repr=False)
 
     @classmethod
     def of(cls, addresses: list[str]) -> AllowlistTree:
         if not addresses:
             raise ValueError("an allowlist needs at least one address")
-        listed = tuple(to_checksum_address(a) for a in addresses)
-        if len(set(listed)) != len(listed):
+        return cls.build(raw_addresses(addresses))
+
+    @classmethod
+    def build(cls, raw: np.ndarray) -> AllowlistTree:
+        count = len(raw)
+        if count == 0:
+            raise ValueError("an allowlist needs at least one address")
+        if len(np.unique(raw.view("V20"))) != count:
             raise ValueError("an address is listed twice")
-        hashed = sorted((leaf_hash(a), position) for position, a in enumerate(listed))
-        size = 2 * len(hashed) - 1
-        nodes: list[bytes] = [b""] * size
-        index: dict[str, int] = {}
-        for leaf_number, (digest, position) in enumerate(hashed):
-            nodes[size - 1 - leaf_number] = digest
-            index[listed[position]] = size - 1 - leaf_number
-        for i in range(size - 1 - len(hashed), -1, -1):
-            nodes[i] = node_hash(nodes[2 * i + 1], nodes[2 * i + 2])
-        return cls(listed, tuple(nodes), index)
+        leaves = leaf_hashes(raw)
+        order = _hash_order(leaves)  # order[k]: the file position of the k-th smallest leaf
+        size = 2 * count - 1
+        nodes = np.empty((size, 32), dtype=np.uint8)
+        nodes[size - 1 - np.arange(count)] = leaves[order]
+        leaf_index = np.empty(count, dtype=np.int64)
+        leaf_index[order] = size - 1 - np.arange(count)
+        high = count - 1  # internal nodes are 0 .. count-2; a batch needs its children computed already
+        while high > 0:
+            low = max(0, high // 2)
+            parents = np.arange(low, high)
+            nodes[low:high] = sorted_pair_hashes(nodes[2 * parents + 1], nodes[2 * parents + 2])
+            high = low
+        return cls(np.ascontiguousarray(raw), nodes, leaf_index)
 
     @property
     def root(self) -> bytes:
-        return self.nodes[0]
+        return bytes(self.nodes[0])
+
+    def __len__(self) -> int:
+        return len(self.raw)
+
+    @property
+    def addresses(self) -> tuple[str, ...]:
+        """Checksummed, in the file's order (computed on demand: a long list is mostly handled as arrays)."""
+        return tuple(to_checksum_address("0x" + bytes(row).hex()) for row in self.raw)
 
     def proof(self, address: str) -> list[bytes]:
         """Sibling hashes from the address's leaf to the root; KeyError when it is not listed."""
-        i = self.tree_index[to_checksum_address(address)]
+        if not self._positions:
+            self._positions.update({bytes(row): i for i, row in enumerate(self.raw)})
+        i = int(self.leaf_index[self._positions[bytes.fromhex(address[2:])]])
         proof = []
         while i > 0:
-            proof.append(self.nodes[i - (-1) ** (i % 2)])
+            proof.append(bytes(self.nodes[i + 1 if i % 2 else i - 1]))
             i = (i - 1) // 2
         return proof
 
+    def proofs(self) -> tuple[np.ndarray, np.ndarray]:
+        """Every address's proof at once: ((n, depth, 32) sibling hashes, (n,) proof lengths), in the file's order."""
+        index = self.leaf_index.copy()
+        depth = int(np.floor(np.log2(len(self.nodes)))) if len(self.nodes) > 1 else 0
+        siblings = np.zeros((len(index), depth, 32), dtype=np.uint8)
+        lengths = np.zeros(len(index), dtype=np.int64)
+        for level in range(depth):
+            live = index > 0
+            if not live.any():
+                break
+            sibling = np.where(index % 2 == 1, index + 1, index - 1)
+            siblings[live, level] = self.nodes[sibling[live]]
+            lengths += live
+            index = np.where(live, (index - 1) // 2, 0)
+        return siblings, lengths
+
     def dump(self) -> dict[str, Any]:
-        """StandardMerkleTree.dump()'s "standard-v1" JSON: what the page reads to build a buyer's proof."""
+        """StandardMerkleTree.dump()'s "standard-v1" JSON (for tools that load OpenZeppelin's format)."""
         return {
             "format": "standard-v1",
             "leafEncoding": LEAF_ENCODING,
-            "tree": ["0x" + node.hex() for node in self.nodes],
-            "values": [{"value": [a], "treeIndex": self.tree_index[a]} for a in self.addresses],
+            "tree": ["0x" + bytes(node).hex() for node in self.nodes],
+            "values": [{"value": [a], "treeIndex": int(i)} for a, i in zip(self.addresses, self.leaf_index)],
         }
 
 
-def read_allowlist(path: Path, where: str) -> list[str]:
-    """Addresses from a text or CSV file: one per line, first column; blank lines and `#` comments skipped.
-
-    ConfigError naming `where` (the YAML path) and the line of the first bad entry.
-    """
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"{where}: cannot read {path} ({type(exc).__name__})") from None
-    addresses = []
-    for number, line in enumerate(text.splitlines(), 1):
-        entry = line.split("#", 1)[0].split(",", 1)[0].strip()
-        if not entry or (number == 1 and entry.lower() == "address"):
-            continue
-        if not is_address(entry):
-            raise ConfigError(f"{where}: {path} line {number}: not an address: {entry[:60]!r}")
-        addresses.append(to_checksum_address(entry))
-    if not addresses:
-        raise ConfigError(f"{where}: {path} lists no address")
-    if len(set(addresses)) != len(addresses):
-        duplicate = next(a for a in addresses if addresses.count(a) > 1)
-        raise ConfigError(f"{where}: {path} lists {duplicate} twice")
-    return addresses
+def roots_of_proofs(raw: np.ndarray, siblings: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+    """(n, 32): the root each address's proof leads to (MerkleProof.processProof, for every address at once)."""
+    current = leaf_hashes(raw)
+    for level in range(siblings.shape[1] if siblings.ndim == 3 else 0):
+        live = lengths > level
+        if live.any():
+            current[live] = sorted_pair_hashes(current[live], siblings[live, level])
+    return current

@@ -5,7 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from mintprep.chain.merkle import AllowlistTree, read_allowlist
+from mintprep.chain.allowlist_file import read_allowlist
+from mintprep.chain.merkle import AllowlistTree
 from mintprep.chain.settings import PhaseSettings
 
 if TYPE_CHECKING:
@@ -63,6 +64,7 @@ def collection_phases(col: "Collection") -> list[SalePhase]:
         tree = None
         if settings.allowlist:
             where = f"chain.phases.{number}.allowlist"
-            tree = AllowlistTree.of(read_allowlist(col.base_dir / settings.allowlist, where))
+            tree = read_allowlist(col.base_dir / settings.allowlist, where, within=col.base_dir,
+                                  cache_dir=col.state.allowlists)
         phases.append(SalePhase(settings, tree))
     return phases

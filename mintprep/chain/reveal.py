@@ -10,6 +10,7 @@ and the same key finds it again at reveal.
 
 from __future__ import annotations
 
+import functools
 import time
 from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any, Callable, Mapping
@@ -23,10 +24,10 @@ from web3 import Web3
 from mintprep.chain.artifact import load_artifact
 from mintprep.chain.txs import send_call
 from mintprep.base.errors import ConfigError, UserError
+from mintprep.base.untrusted_files import read_regular_file
 
 if TYPE_CHECKING:
-    from mintprep.collection.config import Collection
-    from mintprep.state.ledger import Ledger
+    from mintprep.state.workspace import Workspace
 
 BLOCK_POLL_S = 0.5
 
@@ -112,36 +113,40 @@ def placeholder_metadata(name: str, description: str, image_cid: str) -> dict[st
     return {"name": f"{name} (unrevealed)", "description": description, "image": f"ipfs://{image_cid}"}
 
 
-def placeholder_uri(col: "Collection", ledger: "Ledger") -> str:
-    """chain.reveal's placeholder URI: the configured one, or the image and its JSON pinned here like the rest."""
+def placeholder_uri(ws: "Workspace") -> str:
+    """chain.reveal's placeholder URI: the configured one, or the image and its JSON pinned (by the pin stage)
+    like the rest."""
     from mintprep.base.hashing import canonical_json
-    from mintprep.ipfs.backends import make_backend
-    from mintprep.ipfs.unixfs import get_profile
     from mintprep.stages.pin import pin_bytes
 
+    col = ws.col
     settings = col.spec.chain.reveal
     assert settings is not None
     if settings.placeholder_uri:
         return settings.placeholder_uri
     path = col.base_dir / str(settings.placeholder_image)
     try:
-        image = path.read_bytes()
-    except OSError as exc:
-        raise ConfigError(f"chain.reveal.placeholder_image: cannot read {path} ({type(exc).__name__})") from None
-    backend = make_backend(col.spec.ipfs, col.state_dir)
-    profile = get_profile(col.spec.ipfs.profile)
-    image_cid = pin_bytes(ledger, backend, profile, image, kind="placeholder-image", name=path.name).cid
+        image = read_regular_file(path, within=col.base_dir, what="placeholder image")
+    except UserError as exc:
+        raise ConfigError(f"chain.reveal.placeholder_image: {exc}", field="chain.reveal.placeholder_image") from None
+    pin = functools.partial(pin_bytes, ws.ledger, ws.backend, ws.profile)
+    image_cid = pin(image, kind="placeholder-image", name=path.name).cid
     document = canonical_json(placeholder_metadata(col.spec.name, col.spec.description, image_cid))
-    return "ipfs://" + pin_bytes(ledger, backend, profile, document, kind="placeholder", name="placeholder.json").cid
+    return "ipfs://" + pin(document, kind="placeholder", name="placeholder.json").cid
 
 
-def reveal_collection(col: "Collection", ledger: "Ledger", signer: LocalAccount) -> RevealResult:
-    """Reveal the collection's drop at the ledger's current metadata root and record the transactions."""
+def reveal_collection(ws: "Workspace", signer: LocalAccount) -> tuple[int, str, RevealResult]:
+    """Reveal the collection's drop at the ledger's current metadata root; (chain id, address, result), which the
+    command driver records."""
     from mintprep.chain.rpc import require_chain
     from mintprep.chain.address import deployed_address
     from mintprep.collection.manifest import base_uri_for, contract_uri_for
     from mintprep.chain.rpc import connect
+    from mintprep.chain.base_uri import check_base_uri_change
+    from mintprep.chain.minted import read_live_drop
+    from mintprep.chain.public_roots import require_public_root
 
+    col, ledger = ws.col, ws.ledger
     if col.spec.chain.reveal is None:
         raise UserError(f"{col.path}: chain.reveal is not set: this collection was minted revealed")
     manifest = ledger.current_manifest()
@@ -153,8 +158,9 @@ def reveal_collection(col: "Collection", ledger: "Ledger", signer: LocalAccount)
     chain_id = require_chain(w3, network)
     secret = reveal_secret(signer, chain_id, manifest.provenance_hash)
     root = manifest.metadata_root
-    result = run_reveal(w3, signer, address, secret, base_uri_for(root), contract_uri_for(root))
-    for tx_hash in result.tx_hashes:
-        ledger.record_chain_tx("reveal", chain_id, address, tx_hash,
-                               {"starting_offset": result.starting_offset, "seed": result.seed})
-    return result
+    live = read_live_drop(col, ledger)
+    assert live is not None
+    require_public_root(col, ledger, url, root)
+    # Before the reveal no token shows a document of its own: the gate still proves the root whole and recorded.
+    check_base_uri_change(ledger, live.base_uri, root, live.minted_files, ws.backend.fetch_block)
+    return chain_id, address, run_reveal(w3, signer, address, secret, base_uri_for(root), contract_uri_for(root))

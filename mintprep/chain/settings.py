@@ -6,9 +6,9 @@ import re
 from datetime import datetime
 from decimal import Decimal
 
-from eth_utils import is_address, is_checksum_address, to_checksum_address
 from pydantic import Field, field_validator, model_validator
 
+from mintprep.chain.eip55 import HEX_ADDRESS, has_valid_checksum, to_checksum_address
 from mintprep.chain.networks import Network, NetworkName, network
 from mintprep.base.settings_model import StrictModel
 from mintprep.net.urls import PrivateUrl
@@ -44,11 +44,10 @@ def eth_to_wei(text: str) -> int:
 def _address(value: str | None) -> str | None:
     if value is None:
         return None
-    if not is_address(value):
+    if not HEX_ADDRESS.fullmatch(value):
         raise ValueError(f"must be a 0x-prefixed 20-byte hex address, got {value!r}")
-    digits = value[2:]
     # Mixed case is an EIP-55 checksum: a typo in it must fail here, not send funds to a wrong address.
-    if digits != digits.lower() and digits != digits.upper() and not is_checksum_address(value):
+    if not has_valid_checksum(value):
         raise ValueError(f"has an invalid EIP-55 checksum (a mistyped letter?), got {value!r}")
     return to_checksum_address(value)
 
@@ -149,6 +148,13 @@ class RevealSettings(StrictModel):
         return self
 
 
+# The phases travel in the deploy transaction's initcode, which EIP-3860 caps at 49,152 bytes: the contract's
+# creation code is about 16,100 bytes and each phase 192 (six ABI words), so about 165 phases fit beside the
+# name, URIs and payees; 300 fail on a node with "max initcode size exceeded" (tests/chain/test_phases.py).
+# 128 leaves room for long names, URIs and payout lists.
+MAX_PHASES = 128
+
+
 class ChainSettings(StrictModel):
     network: NetworkName = "base"
     rpc_url: PrivateUrl | None = Field(None, description="JSON-RPC endpoint (http/https); default: the network's public RPC")
@@ -181,6 +187,14 @@ class ChainSettings(StrictModel):
     @classmethod
     def _address(cls, value: str | None) -> str | None:
         return _address(value)
+
+    @field_validator("phases")
+    @classmethod
+    def _fits_initcode(cls, value: list[PhaseSettings]) -> list[PhaseSettings]:
+        if len(value) > MAX_PHASES:
+            raise ValueError(f"{len(value)} phases; at most {MAX_PHASES} fit in the contract's deploy transaction "
+                             "(EIP-3860 initcode limit)")
+        return value
 
     @field_validator("payouts")
     @classmethod

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -22,6 +21,7 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from mintprep.chain.artifact import CONTRACTS_DIR, Artifact
 from mintprep.base.errors import RemoteError, UserError
+from mintprep.base.secrets import secret_from_env
 from mintprep.net.http import RetryPolicy, json_object, send
 
 if TYPE_CHECKING:
@@ -185,7 +185,7 @@ class Verifier:
 
 def verifier_for(settings: Any) -> Verifier:
     """A Verifier from chain.verify (URLs and the name of the variable holding the Etherscan key)."""
-    key = os.environ.get(settings.etherscan_api_key_env, "").strip() or None
+    key = secret_from_env(settings.etherscan_api_key_env)  # registered before any request can carry it
     return Verifier(settings.sourcify_url.rstrip("/"), settings.etherscan_url, key, policy=SERVICE_POLICY,
                     poll_s=POLL_S)
 

@@ -8,12 +8,13 @@ Messages are printed literally: a key named `[/x]` or a path with `[draft]` in i
 from __future__ import annotations
 
 import contextlib
-import errno
 import json
+import logging
 import os
 import sqlite3
 import sys
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import typer
@@ -21,13 +22,23 @@ from rich.console import Console
 from rich.text import Text
 from typer.core import TyperGroup
 
-from mintprep.base.errors import MintprepError
+from mintprep.base.errors import DISK_FULL_ERRNOS, DiskFull, MintprepError, UserError
+from mintprep.base.secrets import ScrubbingStream, scrub
 
-# Humans read stderr; stdout carries only what a script asked for (--json) or the command's result.
-console = Console(stderr=True)
+# Humans read stderr; stdout carries only what a script asked for (--json) or the command's result. Everything
+# the console prints (tracebacks under MINTPREP_DEBUG too) passes through scrub: no secret reaches the terminal.
+console = Console(file=ScrubbingStream(lambda: sys.stderr))  # type: ignore[arg-type]
+# Library warnings that reach no configured handler are printed by logging's last resort: through scrub too.
+logging.lastResort = logging.StreamHandler(ScrubbingStream(lambda: sys.stderr))  # type: ignore[arg-type]
+logging.lastResort.setLevel(logging.WARNING)
 
 # Where print_json writes: stdout, or under --json the real stdout saved before fd 1 was pointed at stderr.
 _answer = {"stream": None}
+
+
+def debug_enabled() -> bool:
+    """MINTPREP_DEBUG=1 or true shows tracebacks; 0, false or anything else does not."""
+    return os.environ.get("MINTPREP_DEBUG", "").strip().lower() in ("1", "true")
 
 
 def _is_json(args: list[str]) -> bool:
@@ -45,10 +56,9 @@ def describe_failure(exc: BaseException) -> tuple[str, int, str]:
     if isinstance(exc, (typer.Abort, KeyboardInterrupt)):
         return "interrupted", 130, "interrupted; rerunning the command resumes where it stopped"
     if isinstance(exc, sqlite3.OperationalError) and "disk is full" in str(exc):
-        return "disk-full", 1, "no space left on the disk for the ledger; free some and run the command again"
-    if isinstance(exc, OSError) and exc.errno in (errno.ENOSPC, errno.EDQUOT):
-        where = f" writing {exc.filename}" if exc.filename else ""
-        return "disk-full", 1, f"no space left on the disk{where}; free some and run the command again (it resumes)"
+        return "disk-full", 1, "disk full at the ledger (state.db); free some space and run the command again"
+    if isinstance(exc, OSError) and exc.errno in DISK_FULL_ERRNOS:
+        return "disk-full", 1, str(DiskFull(exc.filename or "an unnamed file", None))
     if isinstance(exc, OSError):
         where = f"{exc.filename}: " if exc.filename else ""
         return "os", 1, f"{where}{exc.strerror or exc}"
@@ -112,7 +122,7 @@ class AnsweringGroup(TyperGroup):
             except typer.Exit as done:
                 code = done.exit_code
             except (Exception, KeyboardInterrupt) as exc:  # noqa: BLE001 - the one place that answers
-                if os.environ.get("MINTPREP_DEBUG"):
+                if debug_enabled():
                     console.print_exception()
                 code = report_failure(exc, as_json=as_json)
         if standalone_mode:
@@ -130,7 +140,14 @@ app = typer.Typer(
 )
 
 
+def output_file(path: Path, option: str) -> Path:
+    """A file the user names for mintprep to write: refused before any work when it is a folder (exit 2)."""
+    if path.is_dir():
+        raise UserError(f"{option} {path}: is a folder; give the path of the file to write", path=str(path))
+    return path
+
+
 def print_json(value: Any) -> None:
     stream = _answer["stream"] or sys.stdout
-    stream.write(json.dumps(value, indent=2, sort_keys=True, default=str) + "\n")
+    stream.write(scrub(json.dumps(value, indent=2, sort_keys=True, default=str)) + "\n")
     stream.flush()

@@ -22,8 +22,9 @@ def audit(
     repair: bool = typer.Option(False, "--repair", help="replace broken pieces and all that points at them"),
     dry_run: bool = typer.Option(False, "--dry-run", help="with --repair: print the plan, change nothing"),
     include_minted: bool = typer.Option(False, "--include-minted", help="also replace tokens already minted"),
-    print_tx: bool = typer.Option(False, "--print-tx", help="print the setBaseURI transaction instead of sending "
-                                  "it (run --repair again once it is mined to finish)"),
+    print_tx: bool = typer.Option(False, "--print-tx", help="print every transaction (setBaseURI, setTokenURI: to, "
+                                  "value, calldata, decoded call) instead of sending it, for an owner that is not "
+                                  "the configured key (run --repair again once they are mined to finish)"),
     gateway: list[str] = typer.Option([], "--gateway", help="also check retrieval through this trustless gateway "
                                       "(repeatable)"),
     no_chain: bool = typer.Option(False, "--no-chain", help="audit only: skip the contract checks"),
@@ -76,7 +77,9 @@ def _print_audit(report: "AuditReport") -> None:
         token = "—" if problem.token_id is None else str(problem.token_id) + (" (minted)" if problem.token_id in minted
                                                                                else "")
         evidence = "; ".join(f"{k}: {v}" for k, v in problem.evidence.items() if k != "metrics")
-        table.add_row(token, problem.kind, Text(evidence))  # evidence quotes servers and chains: never markup
+        kind = problem.kind + {"published": "", "live": " (live)", "not-yet-published": " (not yet published)"}[
+            problem.where]
+        table.add_row(token, kind, Text(evidence))  # evidence quotes servers and chains: never markup
     console.print(table)
 
 
@@ -109,10 +112,13 @@ def _print_repair(outcome: "RepairOutcome") -> None:
     for problem in plan.unrepairable:
         console.print(Text.assemble(("not repaired", "yellow"), f" {problem['kind']}: {problem['evidence']}"),
                       highlight=False)
-    if outcome.base_uri_update:
-        update = outcome.base_uri_update
-        console.print("[yellow]send this transaction, then run `mintprep audit --repair` again to finish:[/]")
-        print_json({"chain_id": update["chain_id"], "to": update["to"], "data": update["data"], "value": 0})
+    if outcome.status == "no-setter":
+        console.print(Text(str(outcome.error), "red"), highlight=False)
+    if outcome.transactions:
+        console.print("[yellow]send these transactions from the contract's owner, then run `mintprep audit --repair` "
+                      "again to finish:[/]")
+        for tx in outcome.transactions:
+            print_json(tx)
     if plan.unpinned:
         console.print(f"unpinned: {', '.join(plan.unpinned)}", highlight=False)
     for refresh in outcome.refreshes:

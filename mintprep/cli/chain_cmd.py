@@ -32,15 +32,20 @@ KEYSTORE = typer.Option(
 )
 
 
+INCLUDE_MINTED = typer.Option(False, "--include-minted",
+                              help="allow changing what minted tokens show (their metadata and image)")
+
+
 def _ask_password() -> str:
     return typer.prompt("keystore password", hide_input=True)
 
 
 def _readonly_ledger(state_dir: Path) -> "Ledger | None":
     from mintprep.state.ledger import Ledger
+    from mintprep.state.paths import StateDir
 
     # A collection checked before its first run has no ledger: the config alone is compared.
-    return Ledger.open(state_dir, readonly=True) if (state_dir / "state.db").exists() else None
+    return Ledger.open(state_dir, readonly=True) if StateDir(state_dir).has_ledger() else None
 
 
 def render_check(report: "CheckReport") -> Table:
@@ -114,20 +119,23 @@ def deploy_command(
     rpc_url: Optional[str] = RPC_URL,
     keystore: Optional[Path] = KEYSTORE,
     again: bool = typer.Option(False, "--again", help="deploy even though the collection already has a contract"),
+    allow_ended_phases: bool = typer.Option(False, "--allow-ended-phases",
+                                            help="deploy even when a phase has already ended (it can never mint)"),
     as_json: bool = JSON,
 ) -> None:
     """Deploy MintprepDrop with the collection's name, size, price and per-wallet cap; record it in the ledger."""
-    from mintprep.chain.deploy import deploy_collection
     from mintprep.chain.keys import load_signer
     from mintprep.collection.config import load_collection
-    from mintprep.state.ledger import Ledger
+    from mintprep.commands.contract import deploy_contract
+    from mintprep.state.workspace import Workspace
 
     col = load_collection(collection)
     if network is not None and network not in NETWORKS:
         raise typer.BadParameter(f"must be one of {', '.join(NETWORKS)}", param_hint="--network")
     signer = load_signer(keystore, _ask_password)
-    with Ledger.open(col.state_dir) as ledger:
-        deployed = deploy_collection(col, ledger, signer, network_name=network, rpc_url=rpc_url, again=again)
+    with Workspace.open(col) as ws:
+        deployed = deploy_contract(ws, signer, network_name=network, rpc_url=rpc_url, again=again,
+                                   allow_ended_phases=allow_ended_phases)
     if as_json:
         print_json(deployed.to_json())
     # soft_wrap: a URL or path wrapped at the console width (80 when not a terminal) cannot be copied or clicked.
@@ -136,7 +144,7 @@ def deploy_command(
     explorer = col.spec.chain.endpoint(network)[0].tx_url(deployed.tx_hash)
     if explorer:
         say(f"explorer: {explorer}")
-    say(f'add to {col.path}:  chain: {{contract: "{deployed.address}"}}')
+    say(f"recorded in the ledger: later commands use it (chain.contract in {col.path} may name it too)")
 
 
 @contract_app.command("set-base-uri")
@@ -146,22 +154,24 @@ def set_base_uri_command(
         False, "--print", help="send nothing: print the transaction (to, data) for a multisig or hardware wallet"
     ),
     keystore: Optional[Path] = KEYSTORE,
+    include_minted: bool = INCLUDE_MINTED,
     as_json: bool = JSON,
 ) -> None:
     """Point the contract at the ledger's current metadata root (emits BatchMetadataUpdate for marketplaces)."""
-    from mintprep.chain.base_uri import collection_base_uri_update, send_collection_base_uri
+    from mintprep.chain.base_uri import collection_base_uri_update
     from mintprep.chain.keys import load_signer
     from mintprep.collection.config import load_collection
-    from mintprep.state.ledger import Ledger
+    from mintprep.commands.contract import set_base_uri
+    from mintprep.state.workspace import Workspace
 
     col = load_collection(collection)
     if print_only:
-        with Ledger.open(col.state_dir, readonly=True) as ledger:
-            update, _ = collection_base_uri_update(col, ledger)
+        with Workspace.open(col, readonly=True) as ws:
+            update, _ = collection_base_uri_update(ws, include_minted=include_minted)
     else:
         signer = load_signer(keystore, _ask_password)
-        with Ledger.open(col.state_dir) as ledger:
-            update = send_collection_base_uri(col, ledger, signer)
+        with Workspace.open(col) as ws:
+            update = set_base_uri(ws, signer, include_minted=include_minted)
     if as_json:
         print_json(update.to_json())
     console.print(f"setBaseURI({update.base_uri!r}) on {update.to} (chain {update.chain_id})")
@@ -175,14 +185,14 @@ def set_base_uri_command(
 def reveal_command(collection: Path = COLLECTION, keystore: Optional[Path] = KEYSTORE, as_json: bool = JSON) -> None:
     """Reveal an unrevealed drop: startReveal, wait for its future block, then reveal with the committed secret."""
     from mintprep.chain.keys import load_signer
-    from mintprep.chain.reveal import reveal_collection
     from mintprep.collection.config import load_collection
-    from mintprep.state.ledger import Ledger
+    from mintprep.commands.contract import reveal
+    from mintprep.state.workspace import Workspace
 
     col = load_collection(collection)
     signer = load_signer(keystore, _ask_password)
-    with Ledger.open(col.state_dir) as ledger:
-        result = reveal_collection(col, ledger, signer)
+    with Workspace.open(col) as ws:
+        result = reveal(ws, signer)
     if as_json:
         print_json(result.to_json())
     console.print(f"revealed: starting offset {result.starting_offset} (seed {result.seed}, block "
@@ -200,11 +210,11 @@ def verify_command(
         raise typer.BadParameter(f"must be one of {', '.join(VERIFY_SERVICES)}", param_hint="--only")
     from mintprep.chain.verify import verify_collection
     from mintprep.collection.config import load_collection
-    from mintprep.state.ledger import Ledger
+    from mintprep.state.workspace import Workspace
 
     col = load_collection(collection)
-    with Ledger.open(col.state_dir, readonly=True) as ledger:
-        outcomes = verify_collection(col, ledger, (only,) if only else VERIFY_SERVICES)
+    with Workspace.open(col, readonly=True) as ws:
+        outcomes = verify_collection(col, ws.ledger, (only,) if only else VERIFY_SERVICES)
     if as_json:
         print_json([o.to_json() for o in outcomes])
     for outcome in outcomes:

@@ -14,13 +14,15 @@ from mintprep.cli.app import app, console, print_json
 def import_(
     collection: Path = typer.Argument(..., help="the collection file (collection.yaml)"),
     source: str = typer.Option(..., "--from", help="a contract address (0x…), an ipfs:// metadata root, or a folder "
-                               "of images and metadata"),
+                               "of images and metadata (relative to the current directory)"),
     gateway: list[str] = typer.Option([], "--gateway", help="a trustless gateway to read blocks from (repeatable; "
-                                      "every block is checked against its CID)"),
+                                      "every block is checked against its CID; default: ipfs.gateways, else "
+                                      "ipfs.gateway)"),
     dry_run: bool = typer.Option(False, "--dry-run", help="show what would be imported, change nothing"),
     json: bool = typer.Option(False, "--json", help="print the import as JSON on stdout"),
 ) -> None:
-    """Adopt a collection made elsewhere: verify and pin its images and metadata, record them as imported pieces."""
+    """Adopt a collection made elsewhere: verify and pin its images and metadata, record them as imported pieces.
+    Exit 0 when every token was imported, 1 when some were skipped (each named), 2 on bad input."""
     from mintprep.commands.importer import import_collection
     from mintprep.collection.config import load_collection
     from mintprep.base.progress import RichProgress
@@ -28,9 +30,10 @@ def import_(
     col = load_collection(collection)
     with RichProgress(console) as progress:
         plan = import_collection(col, source, gateways=tuple(gateway), dry_run=dry_run, progress=progress)
+    code = 1 if plan.skipped else 0  # a token not imported is named and must not pass for a clean import
     if json:
-        print_json(dict(plan.to_json(), dry_run=dry_run))
-        return
+        print_json(dict(plan.to_json(), dry_run=dry_run, exit_code=code))
+        raise typer.Exit(code)
     verb = "would import" if dry_run else "imported"
     # The source and its reasons quote a collection made elsewhere: printed as text, never as markup.
     console.print(Text(f"{verb} {len(plan.tokens)} tokens from {plan.source.text}"
@@ -39,4 +42,6 @@ def import_(
         console.print(f"minted on chain: {len(plan.minted)} (contract {plan.contract})", highlight=False)
     for token_id, why in sorted(plan.skipped.items()):
         console.print(Text.assemble((f"token {token_id} not imported", "yellow"),
-                                    f": {why} (`mintprep run` generates it)"), highlight=False)
+                                    f": {why} (fix the source and import again, or `mintprep run` generates "
+                                    "it)"), highlight=False)
+    raise typer.Exit(code)

@@ -8,9 +8,9 @@ from typing import BinaryIO, Optional
 
 import typer
 
-from mintprep.cli.app import app, console, print_json
+from mintprep.cli.app import app, console, output_file, print_json
 from mintprep.base.errors import UserError
-from mintprep.ipfs.profile_names import PROFILE_NAMES
+from mintprep.ipfs import PROFILE_NAMES
 
 PROFILE_HELP = f"Start from a profile ({', '.join(PROFILE_NAMES)}); without one, kubo's defaults (CIDv0) as `ipfs add`."
 CidVersion = typer.Option(None, "--cid-version", help="0 or 1; 1 implies --raw-leaves unless given, as in kubo.")
@@ -34,8 +34,7 @@ def cid_command(
     json_output: bool = Json,
 ) -> None:
     """Print the CID `ipfs add --only-hash -Q` prints for PATH with the same flags (streams: flat memory)."""
-    from mintprep.ipfs.importpath import import_path
-    from mintprep.ipfs.unixfs import add_options
+    from mintprep.ipfs import add_options, import_path
 
     settings = add_options(profile, cid_version=cid_version, raw_leaves=raw_leaves, chunker=chunker)
     dag = import_path(path, settings, hidden=hidden, wrap=wrap_with_directory)
@@ -59,15 +58,13 @@ def export_car_command(
     json_output: bool = Json,
 ) -> None:
     """Write a CAR v1 of SOURCE: one root, blocks in DFS order, each once."""
-    from mintprep.ipfs.car import write_car
-    from mintprep.ipfs.cid import CID
-    from mintprep.ipfs.importpath import import_path
-    from mintprep.ipfs.store import BlockStore
-    from mintprep.ipfs.unixfs import add_options
+    from mintprep.ipfs import CID, BlockStore, add_options, import_path, write_car
+    from mintprep.state.paths import StateDir
 
+    output_file(out, "--out")
     if store is not None:
         root = CID.parse(source)
-        blocks = BlockStore(store / "ipfs").iter_dag(root)
+        blocks = BlockStore(StateDir(store).ipfs).iter_dag(root)
     else:
         dag = import_path(
             Path(source),
@@ -86,10 +83,10 @@ def export_car_command(
 
 def _write_atomically(out: Path, write: Callable[[BinaryIO], int], source: str) -> int:
     """The CAR through a temp file beside `out`; a block missing from the store is bad input, not a traceback."""
-    from mintprep.ipfs.verify import BlockNotFound
+    from mintprep.ipfs import BlockNotFound
     from mintprep.state.objects import write_atomic_with
 
     try:
-        return write_atomic_with(out, write)
+        return write_atomic_with(out, write, for_people=True)
     except BlockNotFound as exc:
         raise UserError(f"{source}: block {exc.args[0]} is not in the local store") from None

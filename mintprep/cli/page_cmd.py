@@ -17,12 +17,12 @@ JSON = typer.Option(False, "--json", help="print a JSON result on stdout")
 def publish_command(collection: Path = COLLECTION, as_json: bool = JSON) -> None:
     """Rebuild the mint page from the ledger and publish it to page.publish.target (ipfs, netlify or dir)."""
     from mintprep.collection.config import load_collection
-    from mintprep.state.ledger import Ledger
-    from mintprep.page.publish import publish_collection
+    from mintprep.commands.publish import publish_page
+    from mintprep.state.workspace import Workspace
 
     col = load_collection(collection)
-    with Ledger.open(col.state_dir) as ledger:
-        result = publish_collection(col, ledger)
+    with Workspace.open(col) as ws:
+        result = publish_page(ws)
     if as_json:
         print_json(result.as_json())
         return
@@ -41,9 +41,10 @@ def serve_command(
     """Preview the mint page on 127.0.0.1, with its images from a local IPFS gateway; Ctrl-C stops it."""
     from mintprep.collection.config import load_collection
     from mintprep.page.serve import preview
+    from mintprep.state.workspace import Workspace
 
     col = load_collection(collection)
-    with preview(col, port=port) as running:
+    with Workspace.open(col, readonly=True) as ws, preview(ws, port=port) as running:
         if as_json:
             print_json({"url": running.url, "gateway": running.gateway, "site_digest": running.build.site_digest})
         else:

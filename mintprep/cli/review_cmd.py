@@ -7,7 +7,7 @@ from typing import Optional
 
 import typer
 
-from mintprep.cli.app import app, console, print_json
+from mintprep.cli.app import app, console, output_file, print_json
 
 
 @app.command("review")
@@ -23,10 +23,12 @@ def review_command(
     from mintprep.state.objects import write_atomic
     from mintprep.commands.review import gather_review, render_review
 
+    if out is not None:
+        output_file(out, "--out")
     col = load_collection(collection)
     review = gather_review(col)
     target = out if out is not None else col.base_dir / "review.html"
-    write_atomic(target, render_review(review).encode())
+    write_atomic(target, render_review(review).encode(), for_people=True)
     if json_output:
         print_json({"path": str(target), **review.to_json()})
     else:

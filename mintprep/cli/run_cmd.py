@@ -26,6 +26,8 @@ def run(
     json: bool = JsonOpt,
     executor: Optional[str] = typer.Option(None, "--executor", help="local | ray (overrides executor.kind)"),
     ray_address: Optional[str] = typer.Option(None, "--ray-address", help="Ray cluster to join (implies ray)"),
+    include_minted: bool = typer.Option(False, "--include-minted", help="let minted tokens change too (by "
+                                        "default each keeps its live metadata and image in the next root)"),
 ) -> None:
     """Run every stage in order; exit 0 when every piece is pinned, 1 when some failed, 2 on bad input."""
     from mintprep.collection.config import load_collection
@@ -40,7 +42,7 @@ def run(
     from mintprep.commands.run import run_collection
 
     with RichProgress(console) as progress:
-        report = run_collection(col, progress=progress)
+        report = run_collection(col, include_minted=include_minted, progress=progress)
     if json:
         print_json(report.to_json())
     else:
@@ -55,7 +57,7 @@ def _print_report(report: "RunReport") -> None:
     table.add_row("generate", str(report.generated), str(report.generation_skipped), str(len(report.rejected)))
     table.add_row("pin", str(report.pinned), str(report.pin_skipped), "")
     console.print(table)
-    for failed in report.rejected:
+    for failed in [*report.rejected, *report.minted_failing]:
         console.print(f"[red]token {failed.token_id} failed[/] ({escape(failed.prompt)}): {escape(failed.reason)}",
                       highlight=False)
     console.print(f"metadata root: ipfs://{report.metadata_root}/   manifest: {report.manifest_cid}")

@@ -15,12 +15,13 @@ from mintprep.chain.settings import ChainSettings
 from mintprep.base.errors import ConfigError, UserError
 from mintprep.executors.settings import ExecutorSettings
 from mintprep.generate.settings import GeneratorSettings
-from mintprep.ipfs.settings import IpfsSettings
+from mintprep.ipfs import IpfsSettings
 from mintprep.base.settings_model import STATE_DIR_NAME, StrictModel
+from mintprep.state.paths import StateDir
 from mintprep.page.settings import PageSettings
 from mintprep.collection.template import placeholders
 from mintprep.net.urls import PublicUrl
-from mintprep.guards.image_guards import GuardSettings
+from mintprep.guards.settings import GuardSettings
 from mintprep.collection.yaml_loader import YamlRefused, load_document
 
 class PromptSpec(StrictModel):
@@ -147,6 +148,11 @@ class Collection:
     @property
     def state_dir(self) -> Path:
         return self.base_dir / STATE_DIR_NAME
+
+    @property
+    def state(self) -> StateDir:
+        """Every path under the state folder."""
+        return StateDir(self.state_dir)
 
     @property
     def page_dir(self) -> Path:

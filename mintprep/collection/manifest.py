@@ -1,7 +1,8 @@
 """ERC-721 metadata, ERC-7572 collection metadata and the collection manifest — pure functions and one model.
 
 Nothing here is volatile (no timestamps, no absolute paths): unchanged art gives unchanged bytes,
-so unchanged CIDs. Token ids start at 1; tokenURI(id) = ipfs://<metadata root>/<id>.json.
+so unchanged CIDs. tokenURI(id) = ipfs://<metadata root>/<id><suffix>: ".json" unless an adopted contract
+appends nothing (the ERC721A shape).
 """
 
 from __future__ import annotations
@@ -75,6 +76,9 @@ class Manifest:
     provenance_hash: str = ""
     ipfs_profile: str = ""
     tokens: tuple[ManifestToken, ...] = field(default_factory=tuple)  # in token order
+    # What follows the id in a token's file name (and in tokenURI): ".json", or "" for contracts that append
+    # nothing (the ERC721A shape); every directory written for the collection keeps its names.
+    token_suffix: str = ".json"
 
     def by_token(self) -> dict[int, ManifestToken]:
         return {t.token_id: t for t in self.tokens}
@@ -85,6 +89,8 @@ class Manifest:
         data: dict[str, Any] = {f.name: getattr(self, f.name) for f in fields(self) if f.name != "tokens"}
         data["tokens"] = [{k: v for k, v in ((f.name, getattr(token, f.name)) for f in TOKEN_FIELDS)
                            if v is not None or k != "source_metadata_sha256"} for token in self.tokens]
+        if data["token_suffix"] == ".json":
+            del data["token_suffix"]  # the default stays unwritten: manifests (and their CIDs) as before
         return data
 
     @classmethod
@@ -109,8 +115,13 @@ def encode_json(value: Any) -> bytes:
 
 
 def base_uri_for(metadata_root: str) -> str:
-    """tokenURI(id) = base + id + ".json", so the base is the metadata directory with a trailing slash."""
+    """tokenURI(id) = base + id + suffix, so the base is the metadata directory with a trailing slash."""
     return f"ipfs://{metadata_root}/"
+
+
+def token_file_name(token_id: int, suffix: str = ".json") -> str:
+    """Token `token_id`'s file in the metadata directory: what base + id + suffix resolves to."""
+    return f"{token_id}{suffix}"
 
 
 def contract_uri_for(metadata_root: str) -> str:
@@ -159,10 +170,10 @@ def collection_metadata(spec: CollectionSpec, cover_cid: str | None) -> dict[str
 
 
 def metadata_files(spec: CollectionSpec, pieces: list[PinnedPiece],
-                   sources: Mapping[str, bytes] | None = None) -> dict[str, bytes]:
+                   sources: Mapping[str, bytes] | None = None, suffix: str = ".json") -> dict[str, bytes]:
     """The files of the metadata directory whose CID becomes the base URI (`sources`: imported documents)."""
     ordered = sorted(pieces, key=lambda p: p.token_id)
-    files = {f"{p.token_id}.json": token_file(spec, p, sources or {}) for p in ordered}
+    files = {token_file_name(p.token_id, suffix): token_file(spec, p, sources or {}) for p in ordered}
     files[COLLECTION_METADATA_NAME] = encode_json(collection_metadata(spec, ordered[0].image_cid if ordered else None))
     return files
 
@@ -173,9 +184,9 @@ def provenance_hash(png_sha256s_in_token_order: list[str]) -> str:
 
 
 def build_manifest(spec: CollectionSpec, pieces: list[PinnedPiece], metadata_root: str,
-                   metadata_cids: dict[int, str], profile: str) -> Manifest:
+                   metadata_cids: dict[int, str], profile: str, token_suffix: str = ".json") -> Manifest:
     ordered = sorted(pieces, key=lambda p: p.token_id)
-    return Manifest(
+    return Manifest(token_suffix=token_suffix,
         name=spec.name, symbol=spec.symbol, description=spec.description, size=spec.size,
         metadata_root=metadata_root, base_uri=base_uri_for(metadata_root),
         contract_uri=contract_uri_for(metadata_root),

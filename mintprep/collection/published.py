@@ -3,9 +3,10 @@
 (a) `complete_publication`: every token id ever published (in any manifest) or minted keeps a metadata file
     in every directory mintprep publishes; a token without an accepted replacement keeps its last published
     piece. The manifest stage builds every directory through it.
-(b)+(c) `check_base_uri_change`: the one gate before any on-chain base URI changes (repair and
-    `contract set-base-uri` alike): the current base URI must be one this collection's ledger recorded, and
-    the new directory must resolve, verify, and hold `<id>.json` for every minted id.
+(b)+(c) `mintprep.chain.base_uri.check_base_uri_change`: the one gate before any on-chain base URI changes
+    (repair, `contract set-base-uri` and `reveal` alike): the current base URI must be one this collection's
+    ledger recorded (`require_recorded_base_uri`, here), and the new directory must resolve, verify and keep
+    every minted token's document byte-identical unless `--include-minted`.
 (d) lives in repair's planning (`repair.plan_repair`: restoring the same CID is always done); (e) in the
     block store (`BlockStore.put_many` replaces a block file whose bytes do not hash to its CID).
 """
@@ -15,8 +16,6 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from mintprep.base.errors import UserError
-from mintprep.ipfs.reader import CorruptBlock, NotUnixFS, list_directory
-from mintprep.ipfs.verify import BlockFetcher, BlockNotFound, verify_dag
 from mintprep.state.ledger import Ledger
 from mintprep.collection.manifest import ManifestToken, PinnedPiece, base_uri_for
 
@@ -68,18 +67,11 @@ def require_recorded_base_uri(ledger: Ledger, current: str) -> None:
                         "run `mintprep import COLLECTION.yaml --from <contract address>` first")
 
 
-def check_base_uri_change(ledger: Ledger, current: str, new_root: str, minted: Iterable[int],
-                          fetch_block: BlockFetcher) -> None:
-    """UserError (nothing sent) unless `current` is recorded and `ipfs://new_root/` serves every minted token."""
-    require_recorded_base_uri(ledger, current)
-    walk = verify_dag(new_root, fetch_block)
-    if not walk.ok:
-        raise UserError(f"refusing to set the base URI to ipfs://{new_root}/: {walk.describe()}")
-    try:
-        names = set(list_directory(new_root, fetch_block))
-    except (BlockNotFound, CorruptBlock, NotUnixFS) as exc:
-        raise UserError(f"refusing to set the base URI to ipfs://{new_root}/: {exc}") from None
-    lacking = sorted(t for t in minted if f"{t}.json" not in names)
-    if lacking:
-        raise UserError(f"refusing to set the base URI to ipfs://{new_root}/: it has no metadata for minted "
-                        f"token(s) {', '.join(map(str, lacking))}")
+def published_under(ledger: Ledger, root: str, wanted: Iterable[int]) -> dict[int, ManifestToken]:
+    """The entries of `wanted` in the newest manifest this ledger recorded for metadata root `root`."""
+    wanted = set(wanted)
+    for record in ledger.manifests():
+        if record.metadata_root == root:
+            return {t: token for t, token in record.manifest.by_token().items() if t in wanted}
+    raise UserError(f"ipfs://{root}/ is live on the contract but no manifest in this ledger names it; run "
+                    "`mintprep import COLLECTION.yaml --from <contract address>` to adopt what is live")

@@ -3,28 +3,36 @@
 Read-only by construction: the ledger is opened read-only, blocks are only fetched, the page is only read,
 the chain is only called. Every image is judged on the bytes the backend serves (each block hashed against
 its CID), decoded and put through today's pixel guards — not on a local copy, which may be the healthy one.
+
+Live state is the truth: when a contract is known, every token id's URI as collectors resolve it (tokenURI of
+a minted id, the base URI + id of one still to mint) is read through its family (mintprep.chain.families);
+where it names another document than the ledger's newest manifest, that live document and its image are
+fetched (the collection's store first, then each gateway) and judged (`where: live`), and the ledger's own
+problems for that token are reported apart (`where: not-yet-published`).
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
-from typing import Any, Literal
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any, Literal
 
 from mintprep.collection.config import Collection
 from mintprep.base.errors import UserError
 from mintprep.base.hashing import sha256_hex
-from mintprep.ipfs.cid import CID
-from mintprep.ipfs.reader import CorruptBlock, NotUnixFS, list_directory, read_file
-from mintprep.ipfs.uri import ipfs_path, resolve
-from mintprep.ipfs.verify import BlockFetcher, BlockNotFound, verify_dag
+from mintprep.ipfs import (CID, BlockFetcher, BlockNotFound, Unreadable, ipfs_path, list_directory, read_file, resolve,
+                           verify_dag)
 from mintprep.state.ledger import Ledger, ManifestRecord, PieceRecord
-from mintprep.collection.manifest import COLLECTION_METADATA_NAME, Manifest, provenance_hash
+from mintprep.collection.manifest import (COLLECTION_METADATA_NAME, Manifest, base_uri_for, provenance_hash,
+                                          token_file_name)
 from mintprep.collection.published import published_ids
 from mintprep.guards.image_guards import validate_png
 from mintprep.stages.screen import settings_key
 from mintprep.state.workspace import Workspace
+
+if TYPE_CHECKING:
+    from mintprep.chain.families import LiveState
 
 ProblemKind = Literal[
     "image-unretrievable", "image-corrupt", "image-broken",
@@ -33,6 +41,10 @@ ProblemKind = Literal[
     "repair-interrupted",
 ]
 IMAGE_KINDS: frozenset[str] = frozenset({"image-unretrievable", "image-corrupt", "image-broken"})
+# published: the ledger's view, which is also what collectors see (or no contract is known);
+# live: what the contract serves, where it differs from the ledger; not-yet-published: the ledger's newest
+# state for a token whose live document is another.
+Where = Literal["published", "live", "not-yet-published"]
 
 
 @dataclass(frozen=True)
@@ -40,15 +52,17 @@ class Problem:
     token_id: int | None  # None: the problem is collection-wide (metadata root, page, chain)
     kind: ProblemKind
     evidence: dict[str, Any]
+    where: Where = "published"
 
     def to_json(self) -> dict[str, Any]:
-        return {"token_id": self.token_id, "kind": self.kind, "evidence": self.evidence}
+        return {"token_id": self.token_id, "kind": self.kind, "evidence": self.evidence, "where": self.where}
 
 
 @dataclass
 class AuditReport:
     problems: list[Problem] = field(default_factory=list)
-    minted: list[int] = field(default_factory=list)  # token ids already minted on chain (ids run 1..totalMinted)
+    minted: list[int] = field(default_factory=list)  # token ids minted on chain (read through its family)
+    family: str | None = None  # the contract's shape (mintprep.chain.families); None: no contract read
     base_uri_on_chain: str | None = None  # None: no contract, or not read
     checked: dict[str, Any] = field(default_factory=dict)  # what was looked at: counts and sources
     # Bytes of images that decoded but failed the guards, for the HTML report's thumbnails (not in the JSON).
@@ -70,8 +84,14 @@ class AuditReport:
                 found.setdefault(problem.token_id, []).append(problem)
         return found
 
-    def add(self, token_id: int | None, kind: ProblemKind, **evidence: Any) -> None:
-        self.problems.append(Problem(token_id, kind, evidence))
+    def add(self, token_id: int | None, kind: ProblemKind, where: Where = "published", **evidence: Any) -> None:
+        self.problems.append(Problem(token_id, kind, evidence, where))
+
+    @property
+    def live_broken(self) -> list[int]:
+        """Token ids whose image, as collectors resolve it now, is broken or unretrievable."""
+        return sorted({p.token_id for p in self.problems if p.token_id is not None and p.kind in IMAGE_KINDS
+                       and p.where != "not-yet-published"})
 
     def to_json(self) -> dict[str, Any]:
         minted = set(self.minted)
@@ -79,6 +99,9 @@ class AuditReport:
             "ok": self.ok,
             "exit_code": self.exit_code,
             "problems": [dict(p.to_json(), minted=p.token_id in minted) for p in self.problems],
+            "live_broken": self.live_broken,
+            "not_yet_published": sorted({p.token_id for p in self.problems if p.where == "not-yet-published"}),
+            "family": self.family,
             "minted": self.minted,
             "base_uri_on_chain": self.base_uri_on_chain,
             "checked": self.checked,
@@ -108,8 +131,8 @@ def audit_workspace(ws: Workspace, *, gateways: Sequence[str] = (), check_chain:
     if record is None:
         raise UserError(f"{col.path}: nothing pinned yet (no manifest in the ledger); run `mintprep run`, "
                         "or `mintprep import` for a collection made elsewhere")
-    if check_chain:
-        audit_chain(ws, report)  # first: which tokens are minted decides what must be published
+    live = audit_chain(ws, report) if check_chain else None  # first: which tokens are minted decides what must be
+    # published
     journal = ledger.open_journal("repair")
     if journal is not None:
         report.add(None, "repair-interrupted", step=journal.step,
@@ -123,11 +146,13 @@ def audit_workspace(ws: Workspace, *, gateways: Sequence[str] = (), check_chain:
     audit_images(col, record.manifest, pieces, sources, report, ledger)
     audit_metadata(record, pieces, sources, report)
     audit_page(col, ledger, record, report)
+    if live is not None:
+        audit_live(record.manifest, live, sources, col, report)
     return report
 
 
 def block_sources(ws: Workspace, gateways: Sequence[str]) -> list[BlockSource]:
-    from mintprep.ipfs.gateway import TrustlessGateway
+    from mintprep.ipfs import TrustlessGateway
 
     backend = ws.backend
     sources = [BlockSource(backend.name, backend.fetch_block, frozenset(backend.list_pins()))]
@@ -153,7 +178,7 @@ def audit_manifest(record: ManifestRecord, pieces: dict[int, PieceRecord], sourc
         if sha256_hex(pinned) != record.manifest_sha256:
             report.add(None, "manifest-inconsistent", field="pinned manifest", cid=record.manifest_cid,
                        reason="the pinned manifest is not the ledger's manifest")
-    except (BlockNotFound, CorruptBlock, NotUnixFS) as exc:
+    except Unreadable as exc:
         report.add(None, "manifest-inconsistent", field="pinned manifest", cid=record.manifest_cid,
                    source=source.name, reason=f"not retrievable intact: {exc}")
     listed = {t.token_id for t in tokens}
@@ -193,36 +218,41 @@ def audit_objects(ws: Workspace, manifest: Manifest, report: AuditReport) -> Non
 
 def audit_images(col: Collection, manifest: Manifest, pieces: dict[int, PieceRecord],
                  sources: list[BlockSource], report: AuditReport, ledger: Ledger | None = None) -> None:
-    """Each image as the backend serves it, through today's pixel guards. Bytes the ledger already has a verdict
-    for under today's guard settings (the validate stage judged them: same sha256, same thresholds) keep it:
-    the guards are a pure function of the bytes and the settings, and judging them again was most of an audit."""
-    guards, upscale = col.spec.guards, col.spec.generator.upscale
-    verdict_key = settings_key(col)
     for token in manifest.tokens:
         token_id = token.token_id
         piece = pieces.get(token_id)
         cid = piece.image_cid if piece and piece.image_cid else token.image_cid
         data = fetch_content(cid, sources, report, token_id, kind_prefix="image")
-        if data is None:
-            continue
-        stored = ledger.verdict(sha256_hex(data), verdict_key) if ledger is not None else None
-        if stored is not None:
-            ok, reasons, facts = stored
-            if not ok:
-                report.add(token_id, "image-broken", cid=cid, guard=facts["guard"], reasons=reasons,
-                           metrics=facts["pixels"])
-                report.images[token_id] = data
-            continue
-        try:
-            verdict = validate_png(data, guards, upscale=upscale, source=f"token {token_id} image {cid}")
-        except UserError as exc:
-            report.add(token_id, "image-broken", cid=cid, guard="undecodable", reasons=[str(exc)], metrics={})
-            continue
-        if not verdict.ok:
-            report.add(token_id, "image-broken", cid=cid, guard=verdict.guard, reasons=list(verdict.reasons),
-                       metrics=dict(verdict.metrics))
-            report.images[token_id] = data
+        if data is not None:
+            _judge_image(col, token_id, cid, data, report, ledger=ledger)
     report.checked["images"] = len(manifest.tokens)
+
+
+def _judge_image(col: Collection, token_id: int, cid: str, data: bytes, report: AuditReport,
+                 where: Where = "published", ledger: Ledger | None = None) -> None:
+    """Today's pixel guards on the bytes served; `image-broken` naming the guard when they fail.
+
+    Bytes the ledger already has a verdict for under today's guard settings (the validate stage judged them: same
+    sha256, same thresholds) keep it: the guards are a pure function of the bytes and the settings, and judging
+    them again was most of an audit."""
+    guards, upscale = col.spec.guards, col.spec.generator.upscale
+    stored = ledger.verdict(sha256_hex(data), settings_key(col)) if ledger is not None else None
+    if stored is not None:
+        ok, reasons, facts = stored
+        if not ok:
+            report.add(token_id, "image-broken", where, cid=cid, guard=facts["guard"], reasons=reasons,
+                       metrics=facts["pixels"])
+            report.images[token_id] = data
+        return
+    try:
+        verdict = validate_png(data, guards, upscale=upscale, source=f"token {token_id} image {cid}")
+    except UserError as exc:
+        report.add(token_id, "image-broken", where, cid=cid, guard="undecodable", reasons=[str(exc)], metrics={})
+        return
+    if not verdict.ok:
+        report.add(token_id, "image-broken", where, cid=cid, guard=verdict.guard, reasons=list(verdict.reasons),
+                   metrics=dict(verdict.metrics))
+        report.images[token_id] = data
 
 
 def fetch_content(cid: str, sources: list[BlockSource], report: AuditReport, token_id: int | None,
@@ -243,7 +273,7 @@ def fetch_content(cid: str, sources: list[BlockSource], report: AuditReport, tok
                 content = read_file(cid, source.fetch_block)
             elif not verify_dag(cid, source.fetch_block).ok:
                 raise BlockNotFound(cid)
-        except (BlockNotFound, CorruptBlock, NotUnixFS) as exc:
+        except Unreadable as exc:
             retrievable, evidence = _diagnose(cid, source, exc)
             kind = f"{kind_prefix}-unretrievable" if not retrievable or kind_prefix == "metadata" else "image-corrupt"
             report.add(token_id, kind, cid=cid, source=source.name, **evidence)  # type: ignore[arg-type]
@@ -272,7 +302,7 @@ def audit_metadata(record: ManifestRecord, pieces: dict[int, PieceRecord], sourc
         report.add(None, "metadata-unretrievable", cid=root, source=source.name, reason="metadata root not pinned")
     try:
         listing = list_directory(root, source.fetch_block)
-    except (BlockNotFound, CorruptBlock, NotUnixFS) as exc:
+    except Unreadable as exc:
         report.add(None, "metadata-unretrievable", cid=root, source=source.name, reason=f"directory unreadable: {exc}")
         return
     for other in sources[1:]:
@@ -281,13 +311,14 @@ def audit_metadata(record: ManifestRecord, pieces: dict[int, PieceRecord], sourc
             report.add(None, "metadata-unretrievable", cid=root, source=other.name, reason=walk.describe())
     tokens = record.manifest.by_token()
     listings: dict[CID, dict[str, CID]] = {}  # image directories, listed once
-    expected_names = {f"{token_id}.json" for token_id in tokens} | {COLLECTION_METADATA_NAME}
+    suffix = record.manifest.token_suffix
+    expected_names = {token_file_name(token_id, suffix) for token_id in tokens} | {COLLECTION_METADATA_NAME}
     unexpected = sorted(set(listing) - expected_names)
     if unexpected:
         report.add(None, "metadata-root-mismatch", cid=root, reason="entries for tokens the manifest does not list",
                    entries=unexpected)
     for token_id, token in sorted(tokens.items()):
-        name = f"{token_id}.json"
+        name = token_file_name(token_id, suffix)
         if name not in listing:
             report.add(token_id, "metadata-unretrievable", cid=root, reason=f"{name} absent from the metadata directory")
             continue
@@ -314,7 +345,7 @@ def _image_cid(uri: str, source: BlockSource, listings: dict[CID, dict[str, CID]
     """The file CID an `image` URI names (a path under a directory is walked); None when it cannot be."""
     try:
         found = resolve(uri, source.fetch_block, listings)
-    except (BlockNotFound, CorruptBlock, NotUnixFS):
+    except Unreadable:
         return None
     return str(found) if found else None
 
@@ -322,7 +353,7 @@ def _image_cid(uri: str, source: BlockSource, listings: dict[CID, dict[str, CID]
 def _read_metadata(cid: str, source: BlockSource, report: AuditReport, token_id: int) -> bytes | None:
     try:
         return read_file(cid, source.fetch_block)
-    except (BlockNotFound, CorruptBlock, NotUnixFS) as exc:
+    except Unreadable as exc:
         report.add(token_id, "metadata-unretrievable", cid=cid, source=source.name, reason=str(exc))
         return None
 
@@ -392,20 +423,84 @@ def page_differences(config: dict[str, Any], manifest: dict[str, Any], contract:
 
 # -- chain ---------------------------------------------------------------------------------------
 
-def audit_chain(ws: Workspace, report: AuditReport) -> None:
-    """Base URI, price, cap and supply as `mintprep check` compares them; which tokens are already minted."""
+def audit_chain(ws: Workspace, report: AuditReport) -> "LiveState | None":
+    """Which tokens are minted and what each token's URI is, read through the contract's family; for MintprepDrop
+    also price, cap and supply as `mintprep check` compares them."""
     if ws.contract is None:
         report.checked["chain"] = "no contract configured or deployed"
-        return
-    from mintprep.chain.check import check_collection  # web3 takes seconds to import: only when there is a chain
+        return None
+    from mintprep.chain.families import read_live  # web3 takes seconds to import: only when there is a chain
+
+    live = read_live(ws)
+    report.checked["chain"], report.family, report.minted = live.family.address, live.family.name, live.minted
+    report.base_uri_on_chain = live.base_uri
+    if live.family.name == "mintprep-drop":
+        _audit_drop(ws, report)
+        return live
+    record = ws.ledger.current_manifest()
+    expected = base_uri_for(record.metadata_root) if record else None
+    if live.base_uri is not None and live.base_uri != expected:
+        report.add(None, "chain-base-uri-stale", field="base_uri", expected=expected, on_chain=live.base_uri,
+                   fix=f"setBaseURI({expected!r})")
+    return live
+
+
+def _audit_drop(ws: Workspace, report: AuditReport) -> None:
+    from mintprep.chain.check import check_collection
 
     check = check_collection(ws.col, ws.ledger)
-    report.checked["chain"] = check.address
     for row in check.rows:
-        if row.field == "base_uri":
-            report.base_uri_on_chain = row.on_chain
-        if row.field == "total_minted" and row.on_chain is not None and row.on_chain.isdigit():
-            report.minted = list(range(1, int(row.on_chain) + 1))
-        elif row.ok is False:
+        if row.field != "total_minted" and row.ok is False:
             kind: ProblemKind = "chain-base-uri-stale" if row.field == "base_uri" else "chain-mismatch"
             report.add(None, kind, field=row.field, expected=row.expected, on_chain=row.on_chain, fix=row.fix)
+
+
+# -- what collectors see -------------------------------------------------------------------------
+
+def audit_live(manifest: Manifest, live: "LiveState", sources: list[BlockSource], col: Collection,
+               report: AuditReport) -> None:
+    """Every token id whose live URI names another document than the manifest's: that document and its image,
+    judged as collectors get them; the ledger's problems for such a token are marked not yet published."""
+    tokens = manifest.by_token()
+    differing: set[int] = set()
+    listings: dict[CID, dict[str, CID]] = {}
+    placeholders = live.placeholders()
+    for token_id in sorted(set(tokens) | set(live.minted)):
+        uri = live.uri(token_id)
+        if uri is None or uri in placeholders:
+            continue  # no URI on chain yet (nothing to judge), or the unrevealed placeholder every token shows
+        found = _read_live(uri, sources, listings)
+        token = tokens.get(token_id)
+        if isinstance(found, tuple) and token is not None and found[0] == token.metadata_cid:
+            continue  # collectors see the manifest's own file: the checks above judged it
+        differing.add(token_id)
+        if isinstance(found, str):
+            report.add(token_id, "metadata-unretrievable", "live", uri=uri, reason=found)
+            continue
+        errors, document = metadata_errors(found[1])
+        if errors:
+            report.add(token_id, "metadata-invalid", "live", uri=uri, cid=found[0], errors=errors)
+            continue
+        image = _read_live(document["image"], sources, listings)
+        if isinstance(image, str):
+            report.add(token_id, "image-unretrievable", "live", uri=uri, image=document["image"], reason=image)
+            continue
+        _judge_image(col, token_id, image[0], image[1], report, "live")
+    report.problems = [replace(p, where="not-yet-published") if p.token_id in differing and p.where == "published"
+                       else p for p in report.problems]
+    report.checked["live"] = {"family": live.family.name, "differing_from_ledger": sorted(differing),
+                              "placeholders": sorted(placeholders)}
+
+
+def _read_live(uri: str, sources: list[BlockSource], listings: dict[CID, dict[str, CID]]) -> tuple[str, bytes] | str:
+    """(file CID, bytes) of what `uri` names, from the first source that has it intact; else why not."""
+    reasons = []
+    for source in sources:
+        try:
+            cid = resolve(uri, source.fetch_block, listings)
+            if cid is None:
+                return f"{uri!r} is not an IPFS address"
+            return str(cid), read_file(cid, source.fetch_block)
+        except Unreadable as exc:
+            reasons.append(f"{source.name}: {exc}")
+    return "; ".join(reasons) or "no source to read it from"

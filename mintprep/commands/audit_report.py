@@ -11,6 +11,7 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from mintprep.base.shown_text import shown_text
 from mintprep.state.ledger import Ledger
 from mintprep.state.objects import write_atomic
 
@@ -42,7 +43,8 @@ def write_report(path: Path, col: "Collection", report: "AuditReport", outcome: 
                 gallery = [(t.token_id, t.image_cid,
                             ledger.objects.get(t.png_sha256) if ledger.objects.intact(t.png_sha256) else None)
                            for t in record.manifest.tokens]
-    write_atomic(Path(path), render_report(col.spec.name, report, outcome, after_images, gallery).encode())
+    write_atomic(Path(path), render_report(col.spec.name, report, outcome, after_images, gallery).encode(),
+                 for_people=True)
 
 
 def render_report(title: str, report: "AuditReport", outcome: "RepairOutcome | None",
@@ -134,4 +136,4 @@ def _after(outcome: "RepairOutcome | None", gallery: list[tuple[int, str, bytes 
 
 
 def _e(text: str) -> str:
-    return html.escape(str(text), quote=True)
+    return html.escape(shown_text(str(text)), quote=True)

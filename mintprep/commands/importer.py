@@ -1,16 +1,24 @@
 """`mintprep import`: adopt a collection made elsewhere, so audit, repair, status and the page work on it.
 
-The source is a contract address (its baseURI and minted ids read over RPC), an `ipfs://` metadata root, or
-a local folder of images and metadata. Everything fetched from IPFS is verified block by block against its
-CID (a gateway is not trusted), the blocks are pinned on the collection's backend under their own CIDs (a
-healthy token keeps its CIDs byte for byte), and the ledger records each token as an imported piece with
-the traits and provenance its metadata carries.
+The source is a contract address (its family detected from the chain, mintprep.chain.families; its minted ids,
+base URI or per-token URIs read over RPC), an `ipfs://` metadata root, or a local folder of images and metadata.
+Everything fetched from IPFS is verified block by block against its CID (a gateway is not trusted), the blocks
+are pinned on the collection's backend under their own CIDs (a healthy token keeps its CIDs byte for byte), and
+the ledger records each token as an imported piece with the traits and provenance its metadata carries.
+
+Every image must be a raster image within size and pixel limits and every document bounded JSON
+(mintprep.guards.imported_content) before anything is recorded; a token that is not is skipped, named, and the
+import exits 1. The recording is journaled: a killed import is finished by running it again, and importing again
+from the same source (a folder fixed since) updates what changed.
 """
 
 from __future__ import annotations
 
+import functools
 import json
+import os
 import re
+import signal
 import tempfile
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -20,25 +28,25 @@ from typing import Any, Literal
 
 from mintprep.collection.config import Collection
 from mintprep.base.errors import UserError
-from mintprep.base.hashing import sha256_hex
-from mintprep.ipfs.cid import CID
-from mintprep.ipfs.dagpb import child_links
-from mintprep.ipfs.reader import CorruptBlock, NotUnixFS, fetch_verified, list_directory, read_file
-from mintprep.ipfs.unixfs import Block, DagImport, import_bytes
-from mintprep.ipfs.uri import ipfs_path, resolve
-from mintprep.ipfs.verify import BlockFetcher, BlockNotFound
+from mintprep.base.untrusted_files import read_regular_file
+from mintprep.guards.imported_content import (MAX_DOCUMENT_BYTES, MAX_IMPORTED_IMAGE_BYTES, NotAcceptable,
+                                              check_raster_image, parse_json_document)
+from mintprep.ipfs import (CID, Block, BlockFetcher, Unreadable, fetch_verified, import_bytes, ipfs_path, iter_file,
+                           list_directory, resolve, walk_dag)
+from mintprep.stages.pin import pin_content
 from mintprep.state.ledger import IMPORTED_KEY, IMPORTED_TX, Ledger, PieceRecord
-from mintprep.collection.manifest import PinnedPiece, build_manifest
+from mintprep.collection.manifest import PinnedPiece, build_manifest, token_file_name
 from mintprep.commands.run import publish_metadata, record_manifest
 from mintprep.base.progress import NoProgress, ProgressSink
-from mintprep.stages.pin import PinItem, pin_pieces
 from mintprep.state.workspace import Workspace
 
 ADDRESS = re.compile(r"^0x[0-9a-fA-F]{40}$")
-UNREADABLE = (BlockNotFound, CorruptBlock, NotUnixFS)
 # Metadata keys that say how a piece was made; kept in its provenance (HashLips writes dna, edition, date).
 PROVENANCE_KEYS = ("dna", "edition", "date", "seed", "prompt", "compiler")
-OBJECTS_PER_SYNC = 256  # tokens whose image and metadata are stored at one sync
+JOURNAL_KIND = "import"
+# Test hook: SIGKILL this process right after its Nth durable write while recording (objects, pins, ledger rows).
+# The fault-injection test sets it; nothing else should.
+FAULT_ENV = "MINTPREP_IMPORT_FAULT_AFTER_WRITE"
 
 
 @dataclass(frozen=True)
@@ -79,6 +87,9 @@ class ImportPlan:
     contract: str | None = None
     owner: str | None = None
     chain_id: int | None = None
+    family: str | None = None  # the contract's shape (mintprep.chain.families)
+    token_suffix: str = ".json"  # what follows the id in the contract's token URIs
+    token_uris: dict[int, str] = field(default_factory=dict)  # per-token-URI contracts: minted id -> tokenURI
     minted: list[int] = field(default_factory=list)
     tokens: list[ImportedToken] = field(default_factory=list)
     skipped: dict[int, str] = field(default_factory=dict)  # token id -> why it was not imported (left to `run`)
@@ -87,17 +98,18 @@ class ImportPlan:
 
     def to_json(self) -> dict[str, Any]:
         return {"source": {"kind": self.source.kind, "text": self.source.text}, "metadata_root": self.metadata_root,
-                "base_uri": self.base_uri, "contract": self.contract, "minted": self.minted,
+                "base_uri": self.base_uri, "contract": self.contract, "family": self.family, "minted": self.minted,
                 "imported": [t.to_json() for t in self.tokens],
                 "skipped": {str(t): why for t, why in sorted(self.skipped.items())}}
 
 
-def parse_source(text: str, base_dir: Path) -> Source:
+def parse_source(text: str, cwd: Path) -> Source:
+    """A folder is read relative to `cwd` (the shell's current directory), as every command line tool does."""
     if ADDRESS.match(text):
         return Source("contract", text)
     if ipfs_path(text) is not None:
         return Source("ipfs", text)
-    folder = (base_dir / text).resolve()
+    folder = (cwd / Path(text).expanduser()).resolve()
     if folder.is_dir():
         return Source("folder", str(folder))
     raise UserError(f"--from {text!r}: expected a contract address (0x…), an ipfs:// metadata root, or a folder "
@@ -105,25 +117,23 @@ def parse_source(text: str, base_dir: Path) -> Source:
 
 
 def import_collection(col: Collection, source_text: str, *, gateways: tuple[str, ...] = (), dry_run: bool = False,
-                      progress: ProgressSink | None = None) -> ImportPlan:
-    """Read and verify everything the source publishes; unless `dry_run`, pin it and record it in the ledger."""
-    source = parse_source(source_text, col.base_dir)
+                      progress: ProgressSink | None = None, cwd: Path | None = None) -> ImportPlan:
+    """Read and verify everything the source publishes; unless `dry_run`, pin it and record it in the ledger.
+
+    `gateways` default to the collection's `ipfs.gateways` (tried in turn), else its `ipfs.gateway`."""
+    source = parse_source(source_text, cwd or Path.cwd())
+    gateways = gateways or col.spec.ipfs.read_gateways()
     with _workspace(col, dry_run, progress) as ws:
-        if ws.ledger.current_manifest() is not None and not _interrupted(ws.ledger, source):
-            raise UserError(f"{col.path}: this collection already has pinned metadata; import adopts a collection "
-                            "into a fresh ledger only")
-        if col.spec.chain.contract and source.kind == "contract" \
-                and col.spec.chain.contract.lower() != source.text.lower():
-            raise UserError(f"--from {source.text}: chain.contract in {col.path.name} names another contract "
-                            f"({col.spec.chain.contract})")
+        _require_importable(ws, source)
         plan = ImportPlan(source)
         fetch = _block_reader(ws, gateways, plan.blocks)
-        if source.kind == "contract":
-            _read_contract(ws, plan)
-        if source.kind == "folder":
-            _read_folder(ws, Path(source.text), plan)
-        else:
-            _read_ipfs_root(ws, plan.base_uri or source.text, plan, fetch)
+        match source.kind:  # the one place that reads by the kind of source
+            case "contract":  # through its family: its base URI's directory, or each token's own URI
+                _read_contract(ws, plan, fetch)
+            case "ipfs":
+                _read_ipfs_root(ws, source.text, plan, fetch)
+            case "folder":
+                _read_folder(ws, Path(source.text), plan)
         lacking = sorted(t for t in plan.minted if t not in {tok.token_id for tok in plan.tokens})
         if lacking:
             raise UserError(f"{source.text}: minted token(s) {', '.join(map(str, lacking))} could not be imported ("
@@ -133,11 +143,25 @@ def import_collection(col: Collection, source_text: str, *, gateways: tuple[str,
     return plan
 
 
+def _require_importable(ws: Workspace, source: Source) -> None:
+    """A fresh ledger, or one whose published state came from this same source (an import to finish or update)."""
+    ledger = ws.ledger
+    if ledger.current_manifest() is None:
+        return
+    journal = ledger.open_journal(JOURNAL_KIND) or ledger.last_journal(JOURNAL_KIND)
+    earlier = {journal.plan["source"]} if journal else ledger.import_sources()
+    if earlier == {source.text}:
+        return
+    named = f" (imported from {', '.join(sorted(earlier))})" if earlier else ""
+    raise UserError(f"{ws.col.path}: this collection already has pinned metadata{named}; import adopts a collection "
+                    "into a fresh ledger, or imports again from the same source")
+
+
 @contextmanager
 def _workspace(col: Collection, dry_run: bool, progress: ProgressSink | None) -> Iterator[Workspace]:
     """The collection's workspace; for a dry run of a collection without a ledger, a throwaway ledger (a dry run
     writes nothing beside the collection file) over the collection's own block store."""
-    if dry_run and not (col.state_dir / "state.db").exists():
+    if dry_run and not col.state.has_ledger():
         with tempfile.TemporaryDirectory(prefix="mintprep-import-") as scratch, Ledger.open(Path(scratch)) as ledger:
             workspace = Workspace(col, ledger, progress or NoProgress())
             yield workspace
@@ -146,16 +170,11 @@ def _workspace(col: Collection, dry_run: bool, progress: ProgressSink | None) ->
         yield workspace
 
 
-def _interrupted(ledger: Ledger, source: Source) -> bool:
-    """An import of this same source that stopped before its last step (the pieces): running it again finishes it."""
-    return ledger.import_sources() == {source.text} and not ledger.pieces()
-
-
 # -- reading -------------------------------------------------------------------------------------
 
 def _block_reader(ws: Workspace, gateways: tuple[str, ...], seen: dict[CID, bytes]) -> BlockFetcher:
     """Blocks from the collection's own backend, then each gateway; only bytes matching their CID are kept."""
-    from mintprep.ipfs.gateway import TrustlessGateway
+    from mintprep.ipfs import TrustlessGateway
 
     fetchers: list[Callable[[CID], bytes | None]] = [ws.backend.fetch_block]
     fetchers += [TrustlessGateway(url).fetch_block for url in gateways]
@@ -166,7 +185,7 @@ def _block_reader(ws: Workspace, gateways: tuple[str, ...], seen: dict[CID, byte
         for one in fetchers:
             try:
                 data = fetch_verified(cid, one)
-            except (BlockNotFound, CorruptBlock):
+            except Unreadable:
                 continue
             seen[cid] = data
             return data
@@ -175,44 +194,79 @@ def _block_reader(ws: Workspace, gateways: tuple[str, ...], seen: dict[CID, byte
     return fetch
 
 
-def _read_contract(ws: Workspace, plan: ImportPlan) -> None:
-    from mintprep.chain.artifact import load_artifact
+def _read_contract(ws: Workspace, plan: ImportPlan, fetch: BlockFetcher) -> None:
+    """The contract's family (detected from the chain), its minted ids, and what each token's URI serves."""
+    from mintprep.chain.families import detect_family
     from mintprep.chain.rpc import RPC_FAILURES, connect
     from mintprep.net.urls import redact_url
 
+    configured = ws.spec.chain.contract
+    if configured and configured.lower() != plan.source.text.lower():
+        raise UserError(f"--from {plan.source.text}: chain.contract in {ws.col.path.name} names another contract "
+                        f"({configured})")
     network, url = ws.spec.chain.endpoint()
     w3 = connect(url)
-    drop = w3.eth.contract(address=w3.to_checksum_address(plan.source.text), abi=load_artifact().abi)
     try:
-        if not w3.eth.get_code(drop.address):
-            raise UserError(f"--from {plan.source.text}: no contract at that address on {network.name}")
-        plan.base_uri = drop.functions.baseURI().call()
-        total = drop.functions.totalSupply().call()
-        plan.owner = drop.functions.owner().call()
+        family = detect_family(w3, plan.source.text)
+        plan.minted = family.minted_ids()
+        plan.base_uri = family.base_uri(plan.minted)
+        plan.owner = family.owner()
+        token_uris = {t: family.token_uri(t) for t in plan.minted} if family.token_suffix is None else {}
+    except UserError as exc:
+        raise UserError(f"--from {plan.source.text} on {network.name}: {exc}") from None
     except RPC_FAILURES as exc:
-        raise UserError(f"--from {plan.source.text}: cannot read baseURI/totalSupply/owner through "
+        raise UserError(f"--from {plan.source.text}: cannot read its minted tokens and URIs through "
                         f"{redact_url(url)} ({type(exc).__name__})") from None
-    plan.contract, plan.chain_id = drop.address, network.chain_id
-    plan.minted = list(range(1, total + 1))  # ERC721A-style sequential ids from 1, as MintprepDrop mints
+    plan.contract, plan.chain_id, plan.family = family.address, network.chain_id, family.name
+    if family.token_suffix is None:  # per-token URIs: each minted token read from its own
+        _read_token_uris(ws, token_uris, plan, fetch)
+        return
+    plan.token_suffix = family.token_suffix
+    if plan.base_uri is None:
+        raise UserError(f"--from {plan.source.text}: its tokens' URIs show no base URI (not revealed yet, or nothing "
+                        "minted); import its ipfs:// metadata root instead")
     if ipfs_path(plan.base_uri) is None:
         raise UserError(f"--from {plan.source.text}: its base URI {plan.base_uri!r} is not an IPFS address; "
                         "import reads metadata trustlessly from IPFS only")
+    first = family.first_id(plan.minted)
+    _read_ipfs_root(ws, plan.base_uri, plan, fetch, sorted(set(range(first, first + ws.spec.size)) | set(plan.minted)))
 
 
-def _read_ipfs_root(ws: Workspace, uri: str, plan: ImportPlan, fetch: BlockFetcher) -> None:
+def _read_token_uris(ws: Workspace, token_uris: dict[int, str], plan: ImportPlan, fetch: BlockFetcher) -> None:
+    plan.token_uris = token_uris
+    with ws.progress.task("import", len(token_uris)) as advance:
+        for token_id, uri in sorted(token_uris.items()):
+            try:
+                metadata_cid = resolve(uri, fetch, plan.listings)
+            except Unreadable as exc:
+                metadata_cid, plan.skipped[token_id] = None, f"tokenURI {uri} unreadable: {exc}"
+            if metadata_cid is None:
+                plan.skipped.setdefault(token_id, f"tokenURI {uri!r} is not an IPFS address")
+            else:
+                _read_token(token_id, metadata_cid, plan, fetch)
+            advance()
+
+
+def _read_ipfs_root(ws: Workspace, uri: str, plan: ImportPlan, fetch: BlockFetcher,
+                    wanted: list[int] | None = None) -> None:
+    """Each token's file in the metadata directory `uri` names (`wanted` ids when the contract says which, else
+    `size` ids from 0 or 1 as the directory has a token 0)."""
     try:
         root = resolve(uri, fetch)
         listing = list_directory(root, fetch)
-    except UNREADABLE as exc:
+    except Unreadable as exc:
         raise UserError(f"{uri}: the metadata directory cannot be read intact ({exc}); pass --gateway URL of a "
                         "gateway that has it") from None
     plan.metadata_root = str(root)
     plan.base_uri = plan.base_uri or f"ipfs://{root}/"
-    with ws.progress.task("import", ws.spec.size) as advance:
-        for token_id in range(1, ws.spec.size + 1):
-            name = next((n for n in (f"{token_id}.json", str(token_id)) if n in listing), None)
+    if wanted is None:
+        wanted = list(token_ids(ws.spec.size, "0.json" in listing or "0" in listing))
+    with ws.progress.task("import", len(wanted)) as advance:
+        for token_id in wanted:
+            names = (token_file_name(token_id, plan.token_suffix), f"{token_id}.json", str(token_id))
+            name = next((n for n in names if n in listing), None)
             if name is None:
-                plan.skipped[token_id] = f"no {token_id}.json in {root}"
+                plan.skipped[token_id] = f"no {names[0]} in {root}"
             else:
                 _read_token(token_id, listing[name], plan, fetch)
             advance()
@@ -220,44 +274,72 @@ def _read_ipfs_root(ws: Workspace, uri: str, plan: ImportPlan, fetch: BlockFetch
 
 def _read_token(token_id: int, metadata_cid: CID, plan: ImportPlan, fetch: BlockFetcher) -> None:
     try:
-        data = read_file(metadata_cid, fetch)
-    except UNREADABLE as exc:
-        plan.skipped[token_id] = f"metadata {metadata_cid} unreadable: {exc}"
+        data = _read_bounded(metadata_cid, fetch, MAX_DOCUMENT_BYTES)
+    except (Unreadable, NotAcceptable) as exc:
+        plan.skipped[token_id] = f"metadata {metadata_cid}: {exc}"
         return
     document = _document(data, token_id, plan)
     if document is None:
         return
     try:
         image_cid = resolve(document["image"], fetch, plan.listings)
-        image = read_file(image_cid, fetch) if image_cid else None
-    except UNREADABLE as exc:
-        plan.skipped[token_id] = f"image {document['image']} unreadable: {exc}"
-        return
-    if image_cid is None or image is None:
-        plan.skipped[token_id] = f"image {document['image']!r} is not an IPFS address"
+        if image_cid is None:
+            plan.skipped[token_id] = f"image {document['image']!r} is not an IPFS address"
+            return
+        image = _read_bounded(image_cid, fetch, MAX_IMPORTED_IMAGE_BYTES)
+        check_raster_image(image)
+    except (Unreadable, NotAcceptable) as exc:
+        plan.skipped[token_id] = f"image {document['image']}: {exc}"
         return
     plan.tokens.append(ImportedToken(token_id, data, str(metadata_cid), document["image"], str(image_cid), image,
                                      _traits(document), _provenance(document, plan.source)))
 
 
+def token_ids(size: int, zero_indexed: bool) -> range:
+    """The ids a source's `size` tokens have: from 0 when it has a token 0 (Sugar, thirdweb, ERC721A), else from 1."""
+    return range(0, size) if zero_indexed else range(1, size + 1)
+
+
+def _read_bounded(cid: CID, fetch: BlockFetcher, max_bytes: int) -> bytes:
+    """A UnixFS file's bytes, refused as soon as it grows past `max_bytes` (a 1 GB "image" is never held)."""
+    parts, size = [], 0
+    for chunk in iter_file(cid, fetch):
+        size += len(chunk)
+        if size > max_bytes:
+            raise NotAcceptable(f"more than {max_bytes} bytes")
+        parts.append(chunk)
+    return b"".join(parts)
+
+
 def _read_folder(ws: Workspace, folder: Path, plan: ImportPlan) -> None:
     """`<id>.json` (or `<id>`) per token, its `image` a path relative to the folder (or to a json/ subfolder)."""
     meta_dir = folder / "json" if (folder / "json").is_dir() else folder
+    zero = (meta_dir / "0.json").is_file() or (meta_dir / "0").is_file()
     with ws.progress.task("import", ws.spec.size) as advance:
-        for token_id in range(1, ws.spec.size + 1):
+        for token_id in token_ids(ws.spec.size, zero):
             path = next((p for p in (meta_dir / f"{token_id}.json", meta_dir / str(token_id)) if p.is_file()), None)
             advance()
             if path is None:
                 plan.skipped[token_id] = f"no {token_id}.json in {meta_dir}"
                 continue
-            document = _document(path.read_bytes(), token_id, plan)
+            try:
+                data = read_regular_file(path, MAX_DOCUMENT_BYTES, within=folder, what="metadata file")
+            except UserError as exc:
+                plan.skipped[token_id] = str(exc)
+                continue
+            document = _document(data, token_id, plan)
             if document is None:
                 continue
             image_path = _local_image(folder, document["image"], token_id)
             if image_path is None:
                 plan.skipped[token_id] = f"image {document['image']!r} is no file under {folder}"
                 continue
-            image = image_path.read_bytes()
+            try:
+                image = read_regular_file(image_path, MAX_IMPORTED_IMAGE_BYTES, within=folder)
+                check_raster_image(image)
+            except (UserError, NotAcceptable) as exc:
+                plan.skipped[token_id] = f"image {image_path}: {exc}"
+                continue
             image_cid = str(import_bytes(image, ws.profile).root)
             document = dict(document, image=f"ipfs://{image_cid}")  # the folder's path means nothing once pinned
             plan.tokens.append(ImportedToken(token_id, json.dumps(document, indent=2, ensure_ascii=False).encode(),
@@ -276,9 +358,9 @@ def _local_image(folder: Path, reference: str, token_id: int) -> Path | None:
 
 def _document(data: bytes, token_id: int, plan: ImportPlan) -> dict[str, Any] | None:
     try:
-        document = json.loads(data)
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        plan.skipped[token_id] = f"metadata is not JSON ({exc})"
+        document = parse_json_document(data)
+    except NotAcceptable as exc:
+        plan.skipped[token_id] = f"metadata: {exc}"
         return None
     if not isinstance(document, dict) or not isinstance(document.get("image"), str):
         plan.skipped[token_id] = "metadata has no `image` string"
@@ -301,53 +383,83 @@ def _provenance(document: dict[str, Any], source: Source) -> dict[str, Any]:
 
 # -- recording -----------------------------------------------------------------------------------
 
+class _Writes:
+    """Counts durable writes; under FAULT_ENV=N the process SIGKILLs itself right after the Nth (a test's kill)."""
+
+    def __init__(self) -> None:
+        self.count, self.kill_after = 0, int(os.environ.get(FAULT_ENV) or 0)
+
+    def done(self) -> None:
+        self.count += 1
+        if self.count == self.kill_after:
+            os.kill(os.getpid(), signal.SIGKILL)
+
+
 def _record(ws: Workspace, plan: ImportPlan, fetch: BlockFetcher) -> None:
-    """Objects first, then pins (verified), then ledger rows: a killed import leaves nothing a rerun trips on.
-
-    Objects and pins go a batch at a time (a sync per batch, not per file), pin rows as `pin_pieces` writes them.
-    The import rows come first and the pieces last: a ledger with import rows and no pieces is an import that was
-    stopped, which running it again finishes (`_interrupted`)."""
-    ledger, backend = ws.ledger, ws.backend
-    ledger.record_imports(plan.source.text, {t.token_id: t.traits for t in plan.tokens})
-    for start in range(0, len(plan.tokens), OBJECTS_PER_SYNC):
-        ledger.objects.put_many(blob for token in plan.tokens[start:start + OBJECTS_PER_SYNC]
-                                for blob in (token.image, token.metadata))
-
-    def dag(token: ImportedToken) -> DagImport | FetchedDag:  # FetchedDag: the blocks as read, pinned as they are
-        image_cid = CID.parse(token.image_cid)
-        return (FetchedDag(image_cid, _dag_blocks(image_cid, fetch)) if plan.metadata_root
-                else import_bytes(token.image, ws.profile))
-
-    items = [PinItem(sha256_hex(token.image), lambda token=token: dag(token), "image",
-                     f"{ws.spec.symbol}-{token.token_id}.png") for token in plan.tokens]
-    with ws.progress.task("pin", len(items)) as advance:
-        pin_pieces(ledger, backend, ws.profile, items, advance)
-    pieces = [PinnedPiece(token.token_id, _attributes(token), item.content_sha256, token.image_cid, token.provenance,
-                          IMPORTED_KEY + item.content_sha256, sha256_hex(token.metadata))
-              for token, item in zip(plan.tokens, items)]
+    """Journal, objects, pins (verified, by the pin stage), then ledger rows: every step is idempotent, so a killed
+    import is finished (and a changed source's import updated) by importing again; the journal names the source
+    meanwhile. Fetched DAGs are pinned as they are, under their own CIDs, whatever the ledger holds for the same
+    bytes (`force`): a healthy token keeps its CIDs byte for byte."""
+    ledger, writes = ws.ledger, _Writes()
+    journal = ledger.open_journal(JOURNAL_KIND) or ledger.begin_journal(JOURNAL_KIND, {"source": plan.source.text})
+    writes.done()
+    pin = functools.partial(pin_content, ledger, ws.backend, ws.profile, force=True)
+    pieces = []
+    with ws.progress.task("pin", len(plan.tokens)) as advance:
+        for token in plan.tokens:
+            png_sha256 = ledger.objects.put(token.image)
+            writes.done()
+            source_sha256 = ledger.objects.put(token.metadata)
+            writes.done()
+            image_cid = CID.parse(token.image_cid)
+            dag = (import_bytes(token.image, ws.profile) if plan.source.kind == "folder"
+                   else FetchedDag(image_cid, _dag_blocks(image_cid, fetch)))
+            pin(content_sha256=png_sha256, make_dag=lambda dag=dag: dag, kind="image",
+                name=f"{ws.spec.symbol}-{token.token_id}.png")
+            writes.done()
+            pieces.append(PinnedPiece(token.token_id, _attributes(token), png_sha256, token.image_cid,
+                                      token.provenance, IMPORTED_KEY + png_sha256, source_sha256))
+            advance()
+    # Images named by a path (ipfs://<images dir>/<n>.png) resolve only while their directory is pinned too; a
+    # per-token contract's metadata files are pinned each under its own CID (what tokenURI names).
+    directories = {parsed[0] for parsed in (ipfs_path(t.image_uri) for t in plan.tokens) if parsed and parsed[1]}
+    pins = [(d, "image-directory", f"{ws.spec.symbol}-image-directory") for d in sorted(directories, key=str)]
     if plan.metadata_root:
-        # Images named by a path (ipfs://<images dir>/<n>.png) resolve only while their directory is pinned too.
-        directories = {parsed[0] for parsed in (ipfs_path(t.image_uri) for t in plan.tokens) if parsed and parsed[1]}
-        for root, kind in [*((d, "image-directory") for d in sorted(directories, key=str)),
-                           (CID.parse(plan.metadata_root), "metadata")]:
-            receipt = backend.pin_dag(FetchedDag(root, _dag_blocks(root, fetch)), name=f"{ws.spec.symbol}-{kind}")
-            ledger.record_pin(cid=receipt.cid, backend=backend.ledger_key, content_sha256=f"imported:{receipt.cid}",
-                              profile=ws.profile.name, kind=kind, name=receipt.name, remote_id=receipt.remote_id)
+        pins.append((CID.parse(plan.metadata_root), "metadata", f"{ws.spec.symbol}-metadata"))
+    pins += [(CID.parse(str(t.metadata_cid)), "metadata-file", f"{ws.spec.symbol}-{t.token_id}.json")
+             for t in plan.tokens if plan.token_uris and t.metadata_cid]
+    for root, kind, name in pins:
+        dag = FetchedDag(root, _dag_blocks(root, fetch))
+        pin(content_sha256=f"imported:{root}", make_dag=lambda dag=dag: dag, kind=kind, name=name)
+        writes.done()
+    if plan.metadata_root:
         cids = {t.token_id: str(t.metadata_cid) for t in plan.tokens}
         # A foreign directory holds no collection.json of mintprep's: its contractURI is not this manifest's to say
         # (empty: `check` leaves it alone until a repair publishes a directory mintprep wrote).
-        adopted = replace(build_manifest(ws.spec, pieces, plan.metadata_root, cids, ws.profile.name), contract_uri="")
+        adopted = replace(build_manifest(ws.spec, pieces, plan.metadata_root, cids, ws.profile.name, plan.token_suffix),
+                          contract_uri="")
         manifest = record_manifest(ws, adopted)
     else:
         manifest = publish_metadata(ws, pieces)
-    if plan.contract and plan.chain_id is not None:
-        network = ws.spec.chain.endpoint()[0]
-        if not ws.spec.chain.contract:
-            ledger.record_deployment(network.name, plan.chain_id, plan.contract, IMPORTED_TX, str(plan.owner))
-        ledger.record_chain_tx("imported-base-uri", plan.chain_id, plan.contract, "", {"base_uri": plan.base_uri})
+    writes.done()
     published = manifest.manifest.by_token()
     ledger.set_pieces([PieceRecord(t, p.request_key, p.png_sha256, p.image_cid, published[t].metadata_cid, "pinned")
                        for t, p in ((p.token_id, p) for p in pieces)])
+    writes.done()
+    ledger.record_imports(plan.source.text, {t.token_id: t.traits for t in plan.tokens})
+    writes.done()
+    if plan.contract and plan.chain_id is not None:
+        network = ws.spec.chain.endpoint()[0]
+        deployed = ledger.latest_deployment(plan.chain_id)
+        if not ws.spec.chain.contract and (deployed is None or deployed.address != plan.contract):
+            ledger.record_deployment(network.name, plan.chain_id, plan.contract, IMPORTED_TX, str(plan.owner))
+            writes.done()
+        kind, record = (("imported-token-uris", {"token_uris": {str(t): uri for t, uri in plan.token_uris.items()}})
+                        if plan.token_uris else ("imported-base-uri", {"base_uri": plan.base_uri}))
+        if not any(all(tx.get(k) == v for k, v in record.items()) for tx in ledger.chain_txs(kind)):
+            ledger.record_chain_tx(kind, plan.chain_id, plan.contract, "", record)
+            writes.done()
+    ledger.finish_journal(journal)
 
 
 def _attributes(token: ImportedToken) -> list[dict[str, Any]]:
@@ -358,17 +470,11 @@ def _attributes(token: ImportedToken) -> list[dict[str, Any]]:
 
 def _dag_blocks(root: CID, fetch: BlockFetcher) -> tuple[Block, ...]:
     """Every block under `root`, verified (most were read already; a directory's other files are read now)."""
-    found, stack, seen = [], [root], set()
-    while stack:
-        cid = stack.pop()
-        if cid in seen:
-            continue
-        seen.add(cid)
-        data = fetch(cid)
-        if data is None:
-            raise UserError(f"block {cid} under {root} is not retrievable intact from any source; pass --gateway "
-                            "URL of a gateway that has it")
-        found.append(Block(cid, data))
-        stack.extend(link.cid for link in child_links(cid, data))
+    found = []
+    for step in walk_dag(root, fetch):
+        if isinstance(step, Unreadable):
+            raise UserError(f"block {step.cid} under {root} is not retrievable intact from any source; pass "
+                            "--gateway URL of a gateway that has it")
+        found.append(step)
     return tuple(found)
 

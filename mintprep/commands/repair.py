@@ -12,28 +12,29 @@ from __future__ import annotations
 
 import os
 import signal
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 from mintprep.commands.audit import IMAGE_KINDS, AuditReport, audit_workspace
 from mintprep.collection.config import Collection
 from mintprep.base.errors import UserError
 from mintprep.generate.request import attempt_seed
-from mintprep.ipfs.unixfs import import_bytes
+from mintprep.ipfs import import_bytes
 from mintprep.state.ledger import JournalEntry, PieceRecord
-from mintprep.collection.manifest import PinnedPiece
+from mintprep.collection.manifest import PinnedPiece, token_file_name
 from mintprep.state.objects import ObjectCorrupt
+from mintprep.stages.minted import keep_minted
 from mintprep.stages.pin import pin_bytes
 from mintprep.commands.run import (generate, page_stage, piece_pointer, pin, plan_pieces, publish_metadata,
                                restore_object, validate)
 from mintprep.base.progress import ProgressSink
 from mintprep.collection.published import require_recorded_base_uri
+from mintprep.chain.public_roots import require_public_root
 from mintprep.guards.image_guards import validate_png
 from mintprep.state.workspace import Workspace
 
 JOURNAL_KIND = "repair"
-STEPS = ("attempts", "images", "metadata", "page", "base-uri", "unpin")
 # Test hook: SIGKILL this process once step N (1-based) has done its work but before the journal records it,
 # the worst moment to die. The fault-injection tests set it; nothing else should.
 FAULT_ENV = "MINTPREP_FAULT_AFTER_STEP"
@@ -69,6 +70,7 @@ class RepairPlan:
     unrepairable: list[dict[str, Any]]  # problems this command does not fix (e.g. price drift): a human decides
     restore_objects: list[dict[str, str]] = field(default_factory=list)  # garbled local copies: {sha256, cid}
     minted_why: dict[str, str] = field(default_factory=dict)  # minted token left alone -> why
+    include_minted: bool = False  # the user asked to replace minted tokens' documents too
     # Filled in as the steps run:
     replacements: dict[str, dict[str, Any]] = field(default_factory=dict)  # token id (str: JSON keys) -> new piece
     failed: list[int] = field(default_factory=list)  # every regeneration attempt rejected: the old piece stays
@@ -91,11 +93,12 @@ class RepairPlan:
 
 @dataclass
 class RepairOutcome:
-    status: Literal["nothing-to-repair", "planned", "repaired", "awaiting-base-uri", "failed"]
+    status: Literal["nothing-to-repair", "planned", "repaired", "awaiting-base-uri", "failed", "no-setter"]
     plan: RepairPlan | None
     resumed: bool = False
     step: int = 0  # steps done so far
     base_uri_update: dict[str, Any] | None = None  # --print-tx: the transaction to send
+    transactions: list[dict[str, Any]] = field(default_factory=list)  # --print-tx: every call, decoded
     before: AuditReport | None = None
     after: AuditReport | None = None
     error: str | None = None  # status failed: what stopped it (the journal is closed; a rerun plans afresh)
@@ -103,7 +106,7 @@ class RepairOutcome:
 
     @property
     def exit_code(self) -> int:
-        if self.status in ("awaiting-base-uri", "failed") or (self.plan and self.plan.failed):
+        if self.status in ("awaiting-base-uri", "failed", "no-setter") or (self.plan and self.plan.failed):
             return 1
         report = self.after or self.before
         return report.exit_code if report else 0
@@ -112,9 +115,10 @@ class RepairOutcome:
         return {
             "status": self.status,
             "resumed": self.resumed,
-            "steps_done": [STEPS[i] for i in range(self.step)],
+            "steps_done": [step.name for step in STEPS[:self.step]],
             "plan": self.plan.to_json() if self.plan else None,
             "base_uri_update": self.base_uri_update,
+            "transactions": self.transactions,
             "before": self.before.to_json() if self.before else None,
             "after": self.after.to_json() if self.after else None,
             "error": self.error,
@@ -138,7 +142,11 @@ def plan_repair(ws: Workspace, report: AuditReport, *, include_minted: bool = Fa
     pieces, first_attempts = ledger.pieces(), ledger.first_attempts()
     minted = set(report.minted)
     tokens, skipped, why = [], [], {}
-    for token_id, problems in sorted(report.tokens_with(IMAGE_KINDS).items()):
+    for token_id, all_problems in sorted(report.tokens_with(IMAGE_KINDS).items()):
+        # A live problem alone (the ledger already holds another piece) is cured by publishing the ledger's piece.
+        problems = [p for p in all_problems if p.where != "live"]
+        if not problems:
+            continue
         piece = pieces[token_id]
         kinds = sorted({p.kind for p in problems})
         action = "repin" if _local_copy_is_sound(ws, piece, kinds) else "regenerate"
@@ -157,14 +165,15 @@ def plan_repair(ws: Workspace, report: AuditReport, *, include_minted: bool = Fa
                         and p.evidence.get("cid") == record.manifest_cid})
     restore = [{"sha256": p.evidence["sha256"], "cid": p.evidence["cid"]} for p in report.problems
                if p.kind == "object-corrupt" and p.token_id not in {t.token_id for t in tokens}]
-    rewrite = bool(tokens) or any(p.kind in REWRITE_KINDS and p.token_id not in skipped for p in report.problems)
+    rewrite = bool(tokens) or any((p.kind in REWRITE_KINDS or p.where == "live") and p.token_id not in skipped
+                                  for p in report.problems)
     publish = ledger.latest_publish()
     return RepairPlan(
         tokens=tokens, minted_skipped=skipped, old_metadata_root=record.metadata_root,
         old_manifest_cid=record.manifest_cid, old_site_cid=publish.site_cid if publish else None,
         refresh_pins=refresh, rewrite=rewrite,
         unrepairable=[p.to_json() for p in report.problems if p.kind == "chain-mismatch"],
-        restore_objects=restore, minted_why=why,
+        restore_objects=restore, minted_why=why, include_minted=include_minted,
     )
 
 
@@ -202,7 +211,11 @@ def repair_collection(col: Collection, *, include_minted: bool = False, dry_run:
                 return RepairOutcome("nothing-to-repair", plan, before=before)
             if plan.rewrite and before.base_uri_on_chain is not None:
                 require_recorded_base_uri(ws.ledger, before.base_uri_on_chain)
+                require_public_root(col, ws.ledger, col.spec.chain.endpoint()[1], None)
             signer = _signer_if_needed(ws, print_tx)
+            missing = _missing_setter(ws, plan, before, signer)
+            if missing:
+                return RepairOutcome("no-setter", plan, before=before, error=missing)
             entry = ws.ledger.begin_journal(JOURNAL_KIND, plan.to_json())
         else:
             signer = _signer_if_needed(ws, print_tx)
@@ -242,19 +255,41 @@ def _signer_if_needed(ws: Workspace, print_tx: bool):
                         "or pass --print-tx to send the transaction yourself)") from None
 
 
+def _missing_setter(ws: Workspace, plan: RepairPlan, before: AuditReport, signer: Any) -> str | None:
+    """Why the chain cannot be pointed at the repair's result (no setter the owner can call), or None; and a
+    UserError, before anything changes, when the configured key is not the owner (--print-tx is the way then)."""
+    if ws.contract is None or not plan.rewrite:
+        return None
+    from mintprep.chain.families import can_update, read_live
+
+    live = read_live(ws)
+    owner = live.family.owner()
+    if signer is not None and owner is not None and owner.lower() != signer.address.lower():
+        raise UserError(f"the contract {live.family.address} is owned by {owner}, not by the configured key "
+                        f"{signer.address}; pass --print-tx to get every transaction to send from the owner "
+                        "(a Safe, another wallet); nothing was changed")
+    minted_replaced = sorted(set(before.minted) & {t.token_id for t in plan.tokens})
+    if live.family.token_suffix is None and not minted_replaced:
+        return None  # per-token URIs: only minted tokens have one on chain
+    if can_update(live, minted_replaced):
+        return None
+    setter = "setTokenURI(uint256,string)" if live.family.token_suffix is None else "setBaseURI(string)"
+    return (f"the contract {live.family.address} ({live.family.name}) has no {setter} its owner can call: the repair "
+            "cannot point it at new metadata, so nothing was changed (on chain or here)")
+
+
 def _run_steps(ws: Workspace, entry: JournalEntry, outcome: RepairOutcome, signer: Any) -> None:
     """Each step, then its journal entry. A step that raises closes the journal as abandoned (the error kept in
     it): what it left is consistent (every step is), and the next repair audits and plans afresh."""
     plan = outcome.plan
     assert plan is not None
-    runners = (_step_attempts, _step_images, _step_metadata, _step_page, _step_base_uri, _step_unpin)
-    for number in range(entry.step + 1, len(STEPS) + 1):
-        if number > 2 and not plan.rewrite:
+    for number, step in enumerate(STEPS[entry.step:], start=entry.step + 1):
+        if step.rewrites and not plan.rewrite:
             break
         try:
-            done = runners[number - 1](ws, plan, outcome, signer=signer)
+            done = step.run(ws, plan, outcome, signer=signer)
         except Exception as exc:
-            ws.ledger.finish_journal(entry, abandoned=f"step {number} ({STEPS[number - 1]}): {exc}")
+            ws.ledger.finish_journal(entry, abandoned=f"step {number} ({step.name}): {exc}")
             raise
         if not done:  # waiting on someone else (the base URI transaction): the journal stays open at this step
             outcome.status, outcome.step = "awaiting-base-uri", number - 1
@@ -299,22 +334,21 @@ def _step_images(ws: Workspace, plan: RepairPlan, outcome: RepairOutcome, **_: A
         for p in pinned.pieces}
     plan.failed = sorted(t for t in regenerate if str(t) not in plan.replacements)
     for token in (t for t in plan.tokens if t.action == "repin"):
-        ledger.record_unpin(token.old_image_cid, ws.backend.ledger_key)  # so pin_bytes uploads and verifies afresh
         pin_bytes(ledger, ws.backend, ws.profile, ledger.objects.get(str(token.old_png_sha256)), kind="image",
-                  name=f"{ws.spec.symbol}-{token.token_id}.png")
+                  name=f"{ws.spec.symbol}-{token.token_id}.png", force=True)  # the backend lost it: upload, verify
     for damaged in plan.restore_objects:
         restore_object(ws, damaged["sha256"], damaged["cid"])
     return True
 
 
 def _step_metadata(ws: Workspace, plan: RepairPlan, outcome: RepairOutcome, **_: Any) -> bool:
-    """Rewrite the metadata directory and manifest over every published piece, the replacements in place."""
+    """Rewrite the metadata directory and manifest over every published piece, the replacements in place; each
+    minted token keeps its live piece and document unless the plan includes minted tokens (stages.minted)."""
     ledger = ws.ledger
-    for cid in plan.refresh_pins:
-        ledger.record_unpin(cid, ws.backend.ledger_key)  # the backend lost it: let the manifest stage pin it again
     record = ledger.current_manifest()
     assert record is not None
-    minted = outcome.before.minted if outcome.before else []
+    kept = keep_minted(ws, include_minted=plan.include_minted)
+    minted = kept.minted_files
     pieces = ledger.pieces()
     current = []
     for token in record.manifest.tokens:
@@ -324,12 +358,15 @@ def _step_metadata(ws: Workspace, plan: RepairPlan, outcome: RepairOutcome, **_:
         if new is not None:
             current.append(PinnedPiece(token.token_id, new["attributes"], new["png_sha256"], new["image_cid"],
                                        new["provenance"], new["request_key"], new["source_metadata_sha256"]))
-        else:
+        elif token.token_id not in kept.pieces:
             current.append(token.as_piece(pieces[token.token_id].request_key if token.token_id in pieces
                                           else f"published:{token.png_sha256}"))
-    publication = publish_metadata(ws, current, minted)
+    # A directory or manifest the backend lost is pinned again (uploaded and verified), whatever the ledger says.
+    publication = publish_metadata(ws, [*current, *kept.pieces.values()], minted, kept.documents,
+                                   force=bool(plan.refresh_pins))
     published = publication.manifest.by_token()
-    ledger.set_pieces([piece_pointer(int(t), new["request_key"], published) for t, new in plan.replacements.items()])
+    ledger.set_pieces([piece_pointer(int(t), new["request_key"], published) for t, new in plan.replacements.items()]
+                      + [piece_pointer(t, p.request_key, published) for t, p in kept.pieces.items()])
     ledger.drop_pieces_after(ws.spec.size)
     plan.new_metadata_root, plan.new_manifest_cid = publication.manifest.metadata_root, publication.manifest_cid
     return True
@@ -337,33 +374,76 @@ def _step_metadata(ws: Workspace, plan: RepairPlan, outcome: RepairOutcome, **_:
 
 def _step_page(ws: Workspace, plan: RepairPlan, outcome: RepairOutcome, **_: Any) -> bool:
     """Rebuild the page where there is one, and republish it where it was published."""
-    from mintprep.page.publish import publish_collection
+    from mintprep.commands.publish import publish_page
 
     if ws.ledger.latest_publish() is not None:
-        publish_collection(ws.col, ws.ledger)
+        publish_page(ws)
     elif (ws.col.page_dir / "index.html").is_file():
         page_stage(ws)
     return True
 
 
 def _step_base_uri(ws: Workspace, plan: RepairPlan, outcome: RepairOutcome, *, signer: Any, **_: Any) -> bool:
-    """setBaseURI(ipfs://<new root>/): sent with the key, or printed (--print-tx) and awaited on the next run.
-
-    `collection_base_uri_update` passes every base-URI change through mintprep.collection.published's gate."""
+    """Point the contract at the new metadata through its family's setter: sent with the key, or printed
+    (--print-tx) and awaited on the next run. Every base-URI change passes `check_base_uri_change` first
+    (MintprepDrop's through `collection_base_uri_update`)."""
     if ws.contract is None:
         return True
-    from mintprep.chain.artifact import load_artifact
-    from mintprep.chain.base_uri import collection_base_uri_update, send_collection_base_uri
-    from mintprep.chain.rpc import connect
+    from mintprep.chain.families import read_live
 
-    update, url = collection_base_uri_update(ws.col, ws.ledger)
+    live = read_live(ws)
+    if live.family.name == "mintprep-drop":
+        return _drop_base_uri(ws, plan, outcome, signer, live)
+    return _family_update(ws, plan, outcome, signer, live)
+
+
+def _drop_base_uri(ws: Workspace, plan: RepairPlan, outcome: RepairOutcome, signer: Any, live: Any) -> bool:
+    from mintprep.chain.artifact import load_artifact
+    from mintprep.chain.base_uri import collection_base_uri_update
+    from mintprep.chain.rpc import connect
+    from mintprep.commands.contract import set_base_uri
+
+    update, url = collection_base_uri_update(ws, include_minted=plan.include_minted)
     drop = connect(url).eth.contract(address=update.to, abi=load_artifact().abi)
     if drop.functions.baseURI().call() == update.base_uri:
         return True  # already set: by an earlier run killed before recording it, or by the user's own wallet
     if signer is None:
         outcome.base_uri_update = update.to_json()
+        outcome.transactions = [call.to_json() for call in
+                                live.family.base_uri_calls(update.base_uri, update.contract_uri) or []]
         return False
-    plan.base_uri_tx = send_collection_base_uri(ws.col, ws.ledger, signer).tx_hash
+    plan.base_uri_tx = set_base_uri(ws, signer, include_minted=plan.include_minted).tx_hash
+    return True
+
+
+def _family_update(ws: Workspace, plan: RepairPlan, outcome: RepairOutcome, signer: Any, live: Any) -> bool:
+    """setBaseURI(string) (HashLips, ERC721A shapes) or setTokenURI for each replaced minted token (per-token)."""
+    from mintprep.chain.families import metadata_calls
+    from mintprep.chain.txs import send_call
+    from mintprep.chain.base_uri import check_base_uri_change
+
+    record = ws.ledger.current_manifest()
+    assert record is not None
+    calls = metadata_calls(live, record.manifest, [int(t) for t in plan.replacements])
+    if not calls:
+        if calls is None:
+            raise UserError(f"the contract {live.family.address} has no setter its owner can call")
+        return True  # the chain already says it: an earlier run's transaction, or the user's own wallet
+    if live.base_uri is not None:
+        suffix = record.manifest.token_suffix
+        check_base_uri_change(ws.ledger, live.base_uri, record.metadata_root, live.minted, ws.backend.fetch_block,
+                              include_minted=plan.include_minted, file_name=lambda t: token_file_name(t, suffix))
+    if signer is None:
+        outcome.transactions = [call.to_json() for call in calls]
+        return False
+    chain_id = ws.spec.chain.endpoint()[0].chain_id
+    for call in calls:
+        receipt = send_call(live.family.w3, signer, call.bound, call.function)
+        plan.base_uri_tx = receipt["transactionHash"].to_0x_hex()
+        kind = "set-token-uri" if call.function.startswith("setTokenURI") else "set-base-uri"
+        detail = ({"token_id": call.args[0], "uri": call.args[1]} if kind == "set-token-uri"
+                  else {"base_uri": call.args[0]})
+        ws.ledger.record_chain_tx(kind, chain_id, call.to, plan.base_uri_tx, detail)
     return True
 
 
@@ -383,3 +463,20 @@ def _step_unpin(ws: Workspace, plan: RepairPlan, outcome: RepairOutcome, **_: An
         if cid not in plan.unpinned:
             plan.unpinned.append(cid)
     return True
+
+
+class RepairStep(NamedTuple):
+    name: str
+    run: Callable[..., bool]  # (ws, plan, outcome, *, signer) -> done; idempotent
+    rewrites: bool  # part of the rewrite of metadata, manifest, page and base URI: skipped when none is planned
+
+
+# The repair, in order; the journal records the number of the last step done.
+STEPS: tuple[RepairStep, ...] = (
+    RepairStep("attempts", _step_attempts, rewrites=False),
+    RepairStep("images", _step_images, rewrites=False),
+    RepairStep("metadata", _step_metadata, rewrites=True),
+    RepairStep("page", _step_page, rewrites=True),
+    RepairStep("base-uri", _step_base_uri, rewrites=True),
+    RepairStep("unpin", _step_unpin, rewrites=True),
+)

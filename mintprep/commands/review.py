@@ -18,10 +18,11 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from mintprep.base.shown_text import shown_text
 from mintprep.collection.config import Collection
 from mintprep.state.ledger import Ledger
 from mintprep.collection.rarity import RarityReport, rarity_report
-from mintprep.stages.screen import DROP_LOG, StoredVerdict, stored_verdicts
+from mintprep.stages.screen import StoredVerdict, stored_verdicts
 from mintprep.collection.traits import plan_collection
 from mintprep.guards.image_guards import load_rgb, thumbnail_png
 
@@ -88,11 +89,11 @@ def gather_review(col: Collection) -> Review:
     plans = plan_collection(spec)
     rarity = rarity_report(spec, plans)
     ranks = {t.token_id: t for t in rarity.tokens}
-    drops = read_drops(col.state_dir / DROP_LOG)
+    drops = read_drops(col.state.drop_log)
     images: dict[str, bytes] = {}
     tokens = []
     pieces = {}
-    if (col.state_dir / "state.db").exists():
+    if col.state.has_ledger():
         with Ledger.open(col.state_dir, readonly=True) as ledger:
             pieces = ledger.pieces()
             stored = {p.png_sha256 for p in pieces.values() if p.png_sha256 and ledger.objects.has(p.png_sha256)}
@@ -236,4 +237,4 @@ def _img(review: Review, sha: str | None, alt: str) -> str:
 
 
 def _e(text: Any) -> str:
-    return html.escape(str(text), quote=True)
+    return html.escape(shown_text(str(text)), quote=True)

@@ -8,21 +8,22 @@ a pure function of a request (see mintprep.generate), so it can be fanned out wi
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from mintprep.collection.config import Collection
 from mintprep.generate import GenerationRequest, GenerationResult
 from mintprep.base.hashing import content_key, sha256_hex
-from mintprep.ipfs.reader import CorruptBlock, NotUnixFS, read_file
-from mintprep.ipfs.unixfs import import_bytes, import_directory
-from mintprep.ipfs.verify import BlockNotFound
+from mintprep.ipfs import Unreadable, import_bytes, import_directory, read_file
+from mintprep.state.drops import append_drops, attempt_drop
 from mintprep.state.ledger import IMPORTED_KEY, AttemptRow, GenerationRow, PieceRecord
-from mintprep.collection.manifest import Manifest, PinnedPiece, build_manifest, metadata_files
+from mintprep.collection.manifest import Manifest, PinnedPiece, build_manifest, metadata_files, token_file_name
 from mintprep.stages.pin import PinItem, pin_bytes, pin_content, pin_pieces
 from mintprep.base.progress import ProgressSink
 from mintprep.collection.published import complete_publication
-from mintprep.stages.screen import DROP_LOG, Rejection, failure_is_stale, judge, judged_under, resample
+from mintprep.stages.minted import KeptMinted, keep_minted
+from mintprep.stages.screen import Rejection, failure_is_stale, judge, judged_under, resample
 from mintprep.collection.traits import PiecePlan, plan_piece
 from mintprep.state.workspace import Workspace
 
@@ -85,6 +86,7 @@ class RunReport:
     resampled: list[dict[str, Any]] = field(default_factory=list)  # rejected after generation, sampled again
     rejected: list[FailedPiece] = field(default_factory=list)
     kept_published: list[int] = field(default_factory=list)  # rejected now, their published piece stays
+    minted_failing: list[FailedPiece] = field(default_factory=list)  # minted, kept as live, fail today's guards
     pinned: int = 0
     pin_skipped: int = 0
     metadata_root: str | None = None
@@ -96,7 +98,7 @@ class RunReport:
 
     @property
     def complete(self) -> bool:
-        return not self.rejected and self.page_blocked is None
+        return not self.rejected and not self.minted_failing and self.page_blocked is None
 
     @property
     def exit_code(self) -> int:
@@ -109,36 +111,55 @@ class RunReport:
         return data
 
 
-def run_collection(col: Collection, *, progress: ProgressSink | None = None) -> RunReport:
+def run_collection(col: Collection, *, include_minted: bool = False,
+                   progress: ProgressSink | None = None) -> RunReport:
+    """Every stage; a minted token keeps its live piece and document unless `include_minted` (stages.minted)."""
     col.spec.ipfs.token()  # a missing token is bad input: refuse it before hours of sampling, not after
+    if any(phase.allowlist for phase in col.spec.chain.sale_phases()):  # so is a bad allowlist file
+        from mintprep.chain.phases import collection_phases
+
+        collection_phases(col)  # read, checked and (once .mintprep exists) cached for the page stage
     with Workspace.open(col, progress=progress) as ws:
         plans = plan_pieces(ws)
-        report = RunReport(pieces=len(plans))
+        kept = keep_minted(ws, include_minted=include_minted)
         as_published = imported_as_published(ws, plans)
-        generated = generate(ws, [p for p in plans if p.token_id not in as_published])
-        validated = validate(ws, [*generated.candidates.values(), *as_published.values()])
+        todo = [p for p in plans if p.token_id not in kept.pieces]
+        generated = generate(ws, [p for p in todo if p.token_id not in as_published])
+        validated = validate(ws, [*generated.candidates.values(),
+                                  *(c for t, c in as_published.items() if t not in kept.pieces)])
+        failing = minted_failing(ws, kept, {p.token_id: p.prompt for p in plans})
         pinned = pin(ws, validated.accepted)
-        publication = publish_metadata(ws, pinned.pieces)
+        publication = publish_metadata(ws, [*pinned.pieces, *kept.pieces.values()], kept.minted_files,
+                                       kept.documents)
 
         published = publication.manifest.by_token()
         rejected = [*generated.failed, *validated.failed]
         keys = {**generated.failed_keys, **validated.failed_keys}
         ws.ledger.set_pieces(
-            [piece_pointer(p.token_id, p.request_key, published) for p in pinned.pieces]
+            [piece_pointer(p.token_id, p.request_key, published) for p in [*pinned.pieces, *kept.pieces.values()]]
             + [piece_pointer(f.token_id, keys[f.token_id], published, status="rejected") for f in rejected])
         ws.ledger.drop_pieces_after(col.spec.size)
+        gate = chain_gate(ws)
+        return RunReport(
+            pieces=len(plans),
+            generated=generated.generated + validated.generated, generation_skipped=generated.skipped,
+            resampled=[{"token_id": r.token_id, "guard": r.guard, "reason": r.reason,
+                        "collides_with": r.collides_with} for r in validated.resampled],
+            rejected=sorted(rejected, key=lambda f: f.token_id),
+            kept_published=sorted(f.token_id for f in rejected if f.token_id in published),
+            minted_failing=failing,
+            pinned=pinned.newly_pinned, pin_skipped=len(pinned.pieces) - pinned.newly_pinned,
+            metadata_root=publication.manifest.metadata_root, manifest_cid=publication.manifest_cid,
+            provenance_hash=publication.manifest.provenance_hash,
+            page=page_stage(ws) if gate.blocked is None else None, page_blocked=gate.blocked, chain_check=gate.check,
+        )
 
-        report.generated, report.generation_skipped = generated.generated + validated.generated, generated.skipped
-        report.resampled = [{"token_id": r.token_id, "guard": r.guard, "reason": r.reason,
-                             "collides_with": r.collides_with} for r in validated.resampled]
-        report.rejected = sorted(rejected, key=lambda f: f.token_id)
-        report.kept_published = sorted(f.token_id for f in rejected if f.token_id in published)
-        report.pinned, report.pin_skipped = pinned.newly_pinned, len(pinned.pieces) - pinned.newly_pinned
-        report.metadata_root, report.manifest_cid = publication.manifest.metadata_root, publication.manifest_cid
-        report.provenance_hash = publication.manifest.provenance_hash
-        if chain_gate(ws, report):
-            report.page = page_stage(ws)
-    return report
+
+def minted_failing(ws: Workspace, kept: KeptMinted, prompts: dict[int, str]) -> list[FailedPiece]:
+    """Kept minted pieces that today's guards reject: published again unchanged, and named for `audit`."""
+    images = {t: p.png_sha256 for t, p in kept.pieces.items() if restore_object(ws, p.png_sha256, p.image_cid)}
+    return [FailedPiece(r.token_id, prompts.get(r.token_id, ""), f"minted, fails today's guards: see audit ({r.reason})")
+            for r in judge(ws.col, ws.ledger, images)]
 
 
 def piece_pointer(token_id: int, request_key: str, published: dict[int, Any], status: str = "pinned") -> PieceRecord:
@@ -151,9 +172,12 @@ def piece_pointer(token_id: int, request_key: str, published: dict[int, Any], st
 
 
 def plan_pieces(ws: Workspace) -> list[PiecePlan]:
-    """Every token's traits and prompt; an imported token keeps the traits its published metadata carries."""
+    """Every token's traits and prompt; an imported token keeps the traits its published metadata carries.
+
+    Ids run 1..size, or 0..size-1 for a collection imported from a 0-indexed source (it kept its token 0)."""
     imported = ws.ledger.imported_traits()
-    return [plan_piece(ws.spec, t, published=imported.get(t)) for t in range(1, ws.spec.size + 1)]
+    first = 0 if 0 in imported else 1
+    return [plan_piece(ws.spec, t, published=imported.get(t)) for t in range(first, first + ws.spec.size)]
 
 
 def imported_as_published(ws: Workspace, plans: list[PiecePlan]) -> dict[int, Candidate]:
@@ -178,7 +202,7 @@ def restore_object(ws: Workspace, png_sha256: str, image_cid: str) -> bool:
         return True
     try:
         data = read_file(image_cid, ws.backend.fetch_block)
-    except (BlockNotFound, CorruptBlock, NotUnixFS):
+    except Unreadable:
         return False
     if sha256_hex(data) != png_sha256:
         return False
@@ -239,14 +263,8 @@ def _record_generation(ws: Workspace, key: str, result: GenerationResult) -> Gen
     ledger.record_generation(row, attempts)
     # The decoded image of a pixel-guard rejection, for `mintprep review` (content-addressed like the rest).
     thumbnails = {a.attempt: ledger.objects.put(a.thumbnail) for a in result.attempts if a.thumbnail}
-    rejected = [a for a in attempts if not a.accepted]
-    if rejected:
-        with (ws.col.state_dir / DROP_LOG).open("a", encoding="utf-8") as log:
-            for a in rejected:
-                log.write(json.dumps({"token_id": result.token_id, "request_key": key, "attempt": a.attempt,
-                                      "seed": a.seed, "precision": a.precision, "guard": a.guard, "step": a.step,
-                                      "reason": a.reason, "metrics": a.metrics,
-                                      "thumbnail_sha256": thumbnails.get(a.attempt)}, sort_keys=True) + "\n")
+    append_drops(ws.col.state, (attempt_drop(result.token_id, key, a, thumbnail_sha256=thumbnails.get(a.attempt))
+                                for a in attempts if not a.accepted))
     return row
 
 
@@ -311,28 +329,33 @@ def pin(ws: Workspace, candidates: list[Candidate]) -> Pinned:
 
 # -- manifest ------------------------------------------------------------------------------------
 
-def publish_metadata(ws: Workspace, accepted: list[PinnedPiece], minted: list[int] | tuple[int, ...] = ()
-                     ) -> Publication:
-    """Write and pin the metadata directory and the manifest over `accepted` and every published token it lacks."""
+def publish_metadata(ws: Workspace, accepted: list[PinnedPiece], minted: list[int] | tuple[int, ...] = (),
+                     kept_documents: Mapping[int, bytes] | None = None, *, force: bool = False) -> Publication:
+    """Write and pin the metadata directory and the manifest over `accepted` and every published token it lacks;
+    `kept_documents` (minted tokens' live documents) are written byte for byte instead of afresh; `force` pins
+    both again even where the ledger has them (a repair of pins the backend lost)."""
     spec, ledger = ws.spec, ws.ledger
     pieces = complete_publication(ledger, accepted, spec.size, minted)
     sources = {p.source_metadata_sha256: ledger.objects.get(p.source_metadata_sha256)
                for p in pieces if p.source_metadata_sha256}
-    files = metadata_files(spec, pieces, sources)
+    current = ledger.current_manifest()
+    suffix = current.manifest.token_suffix if current else ".json"  # the names tokenURI already forms
+    files = {**metadata_files(spec, pieces, sources, suffix),
+             **{token_file_name(t, suffix): data for t, data in (kept_documents or {}).items()}}
     dags = {name: import_bytes(data, ws.profile) for name, data in files.items()}
     directory = pin_content(ledger, ws.backend, ws.profile,
                             content_sha256=content_key({name: sha256_hex(data) for name, data in files.items()}),
                             make_dag=lambda: import_directory(dags, ws.profile), kind="metadata",
-                            name=f"{spec.symbol}-metadata")
-    metadata_cids = {p.token_id: str(dags[f"{p.token_id}.json"].root) for p in pieces}
-    manifest = build_manifest(spec, pieces, directory.cid, metadata_cids, ws.profile.name)
-    return record_manifest(ws, manifest)
+                            name=f"{spec.symbol}-metadata", force=force)
+    metadata_cids = {p.token_id: str(dags[token_file_name(p.token_id, suffix)].root) for p in pieces}
+    manifest = build_manifest(spec, pieces, directory.cid, metadata_cids, ws.profile.name, suffix)
+    return record_manifest(ws, manifest, force=force)
 
 
-def record_manifest(ws: Workspace, manifest: Manifest) -> Publication:
+def record_manifest(ws: Workspace, manifest: Manifest, *, force: bool = False) -> Publication:
     data = manifest.encode()
     manifest_pin = pin_bytes(ws.ledger, ws.backend, ws.profile, data, kind="manifest",
-                             name=f"{ws.spec.symbol}-manifest")
+                             name=f"{ws.spec.symbol}-manifest", force=force)
     ws.ledger.record_manifest(metadata_root=manifest.metadata_root, manifest_cid=manifest_pin.cid,
                               manifest_sha256=ws.ledger.objects.put(data), provenance_hash=manifest.provenance_hash)
     return Publication(manifest, manifest_pin.cid)
@@ -340,20 +363,24 @@ def record_manifest(ws: Workspace, manifest: Manifest) -> Publication:
 
 # -- chain gate and page -------------------------------------------------------------------------
 
-def chain_gate(ws: Workspace, report: RunReport) -> bool:
+@dataclass(frozen=True)
+class ChainGate:
+    check: dict[str, Any] | None  # `mintprep check`'s report, when there is a contract to check
+    blocked: str | None  # why the page is not built; None: build it
+
+
+def chain_gate(ws: Workspace) -> ChainGate:
     """The page is not built for a contract that disagrees with the config (the other stages stand).
 
     A collection with no contract yet (none configured, none deployed) has nothing to drift from.
     """
     if ws.contract is None:
-        return True  # decided without web3, which takes seconds to import: a no-op rerun stays quick
+        return ChainGate(None, None)  # decided without web3, which takes seconds to import: a no-op rerun stays quick
     from mintprep.chain.check import check_collection
 
     check = check_collection(ws.col, ws.ledger)
-    report.chain_check = check.to_json()
-    if not check.ok:
-        report.page_blocked = "contract disagrees with collection.yaml: " + ", ".join(check.mismatches)
-    return check.ok
+    blocked = None if check.ok else "contract disagrees with collection.yaml: " + ", ".join(check.mismatches)
+    return ChainGate(check.to_json(), blocked)
 
 
 def page_stage(ws: Workspace) -> str:

@@ -11,7 +11,7 @@ from mintprep.collection.rarity import rarity_report
 
 
 def collection_status(col: Collection) -> dict[str, Any]:
-    if not (col.state_dir / "state.db").exists():
+    if not col.state.has_ledger():
         return {"collection": str(col.path), "pieces": col.spec.size, "counts": {"pending": col.spec.size},
                 "tokens": [], "metadata_root": None, "manifest_cid": None, "page": None,
                 "rarity": rarity_report(col.spec).to_json()}

@@ -9,14 +9,20 @@
 
 from __future__ import annotations
 
+import importlib
 from typing import TYPE_CHECKING, Any
 
-from mintprep.generate.fingerprint import FingerprintCache
-from mintprep.generate.request import AttemptRecord, GenerationRequest, GenerationResult, attempt_seed
-from mintprep.generate.settings import GeneratorSettings
-
 if TYPE_CHECKING:
+    from mintprep.generate.fingerprint import FingerprintCache
     from mintprep.generate.generator import Generator
+    from mintprep.generate.request import AttemptRecord, GenerationRequest, GenerationResult, attempt_seed
+    from mintprep.generate.settings import GeneratorSettings
+
+# Where each public name lives, imported on first use: reading `generator:` settings (every command loads the
+# collection file) must not import numpy and the guards, let alone torch.
+_HOMES = {"AttemptRecord": "request", "GenerationRequest": "request", "GenerationResult": "request",
+          "attempt_seed": "request", "GeneratorSettings": "settings", "FingerprintCache": "fingerprint",
+          "Generator": "generator"}
 
 
 def load_generator(settings: GeneratorSettings, cache: FingerprintCache | None = None) -> Generator:
@@ -26,6 +32,7 @@ def load_generator(settings: GeneratorSettings, cache: FingerprintCache | None =
     from mintprep.generate.environment import quiet_transformers, resolve_device
 
     with quiet_transformers():
+        from mintprep.generate.fingerprint import FingerprintCache
         from mintprep.generate.generator import Generator
         from mintprep.generate.loading import load_model
 
@@ -33,10 +40,8 @@ def load_generator(settings: GeneratorSettings, cache: FingerprintCache | None =
 
 
 def __getattr__(name: str) -> Any:
-    if name == "Generator":
-        from mintprep.generate.generator import Generator
-
-        return Generator
+    if name in _HOMES:
+        return getattr(importlib.import_module(f"mintprep.generate.{_HOMES[name]}"), name)
     raise AttributeError(name)
 
 

@@ -9,7 +9,8 @@
   GPU device nodes, the variables torch reads for threads and devices, host and boot). The executor checks it
   against the real one when it loads the model, before any piece is recorded.
 
-The cache is one JSON file in the collection's `.mintprep/`; a missing or unreadable one is rebuilt.
+The cache is kept in memory; it writes no file. Whoever makes it says where what it learns goes (`on_change`):
+mintprep.state.fingerprints keeps it in the collection's `.mintprep/`.
 """
 
 from __future__ import annotations
@@ -17,11 +18,11 @@ from __future__ import annotations
 import glob
 import hashlib
 import importlib.metadata
-import json
 import os
 import socket
 import sys
 import zlib
+from collections.abc import Callable
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -29,9 +30,7 @@ from typing import Any
 from mintprep.generate.settings import GeneratorSettings
 from mintprep.generate.source import ModelSource, resolve_source
 from mintprep.base.hashing import content_key
-from mintprep.state.objects import write_atomic
 
-CACHE_NAME = "fingerprints.json"
 CHUNK = 1 << 20
 WEIGHT_SUFFIXES = {".safetensors", ".bin", ".ckpt"}
 # The variables torch reads to pick its thread count and the devices it sees.
@@ -50,22 +49,22 @@ def numeric_versions() -> dict[str, str]:
 
 
 class FingerprintCache:
-    """File hashes by file identity, and probed environments by environment identity; `path` None keeps it in
-    memory only."""
+    """File hashes by file identity, and probed environments by environment identity. `known` is what an earlier
+    cache learnt (its `snapshot()`; anything malformed is ignored); `on_change(snapshot)` is told each time it
+    learns something."""
 
-    def __init__(self, path: Path | None = None) -> None:
-        self.path = path
+    def __init__(self, known: object = None,
+                 on_change: Callable[[dict[str, dict[str, Any]]], None] | None = None) -> None:
+        self._on_change = on_change
         self._data: dict[str, dict[str, Any]] = {"files": {}, "environments": {}}
-        if path is not None and path.is_file():
+        if known is not None:
             try:
-                loaded = json.loads(path.read_text())
-                self._data = {part: dict(loaded.get(part) or {}) for part in self._data}
-            except (OSError, ValueError, AttributeError):
+                self._data = {part: dict(known.get(part) or {}) for part in self._data}  # type: ignore[attr-defined]
+            except (AttributeError, TypeError, ValueError):
                 pass  # a cache is only a cache: start again
 
-    @classmethod
-    def in_state_dir(cls, state_dir: Path | None) -> FingerprintCache:
-        return cls(state_dir / CACHE_NAME if state_dir is not None else None)
+    def snapshot(self) -> dict[str, dict[str, Any]]:
+        return {part: dict(entries) for part, entries in self._data.items()}
 
     def file_sha256(self, file: Path) -> str:
         stat = file.stat()
@@ -89,8 +88,8 @@ class FingerprintCache:
         self._save()
 
     def _save(self) -> None:
-        if self.path is not None and self.path.parent.is_dir():
-            write_atomic(self.path, json.dumps(self._data, sort_keys=True).encode())
+        if self._on_change is not None:
+            self._on_change(self.snapshot())
 
 
 # -- the model -----------------------------------------------------------------------------------

@@ -10,7 +10,7 @@ from typing import Any
 
 import torch
 
-from mintprep.guards.image_guards import GuardSettings
+from mintprep.guards.settings import GuardSettings
 
 # Guards whose failure is numeric (a dtype ran out of range), not a bad sample: a higher precision can fix them.
 SAMPLING_NUMERIC = frozenset({"latents_nonfinite"})

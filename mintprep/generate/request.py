@@ -9,7 +9,7 @@ from pydantic import Field
 from mintprep.generate.settings import GeneratorSettings
 from mintprep.base.hashing import canonical_json, sha256_hex
 from mintprep.base.settings_model import StrictModel
-from mintprep.guards.image_guards import GuardSettings
+from mintprep.guards.settings import GuardSettings
 
 SEED_DOMAIN = "mintprep.attempt_seed/v1"
 

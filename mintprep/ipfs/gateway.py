@@ -27,10 +27,11 @@ from mintprep.net.http import RetryPolicy, send
 from mintprep.ipfs.car import CarReader, iter_car
 from mintprep.ipfs.cid import CID, RAW, as_cid
 from mintprep.ipfs.dagpb import DIRECTORY, HAMT_SHARD, SYMLINK, decode_pbnode, decode_unixfs
+from mintprep.ipfs.errors import BlockNotFound
 from mintprep.ipfs.reader import iter_file
 from mintprep.ipfs.store import BlockStore
 from mintprep.ipfs.unixfs import Block, hamt_hash, hamt_label
-from mintprep.ipfs.verify import BlockNotFound, VerifyReport, verify_from_car
+from mintprep.ipfs.verify import VerifyReport, verify_from_car
 
 CAR_MEDIA_TYPE = "application/vnd.ipld.car"
 RAW_MEDIA_TYPE = "application/vnd.ipld.raw"

@@ -12,33 +12,8 @@ from collections.abc import Iterator
 from mintprep.ipfs.cid import CID, RAW, as_cid
 from mintprep.ipfs.dagpb import (DIRECTORY, FILE, HAMT_SHARD, RAW_TYPE, PBNode, UnixFSData, decode_pbnode,
                                  decode_unixfs)
-from mintprep.ipfs.verify import BlockFetcher, BlockNotFound
-
-
-class CorruptBlock(ValueError):
-    """A block whose bytes do not hash to its CID, or that does not decode as what its CID says it is."""
-
-    def __init__(self, cid: CID, why: str) -> None:
-        super().__init__(f"block {cid}: {why}")
-        self.cid = cid
-
-
-class NotUnixFS(ValueError):
-    """The DAG is intact but is not the kind of UnixFS node asked for (a directory where a file was expected)."""
-
-
-def fetch_verified(cid: CID | str, fetch_block: BlockFetcher) -> bytes:
-    """One block, checked against its CID; BlockNotFound when the source lacks it, CorruptBlock when it lies."""
-    cid = as_cid(cid)
-    try:
-        data = fetch_block(cid)
-    except BlockNotFound:
-        data = None
-    if data is None:
-        raise BlockNotFound(str(cid))
-    if not cid.matches(data):
-        raise CorruptBlock(cid, "bytes do not hash to the CID")
-    return bytes(data)
+from mintprep.ipfs.dag import BlockFetcher, fetch_verified
+from mintprep.ipfs.errors import CorruptBlock, NotUnixFS
 
 
 def read_file(root: CID | str, fetch_block: BlockFetcher) -> bytes:

@@ -17,10 +17,10 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from mintprep.ipfs.cid import CID, as_cid
-from mintprep.ipfs.dagpb import child_links
+from mintprep.ipfs.dag import walk_dag
+from mintprep.ipfs.errors import BlockNotFound
 from mintprep.ipfs.pinset import PinSet
 from mintprep.ipfs.unixfs import Block
-from mintprep.ipfs.verify import BlockNotFound
 from mintprep.state.objects import write_durably
 
 
@@ -71,21 +71,11 @@ class BlockStore:
     def iter_dag(self, root: CID | str, *, skip_missing: bool = False) -> Iterator[Block]:
         """The DAG under `root` in DFS pre-order, each block once; BlockNotFound if one is absent
         (unless `skip_missing`, for walks that only want what is there)."""
-        seen: set[CID] = set()
-        stack = [as_cid(root)]
-        while stack:
-            cid = stack.pop()
-            if cid in seen:
-                continue
-            seen.add(cid)
-            try:
-                data = self.get(cid)
-            except BlockNotFound:
-                if skip_missing:
-                    continue
-                raise
-            yield Block(cid, data)
-            stack.extend(link.cid for link in reversed(child_links(cid, data)))
+        for step in walk_dag(root, self.get):
+            if isinstance(step, Block):
+                yield step
+            elif not (skip_missing and isinstance(step, BlockNotFound)):
+                raise step
 
     # ---------------------------------------------------------------- pins
 

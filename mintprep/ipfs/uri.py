@@ -10,8 +10,9 @@ from urllib.parse import unquote, urlsplit
 
 from mintprep.base.errors import UserError
 from mintprep.ipfs.cid import CID
-from mintprep.ipfs.reader import NotUnixFS, list_directory
-from mintprep.ipfs.verify import BlockFetcher
+from mintprep.ipfs.dag import BlockFetcher
+from mintprep.ipfs.errors import NotUnixFS
+from mintprep.ipfs.reader import list_directory
 
 
 def ipfs_path(uri: str) -> tuple[CID, list[str]] | None:

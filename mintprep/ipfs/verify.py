@@ -8,24 +8,15 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 import requests
 
 from mintprep.base.errors import MintprepError, RemoteError
 from mintprep.net.http import ServiceUnavailable
 from mintprep.ipfs.cid import CID, as_cid
-from mintprep.ipfs.dagpb import child_links
-
-if TYPE_CHECKING:
-    from mintprep.ipfs.unixfs import Block
-
-
-class BlockNotFound(KeyError):
-    """A block is absent from the place asked: a missing block, not a failed request."""
-
-
-BlockFetcher = Callable[[CID], "bytes | None"]
+from mintprep.ipfs.dag import BlockFetcher, fetch_verified, walk_dag
+from mintprep.ipfs.errors import BlockNotFound
+from mintprep.ipfs.unixfs import Block
 
 
 @dataclass(frozen=True)
@@ -84,31 +75,12 @@ def verify_dag(root: CID | str, fetch_block: BlockFetcher) -> VerifyReport:
     A corrupt block is not descended into: its links cannot be trusted.
     """
     root = as_cid(root)
-    seen: set[CID] = set()
     missing: list[CID] = []
     corrupt: list[CID] = []
     verified = 0
-    stack = [root]
-    while stack:
-        cid = stack.pop()
-        if cid in seen:
-            continue
-        seen.add(cid)
-        try:
-            data = fetch_block(cid)
-        except BlockNotFound:
-            data = None
-        if data is None:
-            missing.append(cid)
-            continue
-        if not cid.matches(data):
-            corrupt.append(cid)
-            continue
-        try:
-            links = child_links(cid, data)
-        except ValueError:
-            corrupt.append(cid)  # hashes right but is not dag-pb: the CID itself names garbage
-            continue
-        verified += 1
-        stack.extend(link.cid for link in reversed(links))
+    for step in walk_dag(root, lambda cid: fetch_verified(cid, fetch_block)):
+        if isinstance(step, Block):
+            verified += 1
+        else:  # a block that hashes right but is not dag-pb is corrupt too: the CID itself names garbage
+            (missing if isinstance(step, BlockNotFound) else corrupt).append(step.cid)
     return VerifyReport(root, verified, tuple(missing), tuple(corrupt))

@@ -2,8 +2,10 @@
 
 Timeouts, connection errors, 429 and 5xx (JSON or plain text) are retried; when they persist a
 RemoteError says which URL failed, how, and after how long, never a silent success. A request has a
-deadline for all of it (a server that trickles a byte every few seconds never trips a per-read
-timeout), all attempts together have a give-up time, and a body larger than the cap is refused
+deadline for all of it that fits its payload: a fixed allowance plus the bytes it sends and receives
+at a minimum throughput (`RetryPolicy.min_bytes_per_s`), so a server that trickles a byte every few
+seconds is cut off near the allowance while a slow but honest uplink sending a 32 MiB CAR is not. All
+attempts together have a give-up time (grown the same way), and a body larger than the cap is refused
 while it streams in, not after it filled memory. No registered secret (the session's token, a
 credential in the URL) ever appears in an error, even when the server echoed it.
 """
@@ -11,6 +13,8 @@ credential in the URL) ever appears in an error, even when the server echoed it.
 from __future__ import annotations
 
 import email.utils
+import json
+import os
 import threading
 import time
 from dataclasses import dataclass
@@ -19,13 +23,15 @@ from urllib.parse import urlsplit
 
 import requests
 
-from mintprep.base.errors import RemoteError, register_secret, scrub
+from mintprep.base.errors import RemoteError
+from mintprep.base.secrets import register_secret, scrub
 from mintprep.net.urls import redact
 
 __all__ = ["DeadlineSession", "RetryPolicy", "ServiceUnavailable", "json_object", "redact", "retry_after_seconds", "send"]
 
 RETRY_STATUS = frozenset({408, 425, 429, 500, 502, 503, 504})
 CHUNK = 64 * 1024
+MIN_BYTES_PER_S = 64 * 1024  # 512 kbit/s: below any uplink worth pinning from; a trickle is far below it
 
 
 @dataclass(frozen=True)
@@ -33,9 +39,13 @@ class RetryPolicy:
     attempts: int = 5
     base_delay: float = 0.5
     max_delay: float = 30.0
-    timeout: float = 60.0  # the whole of one request: connect, headers and body
-    give_up_after: float = 600.0  # every attempt and wait together
+    timeout: float = 60.0  # one request's fixed allowance: connect, headers, and a body at no cost
+    give_up_after: float = 600.0  # every attempt and wait together (plus the payload's time, as below)
     max_body_bytes: int = 64 * 1024 * 1024
+    min_bytes_per_s: float = MIN_BYTES_PER_S  # each byte sent or received adds 1/this seconds to the deadline
+
+    def payload_seconds(self, size: int) -> float:
+        return size / self.min_bytes_per_s
 
     def delay(self, attempt: int, response: requests.Response | None) -> float:
         hinted = retry_after_seconds(response) if response is not None else None
@@ -88,23 +98,54 @@ def _register_credentials(url: str, http: Any, kwargs: dict[str, Any]) -> None:
     headers = {**dict(getattr(http, "headers", None) or {}), **dict(kwargs.get("headers") or {})}
     for name, value in headers.items():
         if name.lower() in ("authorization", "x-api-key", "pinata_secret_api_key") and value:
-            register_secret(str(value))
-            register_secret(str(value).partition(" ")[2] or str(value))
+            register_secret(str(value).partition(" ")[2] or str(value))  # "Bearer TOKEN": the token
+
+
+def _size(part: Any) -> int:
+    """Bytes in one body part: bytes or text, a JSON-able value, or a seekable file (from where it stands)."""
+    if isinstance(part, (bytes, bytearray, memoryview)):
+        return len(part)
+    if isinstance(part, str):
+        return len(part.encode())
+    if hasattr(part, "fileno") and hasattr(part, "tell"):
+        try:
+            return max(0, os.fstat(part.fileno()).st_size - part.tell())
+        except (OSError, ValueError):
+            return 0
+    if isinstance(part, tuple):  # requests' (filename, content, type) form
+        return _size(part[1]) if len(part) > 1 else 0
+    if isinstance(part, dict):
+        return sum(len(str(key)) + _size(value) for key, value in part.items())
+    return 0  # a generator: its length is unknown, the bytes received still count
+
+
+def request_bytes(kwargs: dict[str, Any]) -> int:
+    """The bytes a request body will send, as far as they can be known before sending."""
+    files = kwargs.get("files") or {}
+    parts = list(files.values()) if isinstance(files, dict) else [part for _, part in files]
+    body = _size(kwargs.get("data")) + sum(_size(part) for part in parts)
+    return body + (len(json.dumps(kwargs["json"])) if kwargs.get("json") is not None else 0)
 
 
 def _attempt(http: Any, method: str, url: str, kwargs: dict[str, Any], *, timeout: float,
-             max_body: int) -> requests.Response:
-    """One request with its body read into memory (at most `max_body` bytes), all within `timeout` seconds.
+             max_body: int, min_bytes_per_s: float | None = None) -> requests.Response:
+    """One request with its body read into memory (at most `max_body` bytes), within its deadline: `timeout`
+    seconds, plus, with `min_bytes_per_s`, the time the bytes sent and received so far take at that rate.
 
     The request runs on a worker thread the caller stops waiting for at the deadline; the worker then
     stops at its next chunk (or its next per-read timeout), so an abandoned request ends by itself.
     """
     outcome: dict[str, Any] = {}
     cancelled = threading.Event()
+    sending = request_bytes(kwargs)
+    received = [0]
 
     def work() -> None:
         try:
-            response = http.request(method, url, stream=True, timeout=(timeout, timeout), **kwargs)
+            # The socket's timeout bounds a whole sendall of the body (and a read while the server takes it in):
+            # it grows with the bytes sent. The deadline below still bounds the request as a whole.
+            per_socket = timeout + (sending / min_bytes_per_s if min_bytes_per_s else 0.0)
+            response = http.request(method, url, stream=True, timeout=(per_socket, per_socket), **kwargs)
             body = bytearray()
             raw = response.raw
             read = getattr(raw, "read1", None) or raw.read  # read1: what has arrived, not a full chunk
@@ -113,6 +154,7 @@ def _attempt(http: Any, method: str, url: str, kwargs: dict[str, Any], *, timeou
                 if not chunk:
                     break
                 body += chunk
+                received[0] = len(body)
                 if len(body) > max_body:
                     response.close()
                     raise _TooLarge()
@@ -124,11 +166,15 @@ def _attempt(http: Any, method: str, url: str, kwargs: dict[str, Any], *, timeou
             outcome["error"] = exc
 
     worker = threading.Thread(target=work, name=f"http {method}", daemon=True)
+    started = time.monotonic()
     worker.start()
-    worker.join(timeout)
-    if worker.is_alive():
-        cancelled.set()
-        raise _Deadline()
+    while worker.is_alive():
+        deadline = timeout + ((sending + received[0]) / min_bytes_per_s if min_bytes_per_s else 0.0)
+        left = started + deadline - time.monotonic()
+        if left <= 0:
+            cancelled.set()
+            raise _Deadline(deadline)
+        worker.join(min(left, 0.25))
     if "error" in outcome:
         raise outcome["error"]
     return outcome["response"]
@@ -190,7 +236,9 @@ def send(
     kwargs.pop("stream", None)
     _register_credentials(url, http, kwargs)
     started = time.monotonic()
-    give_up_at = started + policy.give_up_after
+    # Every attempt may need the payload's time; the give-up time leaves room for one whole attempt at least.
+    give_up_at = started + policy.give_up_after + policy.payload_seconds(request_bytes(
+        {k: v for k, v in kwargs.items() if not callable(v)}))
     shown = f"{method} {redact(url)}"
     last = ""
     attempts = 0
@@ -203,11 +251,13 @@ def send(
         timeout = min(float(call_kwargs.pop("timeout", policy.timeout) or policy.timeout), policy.timeout, remaining)
         response = None
         try:
-            response = _attempt(http, method, url, call_kwargs, timeout=timeout, max_body=policy.max_body_bytes)
+            response = _attempt(http, method, url, call_kwargs, timeout=timeout, max_body=policy.max_body_bytes,
+                                min_bytes_per_s=policy.min_bytes_per_s)
         except _TooLarge:
             raise RemoteError(f"{shown} failed: the response is larger than {policy.max_body_bytes} bytes") from None
-        except _Deadline:
-            last = f"no complete answer within {timeout:.1f}s"
+        except _Deadline as late:
+            last = (f"no complete answer within {late.args[0]:.1f}s ({timeout:g}s plus "
+                    f"{policy.min_bytes_per_s / 1024:g} KiB/s for the bytes sent and received)")
         except (requests.ConnectionError, requests.Timeout) as exc:
             last = f"{type(exc).__name__}: {exc}"
         except requests.RequestException as exc:

@@ -12,6 +12,7 @@ from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any, Iterable
 
 from mintprep.base.errors import RemoteError
+from mintprep.base.secrets import secret_from_env
 from mintprep.net.http import RetryPolicy, send
 
 if TYPE_CHECKING:
@@ -50,7 +51,7 @@ def request_refreshes(api: str, key: str, chain: str, address: str, token_ids: I
 
 def refresh_minted_tokens(ws: "Workspace", minted: list[int]) -> list[dict[str, Any]]:
     """After the base URI moved, every minted token's tokenURI changed: ask OpenSea to re-read each."""
-    key = os.environ.get(OPENSEA_KEY_ENV)
+    key = secret_from_env(OPENSEA_KEY_ENV)
     address = ws.contract
     if not key or address is None or not minted:
         return []

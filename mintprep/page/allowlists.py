@@ -1,40 +1,120 @@
-"""Allowlist trees published with the site: `allowlist/<phase>.json`, @openzeppelin/merkle-tree's "standard-v1" dump.
+"""Allowlist files published with the site: a buyer's browser fetches what its own wallet needs, not the list.
 
-The page finds the connected wallet in `values`, walks `tree` from its leaf to the root and sends those sibling
-hashes as the proof: no server is asked, and what a buyer's browser uses is exactly what `check` verifies.
+`allowlist/<phase>/a/<prefix>.json` maps each listed address (lower case) whose hex starts with `prefix` to its
+leaf's index in the tree; `prefix` has as many hex digits as keep a shard to a few dozen addresses. The tree
+(StandardMerkleTree's node array, see chain.merkle) is cut into bands of BAND levels: `allowlist/<phase>/n/<r>.bin`
+holds, for a node r at a depth that is a multiple of BAND, the sibling of r and then the nodes under r down to
+the band's last level, breadth first, 32 bytes each (zeros where the tree has no node). A wallet's proof needs
+one shard and one node file per band (three for a million addresses); the page walks from the leaf to the root,
+and `check` reads the same files to prove every listed address, so what a buyer uses is what is verified.
 """
 
 from __future__ import annotations
 
 import json
+from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
+from mintprep.chain.merkle import AllowlistTree
 from mintprep.chain.phases import SalePhase
 
 ALLOWLIST_DIR = "allowlist"
+BAND = 8  # levels per node file: 256 slots of 32 bytes at most
+SHARD_TARGET = 32  # addresses per shard, about
+_NODE_BATCH = 4096  # band roots gathered at once (bounded memory for a million-address tree)
 
 
-def allowlist_path(phase_number: int) -> str:
-    return f"{ALLOWLIST_DIR}/{phase_number}.json"
+def allowlist_dir(phase_number: int) -> str:
+    return f"{ALLOWLIST_DIR}/{phase_number}/"
+
+
+def shard_chars(count: int) -> int:
+    """Hex digits of the address that name its shard: the fewest that keep shards near SHARD_TARGET entries."""
+    chars = 1
+    while count / 16**chars > SHARD_TARGET and chars < 8:
+        chars += 1
+    return chars
+
+
+def page_allowlist(phase_number: int, tree: AllowlistTree) -> dict[str, Any]:
+    """What the page config says about a phase's allowlist: where its files are and how they are cut."""
+    return {"dir": allowlist_dir(phase_number), "shard_chars": shard_chars(len(tree)), "band": BAND}
 
 
 def allowlist_files(phases: list[SalePhase]) -> dict[str, bytes]:
-    """Site-relative path -> bytes for every phase with an allowlist (deterministic JSON)."""
-    return {
-        allowlist_path(number): json.dumps(phase.allowlist.dump(), sort_keys=True, separators=(",", ":")).encode()
-        for number, phase in enumerate(phases)
-        if phase.allowlist is not None
-    }
+    """Site-relative path -> bytes for every phase with an allowlist (deterministic)."""
+    files: dict[str, bytes] = {}
+    for number, phase in enumerate(phases):
+        if phase.allowlist is not None:
+            files.update(_shard_files(allowlist_dir(number), phase.allowlist))
+            files.update(_node_files(allowlist_dir(number), phase.allowlist))
+    return files
+
+
+def _shard_files(folder: str, tree: AllowlistTree) -> dict[str, bytes]:
+    chars = shard_chars(len(tree))
+    hexes = tree.raw.tobytes().hex()
+    shards: dict[str, dict[str, int]] = defaultdict(dict)
+    for i, leaf in enumerate(tree.leaf_index.tolist()):
+        address = hexes[40 * i:40 * i + 40]
+        shards[address[:chars]]["0x" + address] = leaf
+    every = (format(n, f"0{chars}x") for n in range(16**chars))  # empty shards too: a 404 is a broken site
+    return {f"{folder}a/{prefix}.json": json.dumps(dict(sorted(shards.get(prefix, {}).items())),
+                                                   separators=(",", ":")).encode() for prefix in every}
+
+
+def _depth(index: int) -> int:
+    return (index + 1).bit_length() - 1
+
+
+def _node_files(folder: str, tree: AllowlistTree) -> dict[str, bytes]:
+    size = len(tree.nodes)
+    padded = np.concatenate([tree.nodes, np.zeros((1, 32), dtype=np.uint8)])  # index `size`: the missing node
+    deepest = _depth(size - 1)
+    files = {}
+    for top in range(0, deepest + 1, BAND):
+        levels = min(BAND, deepest - top + 1)
+        roots_all = np.arange(2**top - 1, min(2 ** (top + 1) - 1, size))
+        for start in range(0, len(roots_all), _NODE_BATCH):
+            roots = roots_all[start:start + _NODE_BATCH]
+            sibling = np.where(roots == 0, size, np.where(roots % 2 == 1, roots + 1, roots - 1))
+            slots = [np.minimum(sibling, size)[:, None]]
+            for j in range(levels):
+                below = (roots[:, None] + 1) * 2**j - 1 + np.arange(2**j)[None, :]
+                slots.append(np.where(below < size, below, size))
+            gathered = padded[np.concatenate(slots, axis=1)]  # (roots, 2**levels, 32)
+            for root, data in zip(roots.tolist(), gathered):
+                files[f"{folder}n/{root}.bin"] = data.tobytes()
+    return files
 
 
 def read_site_allowlist(site_dir: Path, phase_number: int) -> dict[str, Any] | None:
-    """The published dump for a phase, or None when the site has none (not built yet); unreadable JSON is {}."""
-    path = Path(site_dir) / allowlist_path(phase_number)
-    if not path.is_file():
+    """{"leaves": {address: leaf index}, "nodes": {index: 32 bytes}} as published for a phase; None when the site
+    has no allowlist folder for it (not built yet). Unreadable files are left out: their addresses then fail."""
+    folder = Path(site_dir) / allowlist_dir(phase_number)
+    if not folder.is_dir():
         return None
-    try:
-        dump = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
-    return dump if isinstance(dump, dict) else {}
+    leaves: dict[str, int] = {}
+    for shard in sorted((folder / "a").glob("*.json")):
+        try:
+            entries = json.loads(shard.read_bytes())
+            leaves.update({str(a).lower(): int(i) for a, i in entries.items()})
+        except (OSError, ValueError, TypeError, AttributeError):
+            continue
+    nodes: dict[int, bytes] = {}
+    for path in (folder / "n").glob("*.bin"):
+        try:
+            root, data = int(path.stem), path.read_bytes()
+        except (OSError, ValueError):
+            continue
+        for slot in range(len(data) // 32):
+            node = data[32 * slot:32 * slot + 32]
+            if node == bytes(32):
+                continue  # no node there (past the tree's end, or the root's missing sibling)
+            j = slot.bit_length() - 1  # slot 1 is r (j=0), slots 2-3 its children (j=1), ...; slot 0 r's sibling
+            index = (root + 1) * 2**j - 1 + slot - 2**j if slot else (root + 1 if root % 2 else root - 1)
+            nodes[index] = node
+    return {"leaves": leaves, "nodes": nodes}

@@ -23,9 +23,10 @@ from eth_utils import is_hex_address, to_checksum_address
 
 from mintprep.base.errors import UserError
 from mintprep.base.hashing import content_key, sha256_hex
+from mintprep.base.shown_text import shown, shown_text
 from mintprep.chain.phases import SalePhase
 from mintprep.page.abi import page_abi
-from mintprep.page.allowlists import allowlist_files, allowlist_path
+from mintprep.page.allowlists import allowlist_files, page_allowlist
 from mintprep.page.chains import chain_info
 from mintprep.page.gallery import read_gallery, split_gallery
 from mintprep.page.headers import render_headers, site_header_rules
@@ -34,7 +35,7 @@ from mintprep.page.sitedir import CONFIG_ELEMENT_ID, ensure_replaceable, replace
 if TYPE_CHECKING:
     from mintprep.collection.config import Collection
 
-PAGE_FORMAT = 3  # 2: gallery in chunk files beside index.html; 3: sale phases, allowlist files
+PAGE_FORMAT = 4  # 2: gallery in chunk files beside index.html; 3: sale phases, allowlist files; 4: allowlist shards
 STATIC_ASSETS = ("app.js", "style.css")
 _CID = re.compile(r"^[A-Za-z0-9]{10,128}$")
 
@@ -86,9 +87,9 @@ def page_config(
     return {
         "format": PAGE_FORMAT,
         "collection": {
-            "name": _text(manifest, "name"),
-            "symbol": _text(manifest, "symbol"),
-            "description": str(manifest.get("description") or ""),
+            "name": shown_text(_text(manifest, "name")),
+            "symbol": shown_text(_text(manifest, "symbol")),
+            "description": shown_text(str(manifest.get("description") or "")),
             "size": _field(manifest, "size", int),
             "provenance_hash": _text(manifest, "provenance_hash"),
         },
@@ -105,7 +106,7 @@ def page_config(
         "gateway": _http_url("gateway (page.gateway / ipfs.gateway)", gateway).rstrip("/"),
         "abi": page_abi(),
         # Names and allowlist files only: times, prices and caps are read from the contract, never trusted from here.
-        "phases": [{"name": p.name, "allowlist": allowlist_path(i) if p.allowlist else None}
+        "phases": [{"name": p.name, "allowlist": page_allowlist(i, p.allowlist) if p.allowlist else None}
                    for i, p in enumerate(phases)],
         "tokens": [_token(t, i) for i, t in enumerate(_field(manifest, "tokens", list))],
     }
@@ -205,9 +206,9 @@ def _token(token: Any, position: int) -> list[Any]:
         raise UserError(f"{where}.attributes: expected a list of {{trait_type, value}} mappings")
     return [
         _field(token, "token_id", int, where),
-        _text(token, "name", where),
+        shown_text(_text(token, "name", where)),
         _cid(_text(token, "image_cid", where), f"{where}.image_cid"),
-        [[str(a.get("trait_type", "")), a["value"]] for a in attributes],
+        [[shown_text(str(a.get("trait_type", ""))), shown(a["value"])] for a in attributes],
     ]
 
 

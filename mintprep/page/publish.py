@@ -1,13 +1,12 @@
 """Build the collection's page from the ledger and put it where `page.publish` says: IPFS, Netlify or a folder.
 
 `collection_page_inputs` decides what the page is built for (manifest, contract, chain, RPC, gateway);
-`publish_collection` builds, publishes and records the publish in the ledger.
+`publish_collection` builds and publishes it and says where it went (the command driver records that).
 """
 
 from __future__ import annotations
 
 import hashlib
-import os
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,11 +16,11 @@ from urllib.parse import quote
 from mintprep.chain.networks import network
 from mintprep.chain.address import find_contract
 from mintprep.chain.phases import SalePhase, collection_phases
-from mintprep.base.errors import RemoteError, UserError, register_secret
+from mintprep.base.errors import RemoteError, UserError
+from mintprep.base.secrets import secret_from_env
 from mintprep.net.http import RetryPolicy, json_object, send
 from mintprep.net.urls import redact_url
-from mintprep.ipfs.backends import make_backend
-from mintprep.ipfs.unixfs import DagImport, get_profile, import_bytes, import_directory
+from mintprep.ipfs import DagImport, import_bytes, import_directory
 from mintprep.page.build import PageBuild, build_page
 from mintprep.page.settings import PublishSettings
 from mintprep.page.sitedir import ensure_replaceable, read_tree, replace_tree
@@ -30,6 +29,7 @@ from mintprep.stages.pin import pin_content
 if TYPE_CHECKING:
     from mintprep.collection.config import Collection
     from mintprep.state.ledger import Ledger
+    from mintprep.state.workspace import Workspace
 
 
 @dataclass(frozen=True)
@@ -92,12 +92,14 @@ def build_collection_page(col: "Collection", inputs: PageInputs, out_dir: Path |
                       chain_id=inputs.chain_id, rpc_url=inputs.rpc_url, gateway=inputs.gateway, phases=inputs.phases)
 
 
-def publish_collection(col: "Collection", ledger: "Ledger", **http: Any) -> PublishResult:
-    """Rebuild the page from the ledger, publish it to `page.publish.target`, and record where it went.
+def publish_collection(ws: "Workspace", **http: Any) -> tuple[PageInputs, PublishResult]:
+    """Rebuild the page from the ledger and publish it to `page.publish.target`; what it was built for, and where
+    it went.
 
     `http` (policy=RetryPolicy, sleep=callable) tunes retries of remote targets.
     """
-    inputs = collection_page_inputs(col, ledger)
+    col = ws.col
+    inputs = collection_page_inputs(col, ws.ledger)
     build = build_collection_page(col, inputs)
     files = read_tree(build.out_dir)
     settings = col.spec.page.publish
@@ -109,12 +111,10 @@ def publish_collection(col: "Collection", ledger: "Ledger", **http: Any) -> Publ
         deploy = deploy_to_netlify(files, settings, token=netlify_token(settings), **http)
         result = PublishResult("netlify", deploy.url, None, deploy.uploaded, build)
     else:
-        cid = pin_site(col, ledger, files, build.site_digest)
+        cid = pin_site(ws, files, build.site_digest)
         location = f"{inputs.gateway.rstrip('/')}/ipfs/{cid}/"
         result = PublishResult("ipfs", location, cid, tuple(sorted(files)), build)
-    ledger.record_publish(result.target, result.location, result.site_cid,
-                          inputs.manifest["metadata_root"], inputs.contract)
-    return result
+    return inputs, result
 
 
 # ---------------------------------------------------------------- target: dir
@@ -127,9 +127,9 @@ def copy_site(files: Mapping[str, bytes], dest: Path, *, protect: tuple[Path, ..
 
 # ---------------------------------------------------------------- target: ipfs
 
-def pin_site(col: "Collection", ledger: "Ledger", files: Mapping[str, bytes], site_digest: str) -> str:
+def pin_site(ws: "Workspace", files: Mapping[str, bytes], site_digest: str) -> str:
     """Pin the site folder on the collection's IPFS backend (verified like every pin); return its CID."""
-    profile = get_profile(col.spec.ipfs.profile)
+    profile = ws.profile
 
     def site_dag() -> DagImport:
         tree: dict[str, Any] = {}
@@ -141,9 +141,8 @@ def pin_site(col: "Collection", ledger: "Ledger", files: Mapping[str, bytes], si
             node[name] = import_bytes(data, profile)
         return import_directory(tree, profile)
 
-    backend = make_backend(col.spec.ipfs, col.state_dir)
-    outcome = pin_content(ledger, backend, profile, content_sha256=site_digest, make_dag=site_dag,
-                          kind="site", name=f"{col.spec.symbol}-site")
+    outcome = pin_content(ws.ledger, ws.backend, profile, content_sha256=site_digest, make_dag=site_dag,
+                          kind="site", name=f"{ws.spec.symbol}-site")
     return outcome.cid
 
 
@@ -157,11 +156,11 @@ class NetlifyDeploy:
 
 
 def netlify_token(settings: PublishSettings) -> str:
-    token = os.environ.get(settings.netlify_token_env, "").strip()
+    token = secret_from_env(settings.netlify_token_env)
     if not token:
         raise UserError(f"page.publish.netlify_token_env: environment variable {settings.netlify_token_env} "
                         "is not set or empty (a Netlify personal access token)")
-    return register_secret(token)
+    return token
 
 
 def deploy_to_netlify(files: Mapping[str, bytes], settings: PublishSettings, *, token: str,

@@ -13,15 +13,13 @@ from typing import TYPE_CHECKING, Any, Iterator
 from urllib.parse import unquote, urlsplit
 
 from mintprep.base.errors import UserError
-from mintprep.ipfs.gateway import serve_gateway
-from mintprep.ipfs.store import BlockStore
-from mintprep.state.ledger import Ledger
+from mintprep.ipfs import BlockStore, serve_gateway
 from mintprep.page.build import PageBuild
 from mintprep.page.headers import headers_for, parse_headers
 from mintprep.page.publish import build_collection_page, collection_page_inputs
 
 if TYPE_CHECKING:
-    from mintprep.collection.config import Collection
+    from mintprep.state.workspace import Workspace
 
 
 @dataclass(frozen=True)
@@ -47,22 +45,22 @@ class SiteHandler(SimpleHTTPRequestHandler):
 
 
 @contextmanager
-def preview(col: "Collection", *, host: str = "127.0.0.1", port: int = 0) -> Iterator[Preview]:
+def preview(ws: "Workspace", *, host: str = "127.0.0.1", port: int = 0) -> Iterator[Preview]:
     """Serve the collection's page until the block exits.
 
     With the `local` IPFS backend the images come from a gateway over the embedded block store, so the
     preview works offline; other backends keep the configured gateway. The page is built into a temp
     folder: the preview's gateway URL must not leak into the site that gets published.
     """
+    col = ws.col
     with ExitStack() as stack:
         local_gateway = None
         if col.spec.ipfs.backend == "local":
-            local_gateway = serve_gateway(BlockStore(col.state_dir / "ipfs"), host=host)
+            local_gateway = serve_gateway(BlockStore(col.state.ipfs), host=host)
             stack.callback(local_gateway.server_close)
             stack.callback(local_gateway.shutdown)
         gateway = f"http://{host}:{local_gateway.server_address[1]}" if local_gateway else None
-        with Ledger.open(col.state_dir, readonly=True) as ledger:
-            inputs = collection_page_inputs(col, ledger, gateway=gateway)
+        inputs = collection_page_inputs(col, ws.ledger, gateway=gateway)
         site = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="mintprep-preview-"))) / "site"
         build = build_collection_page(col, inputs, site)
         try:

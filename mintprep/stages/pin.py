@@ -17,8 +17,7 @@ from typing import Callable
 
 from mintprep.base.errors import RemoteError
 from mintprep.base.hashing import sha256_hex
-from mintprep.ipfs.backends import PinBackend, PinRequest
-from mintprep.ipfs.unixfs import DagImport, Profile, import_bytes
+from mintprep.ipfs import DagImport, PinBackend, PinRequest, Profile, import_bytes
 from mintprep.state.ledger import Ledger, PinRow
 
 ROWS_PER_COMMIT = 256
@@ -91,9 +90,10 @@ def pin_pieces(ledger: Ledger, backend: PinBackend, profile: Profile, items: Seq
 
 
 def pin_content(ledger: Ledger, backend: PinBackend, profile: Profile, *, content_sha256: str,
-                make_dag: Callable[[], DagImport], kind: str, name: str) -> PinOutcome:
-    """One piece: as `pin_pieces`, but its error is raised as the backend raised it."""
-    known = ledger.pinned_cid(content_sha256, profile.name, backend.ledger_key)
+                make_dag: Callable[[], DagImport], kind: str, name: str, force: bool = False) -> PinOutcome:
+    """One piece: as `pin_pieces`, but its error is raised as the backend raised it. `force` uploads and verifies
+    it even when the ledger has it pinned (a repair of a pin the backend lost)."""
+    known = None if force else ledger.pinned_cid(content_sha256, profile.name, backend.ledger_key)
     if known is not None:
         return PinOutcome(known, newly_pinned=False)
     receipt = backend.pin_dag(make_dag(), name=name)
@@ -103,7 +103,7 @@ def pin_content(ledger: Ledger, backend: PinBackend, profile: Profile, *, conten
 
 
 def pin_bytes(ledger: Ledger, backend: PinBackend, profile: Profile, data: bytes, *, kind: str,
-              name: str) -> PinOutcome:
+              name: str, force: bool = False) -> PinOutcome:
     return pin_content(ledger, backend, profile, content_sha256=sha256_hex(data),
                        make_dag=lambda: import_bytes(data, profile),
-                       kind=kind, name=name)
+                       kind=kind, name=name, force=force)

@@ -14,19 +14,18 @@ are content-addressed (image sha256 + the pixel thresholds), so a rerun recomput
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
 from mintprep.collection.config import Collection
 from mintprep.base.hashing import content_key
+from mintprep.state.drops import append_drops, attempt_drop
 from mintprep.state.ledger import GenerationRow, Ledger, VerdictRow
 from mintprep.guards.near_duplicates import PHASH_VERSION, find_duplicates, hex_hash, phash
 from mintprep.guards.image_guards import GuardSettings, check_pixels, load_rgb
 
 CHECK_VERSION = "mintprep.screening/v2"  # pixel guards that know art (#13); older verdicts are recomputed
-DROP_LOG = "drops.jsonl"
 
 Images = dict[int, str]  # token id -> png sha256
 # Piece statuses whose image a token currently publishes (a "kept" one was rejected later, and stays published).
@@ -135,12 +134,9 @@ def resample(col: Collection, ledger: Ledger, request_key: str, png_sha256: str,
     if next_attempt >= settings.max_attempts * (1 + col.spec.guards.max_resamples):
         return False
     accepted = next(a for a in attempts if a.accepted)
-    with (col.state_dir / DROP_LOG).open("a", encoding="utf-8") as log:
-        log.write(json.dumps({"token_id": rejection.token_id, "request_key": request_key,
-                              "attempt": accepted.attempt, "seed": accepted.seed, "precision": accepted.precision,
-                              "guard": rejection.guard, "step": None, "stage": "validate", "reason": rejection.reason,
-                              "metrics": rejection.metrics, "collides_with": rejection.collides_with,
-                              "png_sha256": png_sha256}, sort_keys=True) + "\n")
+    append_drops(col.state, [attempt_drop(rejection.token_id, request_key, accepted, guard=rejection.guard, step=None,
+                                          stage="validate", reason=rejection.reason, metrics=rejection.metrics,
+                                          collides_with=rejection.collides_with, png_sha256=png_sha256)])
     ledger.set_first_attempt(rejection.token_id, next_attempt, f"{rejection.guard}: {rejection.reason}")
     return True
 

@@ -12,20 +12,42 @@ import json
 import os
 import sqlite3
 import time
-from contextlib import AbstractContextManager
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Iterator
 
-from mintprep.base.errors import LedgerBusy, UserError
+from mintprep.base.errors import DISK_FULL_ERRNOS, DiskFull, LedgerBusy, MintprepError, UserError
+from mintprep.base.secrets import scrub  # rows that carry service text (a URL, a tx detail) never hold a secret
 from mintprep.collection.manifest import Manifest
 from mintprep.state.objects import ObjectStore
-from mintprep.state.sqlite import open_reader, open_writer, transaction
+from mintprep.state.paths import StateDir
+from mintprep.state.sqlite import open_reader, open_writer
 
 SCHEMA_VERSION = 1
+# SQLite result codes (https://www.sqlite.org/rescode.html): only these say the file itself is not a ledger;
+# a full disk, a lock, an I/O error or a missing -shm leave a healthy ledger that must not be called corrupt.
+_SQLITE_FULL, _SQLITE_CORRUPT, _SQLITE_NOTADB = 13, 11, 26
+_DAMAGED = frozenset({_SQLITE_CORRUPT, _SQLITE_NOTADB})
+_FULL_DISK_PAGE = 4096  # SQLite's default page: the least a write to the ledger needs
+
+
+def _sqlite_code(exc: sqlite3.Error) -> int | None:
+    code = getattr(exc, "sqlite_errorcode", None)
+    return code & 0xFF if isinstance(code, int) else None  # extended codes carry the primary in the low byte
+
+
+def ledger_unavailable(db: Path, exc: sqlite3.Error) -> MintprepError:
+    """The error for a healthy ledger SQLite cannot use now: DiskFull, or a plain error that says it is not damaged."""
+    if _sqlite_code(exc) == _SQLITE_FULL or "disk is full" in str(exc):
+        return DiskFull(db, _FULL_DISK_PAGE, more_than=False)
+    return MintprepError(f"{db}: the ledger cannot be used right now ({exc}); it is not damaged: check free space, "
+                         "permissions and other mintprep processes, then run the command again", path=str(db))
+
+
 IMPORTED_TX = "imported"  # the tx_hash of a deployment row adopted by `mintprep import`, not sent by mintprep
-IMPORTED_KEY = "imported:"
-PUBLISHED_KEPT = "published_tokens_kept"  # meta key: the published_tokens table holds every manifest's ids  # request-key prefix of a piece taken as published by `mintprep import`
+IMPORTED_KEY = "imported:"  # request-key prefix of a piece taken as published by `mintprep import`
+PUBLISHED_KEPT = "published_tokens_kept"  # meta key: the published_tokens table holds every manifest's ids
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -170,23 +192,29 @@ class PublishRecord:
 class Ledger:
     def __init__(self, state_dir: Path, conn: sqlite3.Connection, lock_fd: int | None):
         self.state_dir = state_dir
-        self.objects = ObjectStore(state_dir / "objects")
+        self.objects = ObjectStore(StateDir(state_dir).objects)
         self._conn = conn
         self._lock_fd = lock_fd
 
     # -- opening ----------------------------------------------------------------------------------
     @classmethod
     def open(cls, state_dir: Path, *, readonly: bool = False) -> "Ledger":
+        db = StateDir(Path(state_dir)).ledger
         try:
             return cls._open_readonly(Path(state_dir)) if readonly else cls._open_writer(Path(state_dir))
         except sqlite3.DatabaseError as exc:
-            raise UserError(f"{Path(state_dir) / 'state.db'}: not a readable mintprep ledger ({exc}); restore it from "
-                            "a backup, or move it aside to start a new ledger", path=str(Path(state_dir) / "state.db")) \
-                from None
+            if _sqlite_code(exc) in _DAMAGED:
+                raise UserError(f"{db}: not a readable mintprep ledger ({exc}); restore it from a backup, or move it "
+                                "aside to start a new ledger", path=str(db)) from None
+            raise ledger_unavailable(db, exc) from None
+        except OSError as exc:
+            if exc.errno in DISK_FULL_ERRNOS:
+                raise DiskFull(exc.filename or db, None) from None
+            raise
 
     @classmethod
     def _open_readonly(cls, state_dir: Path) -> "Ledger":
-        db = state_dir / "state.db"
+        db = StateDir(state_dir).ledger
         if not db.exists():
             raise UserError(f"{state_dir}: no ledger yet; run `mintprep run` first")
         # Read-only, creating nothing (mintprep.state.sqlite): a read-only folder (a backup, a mount) can be read.
@@ -198,8 +226,8 @@ class Ledger:
     @classmethod
     def _open_writer(cls, state_dir: Path) -> "Ledger":
         state_dir.mkdir(parents=True, exist_ok=True)
-        lock_fd = _take_writer_lock(state_dir / "lock")
-        conn = open_writer(state_dir / "state.db")
+        lock_fd = _take_writer_lock(StateDir(state_dir).writer_lock)
+        conn = open_writer(StateDir(state_dir).ledger)
         ledger = cls(state_dir, conn, lock_fd)
         with ledger.transaction():
             for statement in _statements(SCHEMA):
@@ -218,7 +246,7 @@ class Ledger:
         if row is None or int(row[0]) != SCHEMA_VERSION:
             found = row[0] if row else "none"
             raise UserError(
-                f"{self.state_dir / 'state.db'}: ledger schema version {found}, this mintprep reads {SCHEMA_VERSION}"
+                f"{StateDir(self.state_dir).ledger}: ledger schema version {found}, this mintprep reads {SCHEMA_VERSION}"
             )
 
     def close(self) -> None:
@@ -233,8 +261,22 @@ class Ledger:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def transaction(self) -> AbstractContextManager[sqlite3.Connection]:
-        return transaction(self._conn)
+    @contextmanager
+    def transaction(self) -> Iterator[sqlite3.Connection]:
+        """One all-or-nothing write; a full disk is DiskFull and the ledger keeps its last committed state."""
+        try:
+            self._conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield self._conn
+            except BaseException:
+                if self._conn.in_transaction:
+                    self._conn.execute("ROLLBACK")
+                raise
+            self._conn.execute("COMMIT")
+        except sqlite3.OperationalError as exc:
+            if _sqlite_code(exc) in _DAMAGED:
+                raise
+            raise ledger_unavailable(StateDir(self.state_dir).ledger, exc) from None
 
     def _one(self, sql: str, *args: Any) -> tuple | None:
         return self._conn.execute(sql, args).fetchone()
@@ -391,7 +433,7 @@ class Ledger:
                            [(t, source, json.dumps(v), time.time()) for t, v in traits.items()])
 
     def import_sources(self) -> set[str]:
-        return {row[0] for row in self._conn.execute("SELECT DISTINCT source FROM imports")}
+        return {row[0] for row in self._conn.execute("SELECT DISTINCT source FROM imports").fetchall()}
 
     def imported_traits(self) -> dict[int, list[tuple[str, str]]]:
         rows = self._conn.execute("SELECT token_id, traits FROM imports").fetchall()
@@ -411,7 +453,7 @@ class Ledger:
     def record_chain_tx(self, kind: str, chain_id: int, address: str, tx_hash: str, detail: dict[str, Any]) -> None:
         with self.transaction() as db:
             db.execute("INSERT INTO chain_txs (kind, chain_id, address, tx_hash, detail, created) VALUES (?,?,?,?,?,?)",
-                       (kind, chain_id, address, tx_hash, json.dumps(detail, sort_keys=True), time.time()))
+                       (kind, chain_id, address, tx_hash, scrub(json.dumps(detail, sort_keys=True)), time.time()))
 
     def latest_chain_tx(self, kind: str, chain_id: int) -> dict[str, Any] | None:
         row = self._one("SELECT address, tx_hash, detail FROM chain_txs WHERE kind=? AND chain_id=? "
@@ -431,7 +473,7 @@ class Ledger:
                        contract: str | None) -> None:
         with self.transaction() as db:
             db.execute("INSERT INTO publishes (target, location, site_cid, metadata_root, contract, created) "
-                       "VALUES (?,?,?,?,?,?)", (target, location, site_cid, metadata_root, contract, time.time()))
+                       "VALUES (?,?,?,?,?,?)", (target, scrub(location), site_cid, metadata_root, contract, time.time()))
 
     def latest_publish(self) -> PublishRecord | None:
         row = self._one("SELECT target, location, site_cid, metadata_root, contract FROM publishes "

@@ -15,7 +15,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import BinaryIO, Callable, TypeVar
 
-from mintprep.base.errors import MintprepError
+from mintprep.base.errors import DISK_FULL_ERRNOS, DiskFull, MintprepError
 from mintprep.base.hashing import sha256_hex
 
 
@@ -26,13 +26,31 @@ class ObjectCorrupt(MintprepError):
 T = TypeVar("T")
 
 
-def write_atomic(path: Path, data: bytes) -> None:
+def current_umask() -> int:
+    """The process's umask, read without changing it (Linux reports it in /proc; elsewhere set and restore)."""
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("Umask:"):
+                return int(line.split()[1], 8)
+    except (OSError, ValueError):
+        pass
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+def write_atomic(path: Path, data: bytes, *, for_people: bool = False) -> None:
     """Write `data` to `path` so that readers see the old file or the new one, never a mix."""
-    write_atomic_with(path, lambda handle: handle.write(data))
+    write_atomic_with(path, lambda handle: handle.write(data), for_people=for_people, size=len(data))
 
 
-def write_atomic_with(path: Path, write: Callable[[BinaryIO], T]) -> T:
-    """`write_atomic` for content streamed by `write(handle)`: on any error `path` is untouched, no temp remains."""
+def write_atomic_with(path: Path, write: Callable[[BinaryIO], T], *, for_people: bool = False,
+                      size: int | None = None) -> T:
+    """`write_atomic` for content streamed by `write(handle)`: on any error `path` is untouched, no temp remains.
+
+    `for_people`: a file a person opens or hands on (a review sheet, a report, a CAR) gets the mode the umask
+    gives a new file, not the temp file's 0600. A full disk is DiskFull naming `path` and the bytes it needed
+    (`size`, or at least what was written before the disk filled)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
@@ -40,7 +58,15 @@ def write_atomic_with(path: Path, write: Callable[[BinaryIO], T]) -> T:
             result = write(handle)
             handle.flush()
             os.fsync(handle.fileno())
+            if for_people:
+                os.fchmod(handle.fileno(), 0o666 & ~current_umask())
         os.replace(tmp, path)
+    except OSError as exc:
+        written = Path(tmp).stat().st_size if Path(tmp).exists() else 0
+        Path(tmp).unlink(missing_ok=True)
+        if exc.errno in DISK_FULL_ERRNOS:
+            raise DiskFull(path, size if size is not None else written, more_than=size is None) from None
+        raise
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise

@@ -15,8 +15,7 @@ from typing import TYPE_CHECKING
 
 from mintprep.collection.config import Collection, CollectionSpec
 from mintprep.chain.address import find_contract
-from mintprep.ipfs.backends import PinBackend, make_backend
-from mintprep.ipfs.unixfs import Profile, get_profile
+from mintprep.ipfs import PinBackend, Profile, get_profile, make_backend
 from mintprep.state.ledger import Ledger
 from mintprep.base.progress import NoProgress, ProgressSink
 
@@ -64,10 +63,10 @@ class Workspace:
         """Created on first use; it loads no model until a piece has to be generated (request keys need none)."""
         if self._executor is None:
             from mintprep.executors import make_executor
-            from mintprep.generate.fingerprint import FingerprintCache
+            from mintprep.state.fingerprints import fingerprint_cache
 
             self._executor = make_executor(self.spec.executor, self.spec.generator,
-                                           FingerprintCache.in_state_dir(self.col.state_dir))
+                                           fingerprint_cache(self.col.state.fingerprints))
         return self._executor
 
     def close(self) -> None:

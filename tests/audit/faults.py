@@ -52,5 +52,5 @@ def killed_at_every_step(pristine: Path, name: str, work_dir: Path, rpc, snapsho
         shutil.copytree(pristine, work)
         path = work / name
         killed = run_mintprep(["audit", str(path), "--repair"], {**env, FAULT_ENV: str(step)})
-        assert killed == -signal.SIGKILL, f"step {step} ({STEPS[step - 1]}): exit {killed}"
+        assert killed == -signal.SIGKILL, f"step {step} ({STEPS[step - 1].name}): exit {killed}"
         yield step, path

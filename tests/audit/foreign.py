@@ -52,23 +52,28 @@ class Foreign:
     metadata_root: str
     image_cids: dict[int, str]
     documents: dict[int, dict]
+    metadata_cids: dict[int, str]  # each token's own file (what a per-token tokenURI names)
 
 
-def make_foreign_collection(node: Path, size: int, broken: dict[int, str], seed: int = 1234) -> Foreign:
+def make_foreign_collection(node: Path, size: int, broken: dict[int, str], seed: int = 1234, first_id: int = 1,
+                            suffix: str = ".json") -> Foreign:
+    """Ids `first_id`..: token N's metadata file named `f"{N}{suffix}"` (ERC721A-style collections: `0`, `1`…)."""
     profile = get_profile("kubo-cidv1")
-    images = {t: (broken_png(broken[t], t) if t in broken else healthy_png(t)) for t in range(1, size + 1)}
+    ids = range(first_id, first_id + size)
+    images = {t: (broken_png(broken[t], t) if t in broken else healthy_png(t)) for t in ids}
     image_dags = {f"{t}.png": import_bytes(data, profile) for t, data in images.items()}
     images_dir = import_directory(image_dags, profile)
     documents = {}
-    for t in range(1, size + 1):
+    for t in ids:
         traits = [{"trait_type": name, "value": draw_trait(seed + 1, t, name, weights)} for name, weights in TRAITS.items()]
         documents[t] = {"name": f"Sunflower #{t}", "description": "Flowers from my own script.",
                         "image": f"ipfs://{images_dir.root}/{t}.png", "edition": t, "date": 1700000000000 + t,
                         "dna": hashlib.sha1(json.dumps(traits).encode()).hexdigest(), "attributes": traits,
                         "compiler": "HashLips Art Engine"}
-    meta_dags = {f"{t}.json": import_bytes(json.dumps(d, indent=2).encode(), profile) for t, d in documents.items()}
+    meta_dags = {f"{t}{suffix}": import_bytes(json.dumps(d, indent=2).encode(), profile) for t, d in documents.items()}
     metadata_dir = import_directory(meta_dags, profile)
     store = BlockStore(node)
     store.put_many([*images_dir.blocks, *metadata_dir.blocks])
     return Foreign(store, str(images_dir.root), str(metadata_dir.root),
-                   {t: str(image_dags[f"{t}.png"].root) for t in images}, documents)
+                   {t: str(image_dags[f"{t}.png"].root) for t in images}, documents,
+                   {t: str(meta_dags[f"{t}{suffix}"].root) for t in ids})

@@ -19,7 +19,7 @@ from mintprep.ipfs.reader import list_directory, read_file
 from mintprep.ipfs.unixfs import get_profile, import_bytes, import_directory
 from mintprep.state.ledger import Ledger
 from mintprep.commands.run import run_collection
-from mintprep.collection.published import check_base_uri_change
+from mintprep.chain.base_uri import check_base_uri_change
 from mintprep.commands.repair import FAULT_ENV, repair_collection
 from tests.audit.breakage import broken_pngs, plant_images
 from tests.audit.faults import killed_at_every_step, run_mintprep
@@ -173,6 +173,31 @@ def test_the_base_uri_gate_refuses_a_root_lacking_a_minted_token(collection: Pat
     assert state_fingerprint(collection)
 
 
+def test_the_base_uri_gate_compares_minted_documents_not_file_names(collection: Path):
+    """A root with `2.json` present but different bytes (another image) would change what token 2's owner holds."""
+    col = load_collection(collection)
+    backend, profile = make_backend(col.spec.ipfs, col.state_dir), get_profile(col.spec.ipfs.profile)
+    with Ledger.open(col.state_dir) as ledger:
+        record = ledger.current_manifest()
+        fetch = backend.fetch_block
+        files = {name: read_file(cid, fetch) for name, cid in list_directory(record.metadata_root, fetch).items()}
+        swapped = dict(files, **{"2.json": files["3.json"]})  # same names, token 2 now shows token 3's art
+        root = backend.pin_dag(import_directory({n: import_bytes(d, profile) for n, d in swapped.items()}, profile),
+                               name="swapped").cid
+        current = f"ipfs://{record.metadata_root}/"
+
+        with pytest.raises(UserError, match=r"changes the metadata of minted token\(s\) 2 .*--include-minted"):
+            check_base_uri_change(ledger, current, root, [1, 2], fetch)
+        check_base_uri_change(ledger, current, root, [1], fetch)  # token 2 not minted: free to change
+        check_base_uri_change(ledger, current, root, [1, 2], fetch, include_minted=True)  # asked for
+        check_base_uri_change(ledger, current, record.metadata_root, [1, 2, 3], fetch)  # unchanged root passes
+        # An ERC721A-style layout plugs its file names in: "2" instead of "2.json".
+        bare = backend.pin_dag(import_directory({n.removesuffix(".json"): import_bytes(d, profile)
+                                                 for n, d in swapped.items()}, profile), name="bare").cid
+        with pytest.raises(UserError, match=r"minted token\(s\) 2"):
+            check_base_uri_change(ledger, current, bare, [2], fetch)  # "2.json" absent there
+
+
 def minted_uris_resolve(path: Path, drop, minted: int) -> None:
     col = load_collection(path)
     fetch = make_backend(col.spec.ipfs, col.state_dir).fetch_block
@@ -222,5 +247,5 @@ def test_upgrade_on_chain_minted_tokens_resolve_after_every_step_and_every_kill(
         minted_uris_resolve(path, drop, minted)
         assert sorted(published_directory(path)) == [1, 2, 3, 4, 5]
         assert run_mintprep(["audit", str(path), "--repair"], env) in (0, 1)
-        assert final_state(path) == reference, f"killed at step {step} ({STEPS[step - 1]})"
+        assert final_state(path) == reference, f"killed at step {step} ({STEPS[step - 1].name})"
         minted_uris_resolve(path, drop, minted)

@@ -109,7 +109,7 @@ def test_sigkill_at_every_step_then_rerun_converges_to_the_uninterrupted_repair(
             assert ledger.open_journal("repair").step == step - 1
         assert run_mintprep(["audit", str(path), "--repair"], env) == 0, f"rerun after a kill at step {step}"
 
-        assert final_state(path) == reference, f"killed at step {step} ({STEPS[step - 1]})"
+        assert final_state(path) == reference, f"killed at step {step} ({STEPS[step - 1].name})"
         assert drop.functions.baseURI().call() == f"ipfs://{reference['metadata_root']}/"
         regenerated = {t: n - generations_before[t] for t, n in generations_per_token(path).items()}
         assert regenerated == {1: 0, 2: 1, 3: 1, 4: 1, 5: 0}, f"a piece regenerated twice (kill at step {step})"

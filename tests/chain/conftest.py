@@ -9,11 +9,13 @@ from typing import Any
 import pytest
 from eth_account.signers.local import LocalAccount
 
-from mintprep.chain.deploy import Deployed, deploy_collection
+from mintprep.chain.deploy import Deployed
+from mintprep.commands.contract import deploy_contract
 from mintprep.collection.config import Collection, load_collection
 from mintprep.base.hashing import canonical_json
 from mintprep.state.ledger import Ledger
 from mintprep.collection.manifest import Manifest, base_uri_for, contract_uri_for
+from mintprep.state.workspace import Workspace
 from tests.conftest import write_collection
 from tests.support.anvil import Chain
 
@@ -71,8 +73,8 @@ class DeployedCollection:
 
 
 def deploy_for(col: Collection, signer: LocalAccount) -> Deployed:
-    with Ledger.open(col.state_dir) as ledger:
-        return deploy_collection(col, ledger, signer)
+    with Workspace.open(col) as ws:
+        return deploy_contract(ws, signer)
 
 
 @pytest.fixture

@@ -14,6 +14,9 @@ from mintprep.cli import app
 from mintprep.base.errors import UserError
 from tests.support.tools import require_tool
 
+# Contracts in the shapes real collections use (contracts/test/families), for tests/chain/families.
+FAMILY_TEST_CONTRACTS = ("HashLipsTutorial", "AzukiStyle", "PerTokenURIs")
+
 
 def require_solc_js() -> None:
     require_tool("node", "Node.js runs solc-js")
@@ -33,13 +36,22 @@ def test_artifact_records_the_hash_of_the_current_source():
         assert view in names
 
 
+@pytest.mark.parametrize("name", FAMILY_TEST_CONTRACTS)
+def test_family_test_artifacts_record_the_hash_of_their_current_source(name: str):
+    """Cheap guard without Node: editing a family test contract without rebuilding fails here."""
+    artifact = load_artifact(name, CONTRACTS_DIR.parent / "tests" / "chain" / "artifacts")
+    source = f"test/families/{name}.sol"
+    assert artifact.source_sha256 == artifact.sources[source] == \
+        hashlib.sha256((CONTRACTS_DIR / source).read_bytes()).hexdigest()
+
+
 def test_committed_artifacts_match_a_fresh_solc_js_compile():
     """`mintprep contract build --check` (what CI runs) compiles the sources again and compares byte for byte."""
     require_solc_js()
     result = CliRunner().invoke(app, ["contract", "build", "--check", "--json"])
     assert result.exit_code == 0, f"stale artifacts, run `mintprep contract build`: {result.output}"
     assert {entry["contract"]: entry["fresh"] for entry in json.loads(result.stdout)} == {
-        "MintprepDrop": True, "ReentrantMinter": True}
+        "MintprepDrop": True, "ReentrantMinter": True, **dict.fromkeys(FAMILY_TEST_CONTRACTS, True)}
 
 
 def test_check_reports_a_stale_artifact_when_the_source_changes(tmp_path):
@@ -49,14 +61,15 @@ def test_check_reports_a_stale_artifact_when_the_source_changes(tmp_path):
     copy = tmp_path / "contracts"
     shutil.copytree(CONTRACTS_DIR, copy, ignore=shutil.ignore_patterns("node_modules"), symlinks=True)
     (copy / "node_modules").symlink_to(CONTRACTS_DIR / "node_modules")
-    for committed in ("mintprep/chain/artifacts/MintprepDrop.json", "tests/chain/artifacts/ReentrantMinter.json"):
+    for committed in ("mintprep/chain/artifacts/MintprepDrop.json", "tests/chain/artifacts/ReentrantMinter.json",
+                      *(f"tests/chain/artifacts/{name}.json" for name in FAMILY_TEST_CONTRACTS)):
         target = tmp_path / committed
-        target.parent.mkdir(parents=True)
+        target.parent.mkdir(parents=True, exist_ok=True)
         shutil.copy(CONTRACTS_DIR.parent / committed, target)
     source = copy / "MintprepDrop.sol"
     source.write_text(source.read_text().replace("error ZeroQuantity();", "error ZeroQuantity();\n    error Unused();"))
     built = {b.contract_name: b.fresh for b in build_artifacts(check=True, contracts_dir=copy)}
-    assert built == {"MintprepDrop": False, "ReentrantMinter": True}
+    assert built == {"MintprepDrop": False, "ReentrantMinter": True, **dict.fromkeys(FAMILY_TEST_CONTRACTS, True)}
 
 
 def test_build_without_node_modules_names_the_fix(tmp_path):

@@ -12,7 +12,7 @@ from mintprep.chain.check import check_collection
 from mintprep.chain.costs import GAS_PRICE_ORACLE
 from mintprep.base.errors import UserError
 from mintprep.state.ledger import Ledger
-from mintprep.commands.run import RunReport, chain_gate
+from mintprep.commands.run import ChainGate, chain_gate
 from mintprep.state.workspace import Workspace
 from tests.chain.conftest import (METADATA_ROOT, DeployedCollection, chain_collection, deploy_for,
                                   record_metadata_root)
@@ -81,9 +81,18 @@ def test_wrong_chain_id_is_named(deployed_collection: DeployedCollection):
     assert (report.row("chain_id").expected, report.row("chain_id").on_chain) == ("84532", "8453")
 
 
+def other_contract(deployed_collection: DeployedCollection, address: str):
+    """A collection with no ledger of its own naming `address` (a yaml naming another address than its ledger's
+    deployment is an error of its own)."""
+    col = chain_collection(deployed_collection.col.base_dir.parent / "other", deployed_collection.chain.node.url,
+                           contract=address)
+    Ledger.open(col.state_dir).close()  # an empty ledger
+    return col
+
+
 def test_no_code_at_the_address_is_named_and_the_rest_is_not_read(deployed_collection: DeployedCollection):
     empty = deployed_collection.chain.w3.to_checksum_address("0x" + secrets.token_hex(20))
-    report = check(deployed_collection.with_chain(contract=empty))
+    report = check(other_contract(deployed_collection, empty))
     assert report.mismatches == ["code"]
     assert report.row("base_uri").ok is None and "no code" in report.row("base_uri").on_chain
     assert report.mint_costs == ()
@@ -104,7 +113,7 @@ def test_owner_other_than_configured_is_named(deployed_collection: DeployedColle
 
 def test_contract_that_is_not_a_drop_is_named(deployed_collection: DeployedCollection, chain):
     chain.w3.provider.make_request("anvil_setCode", [GAS_PRICE_ORACLE, "0x00"])  # code that answers nothing
-    report = check(deployed_collection.with_chain(contract=GAS_PRICE_ORACLE))
+    report = check(other_contract(deployed_collection, GAS_PRICE_ORACLE))
     assert report.mismatches == ["runtime_code", "interface"]
 
 
@@ -140,14 +149,13 @@ def test_run_gate_skips_a_collection_without_contract_and_checks_a_deployed_one(
 ):
     fresh = chain_collection(tmp_path / "fresh", chain.node.url)
     with Workspace.open(fresh) as ws:
-        gated = RunReport(pieces=0)
-        assert chain_gate(ws, gated) and gated.chain_check is None
+        assert chain_gate(ws) == ChainGate(None, None)
     # Deployed but chain.contract not yet pasted into the YAML: the ledger's deployment is found and checked.
     unpasted = deployed_collection.with_chain(contract=None)
     with Workspace.open(unpasted, readonly=True) as ws:
-        gated = RunReport(pieces=0)
-        assert chain_gate(ws, gated)
-    assert gated.chain_check["ok"] and gated.chain_check["address"] == deployed_collection.deployed.address
+        gated = chain_gate(ws)
+    assert gated.blocked is None
+    assert gated.check["ok"] and gated.check["address"] == deployed_collection.deployed.address
 
 
 def test_without_a_ledger_the_base_uri_is_shown_not_compared(deployed_collection: DeployedCollection):
@@ -215,21 +223,22 @@ def test_an_allowlist_file_whose_root_is_not_on_chain_is_named(phased: DeployedC
 
 
 def test_a_listed_address_whose_published_proof_fails_is_named(phased: DeployedCollection):
-    """The site's allowlist file (what buyers' browsers use) is corrupted for one address: check names it."""
+    """The site's allowlist files (what buyers' browsers use) are corrupted for one address: check names it."""
     from mintprep.chain.phases import collection_phases
     from mintprep.page.allowlists import allowlist_files
 
     files = allowlist_files(collection_phases(phased.col))
-    dump = json.loads(files["allowlist/0.json"])
-    victim = dump["values"][2]
-    victim["treeIndex"] = dump["values"][0]["treeIndex"]  # its entry points at another address's leaf
-    site = phased.col.page_dir / "allowlist"
-    site.mkdir(parents=True)
-    (site / "0.json").write_text(json.dumps(dump))
+    shards = {path: json.loads(data) for path, data in files.items() if path.startswith("allowlist/0/a/")}
+    entries = [(path, address) for path, shard in sorted(shards.items()) for address in shard]
+    (victim_path, victim), (_, other) = entries[2], entries[0]
+    shards[victim_path][victim] = shards[entries[0][0]][other]  # its entry points at another address's leaf
+    for path, data in files.items():
+        (phased.col.page_dir / path).parent.mkdir(parents=True, exist_ok=True)
+        (phased.col.page_dir / path).write_bytes(json.dumps(shards[path]).encode() if path in shards else data)
     report = check(phased.col)
     assert report.mismatches == ["phases.0.allowlist_proofs"]
     row = report.row("phases.0.allowlist_proofs")
-    assert row.on_chain.startswith("4 of 5 prove; first failing: ") and victim["value"][0] in row.on_chain
+    assert row.on_chain.startswith("4 of 5 prove; first failing: ") and victim in row.on_chain.lower()
     assert report.row("phases.0.allowlist_root").ok is True
 
 

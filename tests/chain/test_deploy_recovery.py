@@ -16,7 +16,7 @@ def test_a_deploy_interrupted_after_sending_is_adopted_not_repeated(chain, tmp_p
     col = chain_collection(tmp_path / "col", chain.node.url)
     w3, owner = chain.w3, chain.owner
     nonce = w3.eth.get_transaction_count(owner.address)
-    with Ledger.open(col.state_dir) as ledger:  # what deploy_collection writes before sending ...
+    with Ledger.open(col.state_dir) as ledger:  # what deploy_contract writes before sending ...
         ledger.record_chain_tx("deploy-sent", w3.eth.chain_id, create_address(owner.address, nonce), "",
                                {"deployer": owner.address, "nonce": nonce, "network": "base"})
     sent = deploy_drop(w3, owner, drop_config(col, owner.address, ""))  # ... and the process dies here

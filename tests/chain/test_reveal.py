@@ -94,11 +94,11 @@ def test_mintprep_deploys_unrevealed_check_agrees_and_reveal_sets_the_real_base(
     from mintprep.chain.check import check_collection
     from mintprep.cli import app
     from mintprep.state.ledger import Ledger
-    from tests.chain.conftest import METADATA_ROOT, chain_collection, deploy_for, record_metadata_root
+    from tests.chain.conftest import chain_collection, deploy_for, pin_metadata_root
 
     reveal = {"placeholder_uri": "ipfs://bafkplaceholder"}
     col = chain_collection(tmp_path / "col", chain.node.url, reveal=reveal)
-    record_metadata_root(col, METADATA_ROOT)
+    root = pin_metadata_root(col, "revealed")  # reveal, like every base-URI change, checks the root whole
     deployed = deploy_for(col, chain.owner)
     col = chain_collection(col.base_dir, chain.node.url, reveal=reveal, contract=deployed.address)
     drop = chain.w3.eth.contract(address=deployed.address, abi=load_artifact().abi)
@@ -121,9 +121,9 @@ def test_mintprep_deploys_unrevealed_check_agrees_and_reveal_sets_the_real_base(
     assert revealed.exit_code == 0, revealed.output
     offset = json.loads(revealed.stdout)["starting_offset"]
     assert drop.functions.startingOffset().call() == offset and drop.functions.revealed().call()
-    assert drop.functions.baseURI().call() == f"ipfs://{METADATA_ROOT}/"
+    assert drop.functions.baseURI().call() == f"ipfs://{root}/"
     after = check()
-    assert after.ok and after.row("base_uri").expected == f"ipfs://{METADATA_ROOT}/"
+    assert after.ok and after.row("base_uri").expected == f"ipfs://{root}/"
     assert after.row("revealed").on_chain == f"offset {offset}"
 
 

@@ -7,6 +7,11 @@
   GET/DELETE /pins/{requestid}, statuses queued → pinning → pinned.
 - FakePinata: Pinata v3 (docs.pinata.cloud): POST /v3/files (multipart file + network/name/car),
   GET /v3/files/public?cid=, DELETE /v3/files/public/{id}.
+- FakeCluster: IPFS Cluster REST API (ipfscluster.io/documentation/reference/api): Basic or Bearer auth, errors as
+  {"code", "message"}; POST /add?format=car with replication-min/max (a one-root CAR, answered [{"name", "cid":
+  {"/": …}, "allocations"}]); GET /pins/{cid} → {"cid", "peer_map": {peer id: {"peername", "status", "error"…}}}
+  with each allocated peer going pin_queued → pinning → pinned over polls (others `remote`; untracked: `unpinned`);
+  GET /pins?filter=pinned streamed one object per line; DELETE /pins/{cid} (404 when untracked).
 Uploaded blocks go into a real BlockStore that mintprep's own gateway serves, so verification reads
 back what the service holds. Each fake can be told to answer 429/5xx first, or to lie about the root, to
 take `delay_s` over every request (it counts the most requests it had in flight at once), and to refuse
@@ -277,3 +282,77 @@ class FakePinata:
             self.files.pop(path.rsplit("/", 1)[1], None)
             return 200, {"data": None}
         return 404, {"error": "not found"}
+
+
+@dataclass
+class FakeCluster:
+    store: BlockStore
+    authorization: str  # the one Authorization header value the cluster accepts
+    peers: tuple[str, ...] = ("peer-a", "peer-b", "peer-c")
+    polls_until_pinned: int = 2  # GET /pins/{cid} answers an allocated peer pinned from this poll on
+    stuck: set[str] = field(default_factory=set)  # peers that never report pinned (stay `pinning`)
+    failing: dict[str, str] = field(default_factory=dict)  # peer -> the pin_error it reports
+    echo_credentials: bool = False  # a careless server quotes the Authorization header in its errors
+    script: Script = field(default_factory=Script)
+    pins: dict[str, dict] = field(default_factory=dict)  # cid -> {"name", "allocations", "min", "max", "polls"}
+
+    def answer(self, method, path, query, headers, body):
+        sent = headers.get("Authorization") or ""
+        if sent != self.authorization:
+            told = f"invalid credentials: {sent}" if self.echo_credentials else "invalid credentials"
+            return 401, {"code": 401, "message": told}
+        if method == "POST" and path == "/add":
+            if query.get("format") != "car":
+                return 400, {"code": 400, "message": "this stand-in takes format=car only"}
+            roots, blocks = parse_car(multipart_parts(headers["Content-Type"], body)["file"])
+            if len(roots) != 1:
+                return 400, {"code": 400, "message": "the CAR must have exactly one root"}
+            self.store.put_many(blocks)
+            root = self.script.lie_root or str(roots[0])
+            wanted = int(query.get("replication-max", "-1"))
+            allocations = list(self.peers if wanted < 0 else self.peers[:wanted])
+            with self.script.lock:
+                self.pins[root] = {"name": query.get("name", ""), "allocations": allocations,
+                                   "min": int(query.get("replication-min", "-1")), "max": wanted, "polls": 0}
+            added = {"name": query.get("name", ""), "cid": {"/": root}, "size": len(blocks), "allocations": allocations}
+            return 200, [added] if query.get("stream-channels") == "false" else (json.dumps(added) + "\n").encode()
+        cid = path.removeprefix("/pins/")
+        if method == "GET" and path == "/pins":
+            infos = [self._info(c, advance=False) for c in self.pins]
+            if query.get("filter") == "pinned":
+                infos = [i for i in infos if any(p["status"] == "pinned" for p in i["peer_map"].values())]
+            return 200, "".join(json.dumps(i) + "\n" for i in infos).encode()
+        if method == "GET":
+            return 200, self._info(cid, advance=True)
+        if method == "DELETE":
+            with self.script.lock:
+                pin = self.pins.pop(cid, None)
+            if pin is None:
+                return 404, {"code": 404, "message": "cid is not part of the global state"}
+            return 200, {"cid": {"/": cid}, "name": pin["name"], "allocations": pin["allocations"],
+                         "replication_factor_min": pin["min"], "replication_factor_max": pin["max"]}
+        return 404, {"code": 404, "message": "not found"}
+
+    def _info(self, cid: str, *, advance: bool) -> dict:
+        pin = self.pins.get(cid)
+        if pin is not None and advance:
+            pin["polls"] += 1
+        peer_map = {}
+        for peer in self.peers:
+            error = ""
+            if pin is None:
+                status = "unpinned"
+            elif peer not in pin["allocations"]:
+                status = "remote"
+            elif peer in self.failing:
+                status, error = "pin_error", self.failing[peer]
+            elif peer in self.stuck or pin["polls"] == 0:
+                status = "pinning" if pin["polls"] else "pin_queued"
+            else:
+                status = "pinned" if pin["polls"] >= self.polls_until_pinned else "pinning"
+            peer_map[f"12D3KooW{peer}"] = {"peername": peer, "ipfs_peer_id": f"12D3KooWipfs{peer}",
+                                           "ipfs_peer_addresses": [], "status": status,
+                                           "timestamp": "2026-01-01T00:00:00Z", "error": error,
+                                           "attempt_count": 0, "priority_pin": False}
+        return {"cid": {"/": cid}, "name": pin["name"] if pin else "", "allocations": pin["allocations"] if pin else [],
+                "origins": [], "created": "2026-01-01T00:00:00Z", "metadata": None, "peer_map": peer_map}

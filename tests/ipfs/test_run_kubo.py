@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from mintprep.collection.config import load_collection
 from mintprep.ipfs.store import BlockStore
 from mintprep.ipfs.verify import verify_dag
@@ -15,6 +17,8 @@ from mintprep.state.ledger import Ledger
 from mintprep.commands.run import run_collection
 from tests.conftest import write_collection
 from tests.ipfs.fakes import FakeKubo, running
+
+pytestmark = pytest.mark.slow  # the whole example collection (77 pieces), twice: about a minute on two cores
 
 
 def test_run_pins_the_whole_example_collection_on_kubo(tmp_path: Path):

@@ -377,7 +377,7 @@ def test_every_state_of_the_sale(chain, collection, open_page, wallet_shim, tmp_
     with path_gateway(sample.images) as gateway:
         build = build_page(collection, sample.manifest, tmp_path / "site", contract=drop.address,
                            chain_id=chain.node.chain_id, rpc_url=chain.node.url, gateway=gateway, phases=phases)
-        assert (build.out_dir / "allowlist/0.json").is_file()
+        assert (build.out_dir / "allowlist/0/a/0.json").is_file() and (build.out_dir / "allowlist/0/n/0.bin").is_file()
         with serve_dir(build.out_dir) as site:
             # Not yet open: a countdown to the Friends phase, read from chain time.
             page = visit()
@@ -388,7 +388,7 @@ def test_every_state_of_the_sale(chain, collection, open_page, wallet_shim, tmp_
             assert page.inner_text("#sale-state") != first, "the countdown ticks"
             shoot(page, "not-open")
 
-            # Allowlist phase: the listed wallet is told so and mints with the proof from allowlist/0.json.
+            # Allowlist phase: the listed wallet is told so and mints with the proof from the allowlist files of phase 0.
             chain.w3.provider.make_request("evm_setNextBlockTimestamp", [now + 3601])
             chain.w3.provider.make_request("evm_mine", [])
             page = visit(listed)

@@ -19,6 +19,7 @@ from mintprep.state.ledger import Ledger
 from mintprep.page import read_page_config
 from mintprep.page.serve import preview
 from mintprep.page.sitedir import read_tree
+from mintprep.state.workspace import Workspace
 from tests.conftest import write_collection
 from tests.page.conftest import SampleCollection, sample_collection
 
@@ -110,7 +111,7 @@ def test_publish_target_without_its_option_is_a_config_error(tmp_path: Path, pub
 def test_serve_previews_the_page_with_images_from_the_local_store(tmp_path: Path) -> None:
     sample = sample_collection(2)
     col = load_collection(collection_with_manifest(tmp_path / "col", sample))
-    with preview(col) as running:
+    with Workspace.open(col, readonly=True) as ws, preview(ws) as running:
         page = requests.get(running.url, timeout=5)
         assert page.status_code == 200 and 'id="mintprep-config"' in page.text
         assert running.gateway.startswith("http://127.0.0.1:")

@@ -42,5 +42,15 @@ def test_help_status_cid_and_validate_import_no_chain_or_model_library(tmp_path:
     assert "typer" in outcome["imported"]  # the commands did run in this interpreter
 
 
+def test_status_imports_only_what_it_needs(tmp_path: Path) -> None:
+    """`status` reads the collection file and the ledger: no pixel (numpy, PIL), contract (eth_utils, eth_abi) or
+    page-building code, each of which costs a start tenths of a second."""
+    collection = write_collection(tmp_path / "c", size=3, chain__contract="0x5fbdb2315678afecb367f032d93f642f64180aa3")
+    outcome = _imported_after(["status", str(collection), "--json"], ["status", str(collection)])
+    assert outcome["codes"] == [0, 0]
+    assert (HEAVY | {"numpy", "PIL", "eth_utils", "eth_abi", "parsimonious"}) & set(outcome["imported"]) == set()
+    assert "pydantic" in outcome["imported"] and "yaml" in outcome["imported"]  # the file was read and checked
+
+
 def test_the_cli_profile_names_are_the_profiles() -> None:
     assert PROFILE_NAMES == tuple(PROFILES)

@@ -9,7 +9,9 @@ from pathlib import Path
 import pytest
 
 from mintprep.executors import KeysOutdated, check_keys_hold
-from mintprep.generate.fingerprint import CACHE_NAME, FingerprintCache, environment_identity, model_fingerprint
+from mintprep.generate.fingerprint import environment_identity, model_fingerprint
+from mintprep.state.fingerprints import fingerprint_cache
+from mintprep.state.paths import StateDir
 from mintprep.generate.settings import GeneratorSettings
 
 
@@ -25,7 +27,7 @@ def test_the_fingerprint_follows_content_not_place_and_rehashes_only_a_changed_i
                                                                                         monkeypatch) -> None:
     folder = _folder(tmp_path)
     settings = GeneratorSettings(kind="diffusers", model=str(folder))
-    cache = FingerprintCache(tmp_path / CACHE_NAME)
+    cache = fingerprint_cache(StateDir(tmp_path).fingerprints)
     first = model_fingerprint(settings, cache)
 
     hashed: list[Path] = []
@@ -36,7 +38,7 @@ def test_the_fingerprint_follows_content_not_place_and_rehashes_only_a_changed_i
         return real_open(self, *args, **kwargs)
 
     monkeypatch.setattr(Path, "open", watched_open)
-    assert model_fingerprint(settings, FingerprintCache(tmp_path / CACHE_NAME)) == first and hashed == []
+    assert model_fingerprint(settings, fingerprint_cache(StateDir(tmp_path).fingerprints)) == first and hashed == []
 
     weights = folder / "unet" / "diffusion_pytorch_model.safetensors"
     os.utime(weights, ns=(weights.stat().st_atime_ns, weights.stat().st_mtime_ns + 10**9))
@@ -47,16 +49,16 @@ def test_the_fingerprint_follows_content_not_place_and_rehashes_only_a_changed_i
     weights.write_bytes(b"\1weights" * 1000)
     assert model_fingerprint(settings, cache) != first
 
-    (tmp_path / CACHE_NAME).write_text("{not json")
-    assert model_fingerprint(settings, FingerprintCache(tmp_path / CACHE_NAME))  # a broken cache is rebuilt
+    StateDir(tmp_path).fingerprints.write_text("{not json")
+    assert model_fingerprint(settings, fingerprint_cache(StateDir(tmp_path).fingerprints))  # a broken cache is rebuilt
 
 
 def test_keys_computed_for_another_machine_stop_the_run_and_correct_the_cache(tmp_path: Path) -> None:
-    cache = FingerprintCache(tmp_path / CACHE_NAME)
+    cache = fingerprint_cache(StateDir(tmp_path).fingerprints)
     settings = GeneratorSettings()
     remembered = {"device": "cpu", "cpu_threads": 99, "versions": {}}
     real = {"device": "cpu", "cpu_threads": 2, "versions": {}}
     check_keys_hold(("model", real), ("model", real), settings, cache)  # agreeing: nothing happens
     with pytest.raises(KeysOutdated, match="torch setup changed.*run again"):
         check_keys_hold(("model", remembered), ("model", real), settings, cache)
-    assert FingerprintCache(tmp_path / CACHE_NAME).environment(environment_identity(settings.device)) == real
+    assert fingerprint_cache(StateDir(tmp_path).fingerprints).environment(environment_identity(settings.device)) == real

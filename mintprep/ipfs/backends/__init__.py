@@ -7,13 +7,14 @@ from typing import Any
 
 from mintprep.net.http import RetryPolicy
 from mintprep.ipfs.backends.base import CidMismatch, PinBackend, PinReceipt, PinRequest
+from mintprep.ipfs.backends.cluster import ClusterBackend
 from mintprep.ipfs.backends.kubo import KuboBackend
 from mintprep.ipfs.backends.local import LocalBackend
 from mintprep.ipfs.backends.pinata import PinataBackend
 from mintprep.ipfs.backends.psa import PsaBackend
 from mintprep.ipfs.settings import IpfsSettings
 
-__all__ = ["CidMismatch", "KuboBackend", "LocalBackend", "PinBackend", "PinReceipt", "PinRequest", "PinataBackend", "PsaBackend", "make_backend"]
+__all__ = ["CidMismatch", "ClusterBackend", "KuboBackend", "LocalBackend", "PinBackend", "PinReceipt", "PinRequest", "PinataBackend", "PsaBackend", "make_backend"]
 
 
 def make_backend(settings: IpfsSettings, state_dir: Path, **http: Any) -> PinBackend:
@@ -24,12 +25,19 @@ def make_backend(settings: IpfsSettings, state_dir: Path, **http: Any) -> PinBac
     """
     if settings.backend == "local":
         return LocalBackend(state_dir)
-    http.setdefault("policy", RetryPolicy(timeout=settings.request_timeout_s, give_up_after=settings.give_up_after_s))
+    http.setdefault("policy", RetryPolicy(timeout=settings.request_timeout_s, give_up_after=settings.give_up_after_s,
+                                          min_bytes_per_s=settings.min_throughput_kib_s * 1024))
     token = settings.token()
     http = {"concurrency": settings.pin_concurrency, **http}
     if settings.backend == "kubo":
         assert settings.api_url
         return KuboBackend(settings.api_url, token=token, car_max_bytes=settings.car_max_bytes, **http)
+    if settings.backend == "cluster":
+        assert settings.api_url
+        cluster = settings.cluster
+        return ClusterBackend(settings.api_url, gateway=settings.gateway, token=token, basic_auth=cluster.basic_auth(),
+                              replication_min=cluster.replication_min, replication_max=cluster.replication_max,
+                              replicated_within_s=cluster.replicated_within_s, **http)
     assert token
     if settings.backend == "psa":
         assert settings.api_url

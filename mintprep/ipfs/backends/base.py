@@ -22,7 +22,8 @@ from typing import Any, Union
 
 import requests
 
-from mintprep.base.errors import RemoteError, register_secret
+from mintprep.base.errors import RemoteError
+from mintprep.base.secrets import register_secret
 from mintprep.net.http import RetryPolicy, redact, send
 from mintprep.ipfs.car import write_car
 from mintprep.ipfs.cid import CID, as_cid

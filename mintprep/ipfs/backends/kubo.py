@@ -20,7 +20,8 @@ from typing import Any
 
 import requests
 
-from mintprep.base.errors import RemoteError, scrub
+from mintprep.base.errors import RemoteError
+from mintprep.base.secrets import scrub
 from mintprep.net.http import json_object
 from mintprep.ipfs.backends.base import (
     CidMismatch, HttpBackend, PinRequest, UploadResult, Uploaded, check_root, spooled_car)

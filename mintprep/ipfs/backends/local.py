@@ -12,9 +12,11 @@ from pathlib import Path
 
 from mintprep.ipfs.backends.base import PinBackend, PinReceipt, PinRequest, PinResult
 from mintprep.ipfs.cid import CID
+from mintprep.ipfs.errors import BlockNotFound
 from mintprep.ipfs.store import BlockStore
 from mintprep.ipfs.unixfs import DagImport
-from mintprep.ipfs.verify import BlockNotFound, VerificationFailed
+from mintprep.ipfs.verify import VerificationFailed
+from mintprep.state.paths import StateDir
 
 BATCH = 256  # pieces per sync: large enough that syncs vanish from the cost, small enough to bound memory
 
@@ -23,7 +25,7 @@ class LocalBackend(PinBackend):
     name = "local"
 
     def __init__(self, state_dir: Path) -> None:
-        self.store = BlockStore(Path(state_dir) / "ipfs")
+        self.store = BlockStore(StateDir(Path(state_dir)).ipfs)
 
     def pin_many(self, requests: Sequence[PinRequest]) -> Iterator[PinResult]:
         for start in range(0, len(requests), BATCH):

@@ -214,21 +214,38 @@
     }
   }
 
-  // The allowlist file published with the page: find the wallet's leaf, walk up to the root for the proof.
+  // The allowlist files published with the page, for this wallet only: its shard gives its leaf's index, then
+  // one node file per band of the tree gives the siblings from the leaf up to the root (see page/allowlists.py).
+  const get = async (url) => {
+    const r = await fetch(url, { credentials: 'omit' });
+    if (!r.ok) throw new Error(`${url} answered HTTP ${r.status}`);
+    return r;
+  };
+  const depth = (i) => Math.floor(Math.log2(i + 1));
+  const hexAt = (b, s) => '0x' + Array.from(b.subarray(32 * s, 32 * s + 32), (x) => x.toString(16).padStart(2, '0')).join('');
+
   async function proofFor(phase, account) {
-    const file = cfg.phases[phase.id] && cfg.phases[phase.id].allowlist;
-    if (!file) return null;
-    const response = await fetch(file, { credentials: 'omit' });
-    if (!response.ok) throw new Error(`${file} answered HTTP ${response.status}`);
-    const tree = await response.json();
-    if (tree.tree[0].toLowerCase() !== phase.root.toLowerCase()) {
-      throw new Error('The allowlist published with this page does not match the contract; the creator must rebuild it.');
-    }
-    const entry = tree.values.find((v) => v.value[0].toLowerCase() === account.toLowerCase());
-    if (!entry) return null;
+    const list = cfg.phases[phase.id] && cfg.phases[phase.id].allowlist;
+    if (!list) return null;
+    const me = account.toLowerCase();
+    const shard = await (await get(`${list.dir}a/${me.slice(2, 2 + list.shard_chars)}.json`)).json();
+    if (!Object.hasOwn(shard, me)) return null;
     const proof = [];
-    for (let i = entry.treeIndex; i > 0; i = Math.floor((i - 1) / 2)) proof.push(tree.tree[i % 2 ? i + 1 : i - 1]);
-    return proof;
+    for (let i = shard[me]; ;) {
+      const top = Math.floor(depth(i) / list.band) * list.band;
+      const root = ((i + 1) >> (depth(i) - top)) - 1;
+      const b = new Uint8Array(await (await get(`${list.dir}n/${root}.bin`)).arrayBuffer());
+      if (!root && hexAt(b, 1) !== phase.root.toLowerCase()) {
+        throw new Error('The allowlist published with this page does not match the contract; the creator must rebuild it.');
+      }
+      for (; i !== root; i = Math.floor((i - 1) / 2)) {
+        const s = i % 2 ? i + 1 : i - 1, j = 2 ** (depth(s) - top);
+        proof.push(hexAt(b, j + s + 1 - (root + 1) * j));
+      }
+      if (!root) return proof;
+      proof.push(hexAt(b, 0));
+      i = Math.floor((root - 1) / 2);
+    }
   }
 
   async function refresh() {

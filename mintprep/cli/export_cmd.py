@@ -1,0 +1,30 @@
+"""`mintprep export COLLECTION.yaml -o DIR [--names json|extensionless] [--json]`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+from rich.text import Text
+
+from mintprep.cli.app import app, console, print_json
+
+
+@app.command("export")
+def export(
+    collection: Path = typer.Argument(..., help="the collection file (collection.yaml)"),
+    out: Path = typer.Option(..., "-o", "--out", help="the folder to write (must not exist, or be empty)"),
+    names: str = typer.Option("json", "--names", help="json: json/<id>.json; extensionless: json/<id> (contracts "
+                              "whose tokenURI is base + id, ERC721A's default)"),
+    json: bool = typer.Option(False, "--json", help="print the export as JSON on stdout"),
+) -> None:
+    """Write the collection as a HashLips-style folder: images/<id>.png, json/<id>.json, json/_metadata.json."""
+    from mintprep.collection.config import load_collection
+    from mintprep.commands.export import export_collection
+
+    report = export_collection(load_collection(collection), out, names=names)  # type: ignore[arg-type]
+    if json:
+        print_json(report.to_json())
+        return
+    console.print(Text(f"exported {len(report.tokens)} tokens ({report.files} files) to {report.out}"),
+                  highlight=False)

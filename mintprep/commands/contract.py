@@ -1,0 +1,51 @@
+"""The chain steps of a collection: deploy, set the base URI, reveal. mintprep.chain computes and sends each
+transaction; the ledger rows are written here, each at the point where a crash must find it."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from eth_account.signers.local import LocalAccount
+
+from mintprep.chain.base_uri import BaseUriUpdate, send_collection_base_uri
+from mintprep.chain.deploy import (Deployed, collection_drop_config, create_address, deploy_drop, deploy_target,
+                                   interrupted_deploy)
+from mintprep.chain.reveal import RevealResult, reveal_collection
+
+if TYPE_CHECKING:
+    from mintprep.state.workspace import Workspace
+
+
+def deploy_contract(ws: "Workspace", signer: LocalAccount, *, network_name: str | None = None,
+                    rpc_url: str | None = None, again: bool = False, allow_ended_phases: bool = False) -> Deployed:
+    """Deploy the collection's drop and record it; adopt instead a deploy a killed run sent."""
+    ledger = ws.ledger
+    target = deploy_target(ws.col, ledger, network_name, rpc_url, again, allow_ended_phases)
+    deployed = None if again else interrupted_deploy(target, ledger)
+    if deployed is None:
+        config = collection_drop_config(ws, signer, target.chain_id)
+        nonce = target.w3.eth.get_transaction_count(signer.address, "pending")
+        # Written before sending: a crash while waiting for the receipt must not lead to a second contract.
+        ledger.record_chain_tx("deploy-sent", target.chain_id, create_address(signer.address, nonce), "",
+                               {"deployer": signer.address, "nonce": nonce, "network": target.network.name})
+        deployed = deploy_drop(target.w3, signer, config)
+    ledger.record_deployment(target.network.name, deployed.chain_id, deployed.address, deployed.tx_hash,
+                             deployed.deployer)
+    return deployed
+
+
+def set_base_uri(ws: "Workspace", signer: LocalAccount, *, include_minted: bool = False) -> BaseUriUpdate:
+    """Point the contract at the ledger's current metadata root (through `check_base_uri_change`) and record it."""
+    sent = send_collection_base_uri(ws, signer, include_minted=include_minted)
+    ws.ledger.record_chain_tx("set-base-uri", sent.chain_id, sent.to, str(sent.tx_hash),
+                              {"base_uri": sent.base_uri, "contract_uri": sent.contract_uri})
+    return sent
+
+
+def reveal(ws: "Workspace", signer: LocalAccount) -> RevealResult:
+    """Reveal the drop at the current metadata root and record each transaction."""
+    chain_id, address, result = reveal_collection(ws, signer)
+    for tx_hash in result.tx_hashes:
+        ws.ledger.record_chain_tx("reveal", chain_id, address, tx_hash,
+                                  {"starting_offset": result.starting_offset, "seed": result.seed})
+    return result

@@ -1,0 +1,97 @@
+"""`mintprep export COLLECTION.yaml -o DIR`: the collection as a HashLips-style folder, for tools that take one.
+
+`images/<id>.png` and `json/<id>.json` (or `json/<id>` for contracts whose tokenURI has no extension, ERC721A's
+default), plus `json/_metadata.json`, the array HashLips' engine writes. Each document is the one the current
+metadata root publishes, byte for byte (its `image` is the pinned `ipfs://` CID, so it needs no rewriting); each
+image is the pinned PNG, read from the local object store or else from verified blocks. The folder is built
+beside DIR and renamed into place: an interrupted export leaves nothing half-written.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import tempfile
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from mintprep.base.errors import UserError
+from mintprep.base.hashing import sha256_hex
+from mintprep.collection.config import Collection
+from mintprep.collection.manifest import token_file_name
+from mintprep.ipfs import Unreadable, list_directory, read_file
+from mintprep.state.objects import ObjectCorrupt
+from mintprep.state.workspace import Workspace
+
+Names = Literal["json", "extensionless"]
+NAMERS = {"json": token_file_name, "extensionless": str}
+
+
+@dataclass(frozen=True)
+class ExportReport:
+    out: str
+    names: Names
+    tokens: list[int]
+    metadata_root: str
+    files: int
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def export_collection(col: Collection, out: Path, *, names: Names = "json") -> ExportReport:
+    """Write the current manifest's tokens to `out` (which must not exist or be empty); UserError otherwise."""
+    if names not in NAMERS:
+        raise UserError(f"--names: json or extensionless, got {names!r}")
+    out = out.expanduser().absolute()
+    if out.exists() and (not out.is_dir() or any(out.iterdir())):
+        raise UserError(f"{out}: exists and is not an empty folder; export writes a new one", path=str(out))
+    with Workspace.open(col, readonly=True) as ws:
+        record = ws.ledger.current_manifest()
+        if record is None:
+            raise UserError(f"{col.path}: nothing pinned yet; run `mintprep run` or `mintprep import` first")
+        fetch = ws.backend.fetch_block
+        files: dict[str, bytes] = {}
+        documents = []
+        try:
+            published = list_directory(record.metadata_root, fetch)
+            for token in record.manifest.tokens:
+                document = read_file(published[token_file_name(token.token_id)], fetch)
+                files[f"images/{token.token_id}.png"] = _image(ws, token.png_sha256, token.image_cid)
+                files[f"json/{NAMERS[names](token.token_id)}"] = document
+                documents.append(json.loads(document))
+        except (Unreadable, KeyError) as exc:
+            raise UserError(f"ipfs://{record.metadata_root}/ cannot be read whole from the collection's store "
+                            f"({exc}); run `mintprep audit --repair` first") from None
+        files["json/_metadata.json"] = json.dumps(documents, indent=2, ensure_ascii=False).encode()
+    _write_folder(out, files)
+    return ExportReport(str(out), names, [t.token_id for t in record.manifest.tokens], record.metadata_root,
+                        len(files))
+
+
+def _image(ws: Workspace, png_sha256: str, image_cid: str) -> bytes:
+    try:
+        return ws.ledger.objects.get(png_sha256)
+    except (ObjectCorrupt, OSError):
+        data = read_file(image_cid, ws.backend.fetch_block)  # verified block by block against its CID
+        if sha256_hex(data) != png_sha256:
+            raise UserError(f"image {image_cid} is not the pinned PNG {png_sha256}; run `mintprep audit`") from None
+        return data
+
+
+def _write_folder(out: Path, files: dict[str, bytes]) -> None:
+    out.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{out.name}-", dir=out.parent))
+    try:
+        for name, data in files.items():
+            path = staging / name
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_bytes(data)
+        if out.exists():
+            out.rmdir()  # empty, checked above
+        os.replace(staging, out)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise

@@ -1,0 +1,85 @@
+"""The `guards:` section of collection.yaml: the thresholds every guard compares with (the checks themselves are in
+mintprep.guards.image_guards and mintprep.generate.guards; this module imports neither numpy nor PIL, so reading a
+collection file stays quick)."""
+
+from __future__ import annotations
+
+from pydantic import Field, model_validator
+
+from mintprep.base.settings_model import StrictModel
+
+# Thresholds that judge the tensors during sampling and decoding: only generation can apply them, so they are part
+# of a piece's generation key. Every other threshold judges stored pixels and is re-applied by the validate stage
+# (changing it re-validates stored images; only those that now fail are resampled).
+TENSOR_GUARD_FIELDS = ("latent_std_min", "latent_std_max", "decoded_abs_max")
+
+
+class GuardSettings(StrictModel):
+    # Latents, in the scaled space the sampler works in (real SD latents have std ~1 by construction).
+    latent_std_min: float = Field(0.3, ge=0.0, description="final latents below this std: collapsed (flat output)")
+    latent_std_max: float = Field(3.0, gt=0.0, description="final latents above this std: diverged / burnt CFG")
+    # Decoded tensor, nominally in [-1, 1] before it becomes pixels.
+    decoded_abs_max: float = Field(
+        4.0, gt=1.0, description="reject a decode with any |value| above this: the VAE blew up (clipping would hide it)"
+    )
+    # uint8 pixels (after the decode, before any upscale).
+    black_level: float = Field(
+        8.0, ge=0.0, le=255.0, description="black: 99th percentile of luma at or below this (and no features); "
+        "8 is below the darkest shadow a display shows as not-black")
+    white_level: float = Field(
+        247.0, ge=0.0, le=255.0, description="white: 1st percentile of luma at or above this (and no features)")
+    min_feature_share: float = Field(
+        0.001, ge=0.0, le=1.0, description="black/white: an almost-black (-white) image still passes when this share "
+        "of its pixels are lit (dark) with a lit (dark) 4-neighbour: stars and thin lines are features, the "
+        "isolated single-pixel speckle a NaN decode leaves is not")
+    min_std: float = Field(
+        3.0, ge=0.0, description="flat: largest of the R, G, B and luma standard deviations below this (3 levels: "
+        "above the ±1 jitter of a collapsed decode)")
+    edge_step: float = Field(
+        6.0, ge=0.0, le=255.0, description="an edge: adjacent pixels differing by more than this in some channel "
+        "(twice the ±2 rounding and dither noise of a flat decode)")
+    min_edge_share: float = Field(
+        0.001, ge=0.0, le=1.0, description="flat: below this share of edges as well as below min_std; a small logo "
+        "or one thin line on a flat ground has more")
+    border_share: float = Field(
+        1 / 16, gt=0.0, lt=0.5, description="border: width of the frame (share of the short side) that may be all "
+        "that varies; an image flat inside it is a collapsed decode with padding artefacts, not a picture")
+    max_dead_tile_share: float = Field(
+        0.01, ge=0.0, le=1.0, description="dead tiles: share of the image in exactly-constant 8x8 tiles with hard "
+        "edges against texture above this (NaN-black tiles over a photo); flat fills of real art have soft or "
+        "untextured borders and do not count")
+    min_neighbour_corr: float = Field(
+        0.5, ge=-1.0, le=1.0, description="noise: correlation of horizontally/vertically adjacent pixels below this"
+    )
+    max_hf_ratio: float = Field(
+        0.3, gt=0.0, le=1.0, description="noise: share of spectral energy above half the Nyquist frequency"
+    )
+    min_coarse_corr: float = Field(
+        0.5, ge=-1.0, le=1.0, description="noise: only when the 4x4 block means are uncorrelated too (below this): "
+        "a dithered photo, line art or pixel texture is noisy per pixel but a picture at a coarser scale")
+    max_empty_level_share: float = Field(
+        0.5, gt=0.0, le=1.0, description="posterized (reported, never a rejection): share of unused luma levels "
+        "between the 1st and 99th percentile above this; palettes and pixel art are posterized on purpose",
+    )
+    duplicate_distance: int = Field(
+        6, ge=0, le=15, description="near-duplicate: a piece whose 64-bit perceptual hash is within this Hamming "
+        "distance of an earlier token's is rejected and resampled (imagehash's docs suggest <= ~10 as similar; "
+        "different seeds of one prompt sit well above 6, a re-encode or small edit below)")
+    max_resamples: int = Field(
+        3, ge=0, le=100, description="a piece rejected after generation (duplicate, or a stored image that fails "
+        "changed guards) is resampled while its next attempt is below max_attempts x (1 + this)")
+
+    @model_validator(mode="after")
+    def _ordered(self) -> "GuardSettings":
+        if self.latent_std_min >= self.latent_std_max:
+            raise ValueError("latent_std_min must be below latent_std_max")
+        if self.black_level >= self.white_level:
+            raise ValueError("black_level must be below white_level")
+        return self
+
+    def tensor_thresholds(self) -> dict[str, float]:
+        return self.model_dump(mode="json", include=set(TENSOR_GUARD_FIELDS))
+
+    def pixel_thresholds(self) -> dict[str, float]:
+        return self.model_dump(mode="json", exclude=set(TENSOR_GUARD_FIELDS) | {"duplicate_distance",
+                                                                                  "max_resamples"})

@@ -1,0 +1,29 @@
+"""The drop log (`.mintprep/drops.jsonl`): one JSON line per rejected attempt, read by `mintprep review`.
+
+Records are built and appended here only. The ledger is the record; the log is for people, so a line cut short
+by a killed run is skipped by its reader.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from typing import Any
+
+from mintprep.state.ledger import AttemptRow
+from mintprep.state.paths import StateDir
+
+
+def attempt_drop(token_id: int, request_key: str, attempt: AttemptRow, **known: Any) -> dict[str, Any]:
+    """The line for one rejected attempt; `known` adds or overrides what the rejecting stage knows (the validate
+    stage rejects an accepted attempt: its guard, reason and metrics, not the attempt's)."""
+    return {"token_id": token_id, "request_key": request_key, "attempt": attempt.attempt, "seed": attempt.seed,
+            "precision": attempt.precision, "guard": attempt.guard, "step": attempt.step, "reason": attempt.reason,
+            "metrics": attempt.metrics, **known}
+
+
+def append_drops(state: StateDir, drops: Iterable[dict[str, Any]]) -> None:
+    lines = [json.dumps(drop, sort_keys=True) + "\n" for drop in drops]
+    if lines:
+        with state.drop_log.open("a", encoding="utf-8") as log:
+            log.writelines(lines)

@@ -1,0 +1,64 @@
+"""`mintprep export`: a collection built by the real pipeline written out as a HashLips-style folder, its files
+byte-identical to what is pinned; extension-less names on request; an existing non-empty folder refused (exit 2)
+and left as it was."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from mintprep.cli import app
+from mintprep.collection.config import load_collection
+from mintprep.ipfs.backends import make_backend
+from mintprep.ipfs.reader import list_directory, read_file
+from mintprep.state.ledger import Ledger
+from tests.audit.conftest import SIZE
+
+
+def export(*args: str):
+    result = CliRunner().invoke(app, ["export", *args, "--json"])
+    return result.exit_code, json.loads(result.stdout)
+
+
+def published(path: Path) -> tuple[dict[str, bytes], dict[int, bytes]]:
+    """The current root's files and each token's pinned PNG, read from verified blocks."""
+    col = load_collection(path)
+    fetch = make_backend(col.spec.ipfs, col.state_dir).fetch_block
+    with Ledger.open(col.state_dir, readonly=True) as ledger:
+        record = ledger.current_manifest()
+    files = {name: read_file(cid, fetch) for name, cid in list_directory(record.metadata_root, fetch).items()}
+    return files, {t.token_id: read_file(t.image_cid, fetch) for t in record.manifest.tokens}
+
+
+def test_export_writes_the_pinned_files_as_a_hashlips_folder(collection: Path, tmp_path: Path):
+    files, images = published(collection)
+    code, report = export(str(collection), "-o", str(tmp_path / "out"))
+
+    assert code == 0 and report["tokens"] == list(range(1, SIZE + 1)) and report["files"] == 2 * SIZE + 1
+    out = tmp_path / "out"
+    for token_id in range(1, SIZE + 1):
+        assert (out / "json" / f"{token_id}.json").read_bytes() == files[f"{token_id}.json"]
+        assert (out / "images" / f"{token_id}.png").read_bytes() == images[token_id]
+    listed = json.loads((out / "json" / "_metadata.json").read_text())
+    assert [d["image"] for d in listed] == [json.loads(files[f"{t}.json"])["image"] for t in range(1, SIZE + 1)]
+
+    code, report = export(str(collection), "-o", str(tmp_path / "erc721a"), "--names", "extensionless")
+    assert code == 0 and report["names"] == "extensionless"
+    assert (tmp_path / "erc721a" / "json" / "1").read_bytes() == files["1.json"]
+    assert not (tmp_path / "erc721a" / "json" / "1.json").exists()
+
+
+def test_export_refuses_a_non_empty_folder_and_a_wrong_name_style(collection: Path, tmp_path: Path):
+    taken = tmp_path / "taken"
+    taken.mkdir()
+    (taken / "notes.txt").write_text("mine")
+    code, answer = export(str(collection), "-o", str(taken))
+    assert code == 2 and answer["error"]["path"] == str(taken) and "not an empty folder" in answer["error"]["message"]
+    assert [p.name for p in taken.iterdir()] == ["notes.txt"]
+
+    code, answer = export(str(collection), "-o", str(tmp_path / "new"), "--names", "yaml")
+    assert code == 2 and "--names" in answer["error"]["message"] and not (tmp_path / "new").exists()
+    (tmp_path / "empty").mkdir()
+    assert export(str(collection), "-o", str(tmp_path / "empty"))[0] == 0  # an empty folder is fine

@@ -1,0 +1,139 @@
+"""`mintprep import --from FOLDER` as a creator uses it: a HashLips-style folder (written by a plain PIL script,
+tests.audit.foreign) named relative to the shell's directory; a token whose image is no raster image or whose
+metadata is not bounded JSON is skipped, named, and the import exits 1; importing again after fixing the folder
+updates those tokens; an import SIGKILLed after each of its durable writes in turn finishes, on rerun, in the same
+ledger as an uninterrupted import; and `run` afterwards generates nothing for the imported tokens."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from mintprep.collection.config import load_collection
+from mintprep.commands.importer import FAULT_ENV, import_collection
+from mintprep.commands.run import run_collection
+from mintprep.ipfs.reader import read_file
+from tests.audit.foreign import make_foreign_collection
+from tests.conftest import REPO, write_collection
+
+SIZE = 3
+
+
+def mintprep(*args: str, cwd: Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "mintprep", *args], cwd=cwd, capture_output=True, text=True,
+                          timeout=300, env={**os.environ, "PYTHONPATH": str(REPO), **(env or {})})
+
+
+@pytest.fixture
+def workdir(tmp_path: Path) -> Path:
+    """tmp/export: images/<n>.png + json/<n>.json as HashLips writes them; tmp/col/collection.yaml."""
+    foreign = make_foreign_collection(tmp_path / "node", SIZE, {})
+    for token_id, document in foreign.documents.items():
+        write_token(tmp_path / "export", token_id, dict(document, image=f"{token_id}.png"),
+                    read_file(foreign.image_cids[token_id], foreign.store.get))
+    write_collection(tmp_path / "col", size=SIZE, generator__steps=3, generator__upscale=1)
+    return tmp_path
+
+
+def write_token(folder: Path, token_id: int, document: dict | bytes, image: bytes) -> None:
+    (folder / "images").mkdir(parents=True, exist_ok=True)
+    (folder / "json").mkdir(parents=True, exist_ok=True)
+    data = document if isinstance(document, bytes) else json.dumps(document).encode()
+    (folder / "json" / f"{token_id}.json").write_bytes(data)
+    (folder / "images" / f"{token_id}.png").write_bytes(image)
+
+
+def ledger_state(col_dir: Path) -> dict:
+    """What an import leaves that matters: pieces, the current manifest, active pins, imports, stored objects,
+    and no unfinished journal."""
+    with sqlite3.connect(col_dir / ".mintprep" / "state.db") as db:
+        rows = lambda sql: sorted(db.execute(sql).fetchall())  # noqa: E731
+        return {
+            "pieces": rows("SELECT token_id, request_key, png_sha256, image_cid, metadata_cid, status FROM pieces"),
+            "manifest": db.execute("SELECT metadata_root, manifest_cid FROM manifests ORDER BY id DESC LIMIT 1")
+                          .fetchone(),
+            "pins": rows("SELECT cid, backend, kind FROM pins WHERE unpinned_at IS NULL"),
+            "imports": rows("SELECT token_id, source, traits FROM imports"),
+            "open_journals": rows("SELECT kind FROM journal WHERE finished IS NULL"),
+            "objects": sorted(p.name for p in (col_dir / ".mintprep" / "objects").rglob("*") if p.is_file()),
+        }
+
+
+def test_bad_tokens_are_named_exit_1_and_a_fixed_folder_imports_them(workdir: Path):
+    export = workdir / "export"
+    good = {t: (export / "json" / f"{t}.json").read_bytes() for t in (1, 2, 3)}
+    (export / "images" / "2.png").write_bytes(b'<svg xmlns="http://www.w3.org/2000/svg"/>')  # named .png
+    (export / "json" / "3.json").write_bytes(good[3].replace(b'"edition": 3', b'"edition": NaN'))
+
+    first = mintprep("import", "col/collection.yaml", "--from", "export", "--json", cwd=workdir)
+
+    assert first.returncode == 1, first.stderr
+    answer = json.loads(first.stdout)
+    assert [t["token_id"] for t in answer["imported"]] == [1] and answer["exit_code"] == 1
+    assert "not a PNG, JPEG, GIF or WebP" in answer["skipped"]["2"] and "2.png" in answer["skipped"]["2"]
+    assert "NaN is not JSON" in answer["skipped"]["3"]
+
+    huge = export / "images" / "2.png"
+    with huge.open("wb") as sparse:  # 1 GB named .png: refused by its size, never read
+        sparse.truncate(1 << 30)
+    again = mintprep("import", "collection.yaml", "--from", str(export), "--json", cwd=workdir / "col")
+    assert again.returncode == 1 and "bytes, more than" in json.loads(again.stdout)["skipped"]["2"]
+
+    foreign = make_foreign_collection(workdir / "node2", SIZE, {})
+    huge.write_bytes(read_file(foreign.image_cids[2], foreign.store.get))
+    (export / "json" / "3.json").write_bytes(good[3])
+    fixed = mintprep("import", "col/collection.yaml", "--from", "export", "--json", cwd=workdir)
+
+    assert fixed.returncode == 0, fixed.stdout + fixed.stderr
+    assert sorted(t["token_id"] for t in json.loads(fixed.stdout)["imported"]) == [1, 2, 3]
+    assert [p[0] for p in ledger_state(workdir / "col")["pieces"] if p[1].startswith("imported:")] == [1, 2, 3]
+
+
+@pytest.mark.slow  # a child process per kill point and per rerun: about 30 imports
+def test_an_import_killed_after_any_write_resumes_to_the_uninterrupted_ledger(workdir: Path, tmp_path: Path):
+    pristine = tmp_path / "pristine"
+    shutil.copytree(workdir / "col", pristine)
+    done = mintprep("import", "col/collection.yaml", "--from", "export", cwd=workdir)
+    assert done.returncode == 0, done.stderr
+    reference = ledger_state(workdir / "col")
+
+    write = 0
+    while True:
+        write += 1
+        shutil.rmtree(workdir / "col")
+        shutil.copytree(pristine, workdir / "col")
+        killed = mintprep("import", "col/collection.yaml", "--from", "export", cwd=workdir,
+                          env={FAULT_ENV: str(write)})
+        if killed.returncode == 0:
+            break  # fewer writes than `write`: every one has been a kill point
+        assert killed.returncode == -9, f"write {write}: {killed.stderr[-500:]}"
+        rerun = mintprep("import", "col/collection.yaml", "--from", "export", cwd=workdir)
+        assert rerun.returncode == 0, f"rerun after a kill at write {write}: {rerun.stderr[-800:]}"
+        assert ledger_state(workdir / "col") == reference, f"killed after write {write}"
+    assert write > 3 * SIZE, "every token's object, pin and ledger row was a kill point"
+
+    report = run_collection(load_collection(workdir / "col" / "collection.yaml"))
+    assert report.generated == 0 and report.pinned == 0 and report.complete, report.to_json()
+
+
+def test_a_zero_indexed_folder_keeps_token_0_and_run_generates_nothing(tmp_path: Path):
+    """Sugar, thirdweb and ERC721A folders number tokens from 0: token 0 is imported, and no token `size` appears."""
+    foreign = make_foreign_collection(tmp_path / "node", SIZE, {})
+    for token_id, document in foreign.documents.items():  # 1..SIZE written as 0..SIZE-1
+        write_token(tmp_path / "export", token_id - 1, dict(document, image=f"{token_id - 1}.png"),
+                    read_file(foreign.image_cids[token_id], foreign.store.get))
+    path = write_collection(tmp_path / "col", size=SIZE, generator__steps=3, generator__upscale=1)
+
+    plan = import_collection(load_collection(path), "export", cwd=tmp_path)
+
+    assert [t.token_id for t in plan.tokens] == list(range(SIZE)) and plan.skipped == {}
+    report = run_collection(load_collection(path))
+    assert report.generated == 0 and report.pieces == SIZE and report.complete, report.to_json()
+    assert [p[0] for p in ledger_state(tmp_path / "col")["pieces"]] == list(range(SIZE))
