@@ -7,10 +7,13 @@ collection, printing `ready` once its imports are done so the parent's kill land
 
 from __future__ import annotations
 
+import io
 import json
 import random
 import sys
 from pathlib import Path
+
+from PIL import Image
 
 from mintprep.collection.config import load_collection
 from mintprep.collection.traits import plan_piece
@@ -20,9 +23,13 @@ from mintprep.state.workspace import Workspace
 
 
 def piece(token_id: int) -> bytes:
-    """Deterministic bytes; every 40th piece spans several 256 KiB chunks (a DAG of more than one block)."""
-    size = 600_000 if token_id % 40 == 0 else 2_000
-    return random.Random(token_id).randbytes(size)
+    """A deterministic noise PNG (import takes raster images only); every 40th spans several 256 KiB chunks (a DAG
+    of more than one block)."""
+    side = 460 if token_id % 40 == 0 else 24
+    pixels = random.Random(token_id).randbytes(side * side * 3)
+    out = io.BytesIO()
+    Image.frombytes("RGB", (side, side), pixels).save(out, format="PNG", compress_level=1)
+    return out.getvalue()
 
 
 def write_folder(folder: Path, count: int) -> None:
