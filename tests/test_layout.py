@@ -12,7 +12,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "mintprep"
 
 # Every Ledger method that writes a row (mintprep.state.ledger).
 LEDGER_WRITES = {
-    "record_generation", "record_verdict", "record_pin", "record_unpin", "set_pieces", "drop_pieces_after",
+    "record_generation", "record_verdict", "record_verdicts", "record_pin", "record_pins", "record_unpin", "set_pieces", "drop_pieces_after",
     "set_first_attempt", "record_manifest", "record_imports", "record_deployment", "record_chain_tx",
     "record_publish", "begin_journal", "advance_journal", "finish_journal",
 }
@@ -20,8 +20,9 @@ LEDGER_WRITES = {
 LEDGER_WRITE_EXCEPTIONS = {
     ("stages/pin.py", "record_pin"): "a pin is recorded in the thread that verified it, as each one is verified, "
                                      "so a run stopped half way keeps what it pinned",
-    ("stages/screen.py", "record_verdict"): "a verdict is content-addressed memo (image sha256 + thresholds), "
-                                            "written where it is computed so a rerun recomputes none",
+    ("stages/pin.py", "record_pins"): "the same, a batch of verified pins per commit (every 256 rows or 1 s)",
+    ("stages/screen.py", "record_verdicts"): "a verdict is content-addressed memo (image sha256 + thresholds), "
+                                             "written where it is computed so a rerun recomputes none",
     ("stages/screen.py", "set_first_attempt"): "a resample moves the token's first attempt in the same step that "
                                                "logs the rejection; the stage is the one place resampling is decided",
 }

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import sqlite3
 import subprocess
 import sys
@@ -11,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from mintprep.base.errors import LedgerBusy, UserError
-from mintprep.state.ledger import GenerationRow, Ledger
+from mintprep.state.ledger import GenerationRow, Ledger, PinRow, VerdictRow
 from mintprep.state.objects import ObjectCorrupt, ObjectStore
 
 
@@ -68,3 +69,42 @@ def test_object_store_is_content_addressed_and_detects_corruption(tmp_path: Path
     with pytest.raises(ObjectCorrupt, match="corrupt"):
         store.get(digest)
     assert store.put(b"hello") == digest and store.get(digest) == b"hello", "putting the bytes again heals it"
+
+
+def _record(ledger: Ledger, root: str, token_ids: list[int]) -> None:
+    tokens = [{"token_id": t, "name": f"#{t}", "image_cid": "i", "metadata_cid": "m", "png_sha256": "s",
+               "attributes": [], "provenance": {}} for t in token_ids]
+    sha = ledger.objects.put(json.dumps({"metadata_root": root, "tokens": tokens}).encode())
+    ledger.record_manifest(metadata_root=root, manifest_cid=f"cid-{root}", manifest_sha256=sha, provenance_hash="p")
+
+
+def test_published_ids_are_kept_as_manifests_are_recorded_and_filled_in_for_an_older_ledger(tmp_path: Path):
+    with Ledger.open(tmp_path) as ledger:
+        _record(ledger, "r1", [1, 2, 3])
+        _record(ledger, "r2", [1, 2])  # token 3 dropped from the newer manifest: still published once
+        assert ledger.published_token_ids() == {1, 2, 3}
+    conn = sqlite3.connect(tmp_path / "state.db")  # as a ledger written before the table existed
+    conn.execute("DROP TABLE published_tokens")
+    conn.execute("DELETE FROM meta WHERE key='published_tokens_kept'")
+    conn.commit()
+    conn.close()
+    with Ledger.open(tmp_path, readonly=True) as reader:  # read from the manifests, nothing written
+        assert reader.published_token_ids() == {1, 2, 3}
+    with Ledger.open(tmp_path) as ledger:  # the first writer fills the table once
+        assert ledger._one("SELECT COUNT(*) FROM published_tokens")[0] == 3
+        _record(ledger, "r3", [4])
+    with Ledger.open(tmp_path, readonly=True) as reader:
+        assert reader.published_token_ids() == {1, 2, 3, 4}
+
+
+def test_batched_pin_and_verdict_rows_are_written_together(tmp_path: Path):
+    with Ledger.open(tmp_path) as ledger:
+        ledger.record_pins([PinRow(f"cid{i}", "local", f"sha{i}", "kubo-cidv1", "image", f"n{i}", None)
+                            for i in range(3)])
+        ledger.record_pins([])  # nothing to write is not an error
+        assert sorted(p["cid"] for p in ledger.active_pins("image")) == ["cid0", "cid1", "cid2"]
+        assert ledger.pinned_cid("sha1", "kubo-cidv1", "local") == "cid1"
+        ledger.record_verdicts([VerdictRow("a" * 64, "k", False, ["black"], {"guard": "black"}),
+                                VerdictRow("b" * 64, "k", True, [], {})])
+        assert ledger.verdict("a" * 64, "k") == (False, ["black"], {"guard": "black"})
+        assert ledger.verdict("b" * 64, "k") == (True, [], {})

@@ -36,8 +36,7 @@ def last_published(ledger: Ledger, wanted: Iterable[int]) -> dict[int, ManifestT
 
 def published_ids(ledger: Ledger, size: int, minted: Iterable[int] = ()) -> set[int]:
     """Token ids that must keep a metadata file: every id 1..size any manifest listed, and every minted id."""
-    ever = {t for record in ledger.manifests() for t in (tok.token_id for tok in record.manifest.tokens)}
-    return {t for t in ever if t <= size} | set(minted)
+    return {t for t in ledger.published_token_ids() if t <= size} | set(minted)
 
 
 def complete_publication(ledger: Ledger, accepted: list[PinnedPiece], size: int,

@@ -28,6 +28,7 @@ from mintprep.collection.manifest import (COLLECTION_METADATA_NAME, Manifest, ba
                                           token_file_name)
 from mintprep.collection.published import published_ids
 from mintprep.guards.image_guards import validate_png
+from mintprep.stages.screen import settings_key
 from mintprep.stages.withheld import publication_backend, withholding
 from mintprep.state.workspace import Workspace
 
@@ -152,7 +153,7 @@ def audit_workspace(ws: Workspace, *, gateways: Sequence[str] = (), check_chain:
     audit_manifest(record, pieces, metadata_sources[0], report)
     audit_published(ws, record.manifest, report)
     audit_objects(ws, record.manifest, report)
-    audit_images(col, record.manifest, pieces, sources, report)
+    audit_images(col, record.manifest, pieces, sources, report, ledger)
     audit_duplicates(ws, record.manifest, report)
     audit_metadata(record, pieces, metadata_sources, report)
     audit_page(col, ledger, record, report)
@@ -228,21 +229,33 @@ def audit_objects(ws: Workspace, manifest: Manifest, report: AuditReport) -> Non
 # -- images --------------------------------------------------------------------------------------
 
 def audit_images(col: Collection, manifest: Manifest, pieces: dict[int, PieceRecord],
-                 sources: list[BlockSource], report: AuditReport) -> None:
+                 sources: list[BlockSource], report: AuditReport, ledger: Ledger | None = None) -> None:
     for token in manifest.tokens:
         token_id = token.token_id
         piece = pieces.get(token_id)
         cid = piece.image_cid if piece and piece.image_cid else token.image_cid
         data = fetch_content(cid, sources, report, token_id, kind_prefix="image")
         if data is not None:
-            _judge_image(col, token_id, cid, data, report)
+            _judge_image(col, token_id, cid, data, report, ledger=ledger)
     report.checked["images"] = len(manifest.tokens)
 
 
 def _judge_image(col: Collection, token_id: int, cid: str, data: bytes, report: AuditReport,
-                 where: Where = "published") -> None:
-    """Today's pixel guards on the bytes served; `image-broken` naming the guard when they fail."""
+                 where: Where = "published", ledger: Ledger | None = None) -> None:
+    """Today's pixel guards on the bytes served; `image-broken` naming the guard when they fail.
+
+    Bytes the ledger already has a verdict for under today's guard settings (the validate stage judged them: same
+    sha256, same thresholds) keep it: the guards are a pure function of the bytes and the settings, and judging
+    them again was most of an audit."""
     guards, upscale = col.spec.guards, col.spec.generator.upscale
+    stored = ledger.verdict(sha256_hex(data), settings_key(col)) if ledger is not None else None
+    if stored is not None:
+        ok, reasons, facts = stored
+        if not ok:
+            report.add(token_id, "image-broken", where, cid=cid, guard=facts["guard"], reasons=reasons,
+                       metrics=facts["pixels"])
+            report.images[token_id] = data
+        return
     try:
         verdict = validate_png(data, guards, upscale=upscale, source=f"token {token_id} image {cid}")
     except UserError as exc:

@@ -19,7 +19,7 @@ from mintprep.collection.config import Collection
 from mintprep.collection.manifest import token_name
 from mintprep.state.ledger import IMPORTED_KEY, Ledger
 from mintprep.collection.rarity import RarityReport, rarity_report
-from mintprep.stages.screen import StoredVerdict, stored_verdict
+from mintprep.stages.screen import StoredVerdict, stored_verdicts
 from mintprep.collection.traits import plan_collection
 from mintprep.guards.image_guards import load_rgb, thumbnail_png
 
@@ -92,7 +92,7 @@ def gather_review(col: Collection) -> Review:
             record = ledger.current_manifest()
             names = {t.token_id: t.name for t in record.manifest.tokens} if record else {}
             stored = {p.png_sha256 for p in pieces.values() if p.png_sha256 and ledger.objects.has(p.png_sha256)}
-            verdicts = {sha: stored_verdict(col, ledger, sha, record=False) for sha in sorted(stored)}
+            verdicts = stored_verdicts(col, ledger, sorted(stored), record=False)
             stored |= {d.png_sha256 for d in drops if d.png_sha256 and ledger.objects.has(d.png_sha256)}
             images = {sha: thumbnail(ledger.objects.get(sha), spec.generator.upscale) for sha in stored}
             images.update({d.thumbnail_sha256: ledger.objects.get(d.thumbnail_sha256) for d in drops

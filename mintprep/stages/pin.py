@@ -3,11 +3,14 @@
 Only content the caller has already accepted reaches here; the ledger row is written after the
 backend's copy was fetched back and checked, so "pinned" in the ledger always means verified.
 Many pieces are pinned with the backend's concurrency (`pin_pieces`); the rows are written here, in the
-calling thread, as each piece is verified, so a run stopped half way keeps what it pinned.
+calling thread, a batch at a time (every `ROWS_PER_COMMIT` verified pieces or `SECONDS_PER_COMMIT`, whichever
+comes first, and whatever is left when it stops, even on an error), so a run stopped half way keeps what it
+pinned; a kill loses at most the last batch's rows, whose pieces the rerun finds already on the backend.
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Callable
@@ -15,7 +18,10 @@ from typing import Callable
 from mintprep.base.errors import RemoteError
 from mintprep.base.hashing import sha256_hex
 from mintprep.ipfs import DagImport, PinBackend, PinRequest, Profile, import_bytes
-from mintprep.state.ledger import Ledger
+from mintprep.state.ledger import Ledger, PinRow
+
+ROWS_PER_COMMIT = 256
+SECONDS_PER_COMMIT = 1.0
 
 
 @dataclass(frozen=True)
@@ -61,15 +67,23 @@ def pin_pieces(ledger: Ledger, backend: PinBackend, profile: Profile, items: Seq
             advance()
     failed: dict[int, str] = {}
     requests = [PinRequest(items[index].name, items[index].make_dag) for index in todo]
-    for position, result in backend.pin_many(requests):
-        item, index = items[todo[position]], todo[position]
-        if isinstance(result, RemoteError):
-            failed[index] = str(result)
-        else:
-            ledger.record_pin(cid=result.cid, backend=backend.ledger_key, content_sha256=item.content_sha256,
-                              profile=profile.name, kind=item.kind, name=item.name, remote_id=result.remote_id)
-            outcomes[index] = PinOutcome(result.cid, newly_pinned=True)
-        advance()
+    rows: list[PinRow] = []
+    committed = time.monotonic()
+    try:
+        for position, result in backend.pin_many(requests):
+            item, index = items[todo[position]], todo[position]
+            if isinstance(result, RemoteError):
+                failed[index] = str(result)
+            else:
+                rows.append(PinRow(result.cid, backend.ledger_key, item.content_sha256, profile.name, item.kind,
+                                   item.name, result.remote_id))
+                outcomes[index] = PinOutcome(result.cid, newly_pinned=True)
+            if len(rows) >= ROWS_PER_COMMIT or time.monotonic() - committed >= SECONDS_PER_COMMIT:
+                ledger.record_pins(rows)
+                rows, committed = [], time.monotonic()
+            advance()
+    finally:
+        ledger.record_pins(rows)
     if failed:
         raise PinsFailed(backend.name, {items[index].name: failed[index] for index in sorted(failed)}, len(items))
     return [outcome for outcome in outcomes if outcome is not None]

@@ -18,6 +18,7 @@ verdict and the hashes are content-addressed (image sha256 + the pixel threshold
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from collections.abc import Collection as Ids
 from typing import Any
@@ -25,7 +26,7 @@ from typing import Any
 from mintprep.collection.config import Collection
 from mintprep.base.hashing import content_key
 from mintprep.state.drops import append_drops, attempt_drop, imported_drop
-from mintprep.state.ledger import GenerationRow, Ledger
+from mintprep.state.ledger import GenerationRow, Ledger, VerdictRow
 from mintprep.guards.near_duplicates import (PHASH_VERSION, find_duplicates, hex_hash, phash, tile_difference,
                                              tile_signature)
 from mintprep.guards.image_guards import GuardSettings, check_pixels, load_rgb
@@ -66,23 +67,34 @@ def settings_key(col: Collection) -> str:
 
 
 def stored_verdict(col: Collection, ledger: Ledger, png_sha256: str, *, record: bool = True) -> StoredVerdict:
-    """The guards' verdict and the hash of a stored image, from the ledger when already judged under these settings
-    (and recorded there unless `record` is False: a read-only reader judges without writing)."""
+    """The guards' verdict and the hash of one stored image (see `stored_verdicts`)."""
+    return stored_verdicts(col, ledger, [png_sha256], record=record)[png_sha256]
+
+
+def stored_verdicts(col: Collection, ledger: Ledger, shas: Iterable[str], *,
+                    record: bool = True) -> dict[str, StoredVerdict]:
+    """The guards' verdict and the hash of each stored image, from the ledger when already judged under these
+    settings; the new ones are recorded there in one transaction (unless `record` is False: a read-only reader
+    judges without writing)."""
     key = settings_key(col)
-    cached = ledger.verdict(png_sha256, key)
-    if cached is None:
-        upscale = col.spec.generator.upscale
-        # Judged (and hashed) at the resolution it was generated at: the nearest-neighbour upscale adds nothing.
-        rgb = load_rgb(ledger.objects.get(png_sha256), f"object {png_sha256}")[::upscale, ::upscale]
-        verdict = check_pixels(rgb, col.spec.guards)
-        facts = {"guard": verdict.guard, "decided_by": verdict.decided_by, "properties": list(verdict.properties),
-                 "phash": hex_hash(phash(rgb)), "tiles": tile_signature(rgb).hex(), "pixels": verdict.metrics}
-        if record:
-            ledger.record_verdict(png_sha256, key, verdict.ok, list(verdict.reasons), facts)
-        cached = (verdict.ok, list(verdict.reasons), facts)
-    ok, reasons, facts = cached
-    return StoredVerdict(ok, facts["guard"], reasons, facts["pixels"], facts["decided_by"], facts["properties"],
-                         int(facts["phash"], 16), bytes.fromhex(facts["tiles"]))
+    found, fresh = {}, []
+    for png_sha256 in shas:
+        cached = ledger.verdict(png_sha256, key)
+        if cached is None:
+            upscale = col.spec.generator.upscale
+            # Judged (and hashed) at the resolution it was generated at: the nearest-neighbour upscale adds nothing.
+            rgb = load_rgb(ledger.objects.get(png_sha256), f"object {png_sha256}")[::upscale, ::upscale]
+            verdict = check_pixels(rgb, col.spec.guards)
+            facts = {"guard": verdict.guard, "decided_by": verdict.decided_by, "properties": list(verdict.properties),
+                     "phash": hex_hash(phash(rgb)), "tiles": tile_signature(rgb).hex(), "pixels": verdict.metrics}
+            cached = (verdict.ok, list(verdict.reasons), facts)
+            fresh.append(VerdictRow(png_sha256, key, *cached))
+        ok, reasons, facts = cached
+        found[png_sha256] = StoredVerdict(ok, facts["guard"], reasons, facts["pixels"], facts["decided_by"],
+                                          facts["properties"], int(facts["phash"], 16), bytes.fromhex(facts["tiles"]))
+    if record and fresh:
+        ledger.record_verdicts(fresh)
+    return found
 
 
 def judge(col: Collection, ledger: Ledger, images: Images, *, minted: Ids[int] = (), settled: Ids[int] = (),
@@ -94,14 +106,16 @@ def judge(col: Collection, ledger: Ledger, images: Images, *, minted: Ids[int] =
     not taken back). `minted` and then published pieces, then `settled` ones (passed an earlier round of this run),
     win a pair; among equals the lower token id wins. `record` False: judge without writing (a read-only reader)."""
     guards = col.spec.guards
-    verdicts = {t: stored_verdict(col, ledger, sha, record=record) for t, sha in sorted(images.items())}
+    by_sha = stored_verdicts(col, ledger, sorted(set(images.values())), record=record)
+    verdicts = {t: by_sha[sha] for t, sha in sorted(images.items())}
     rejections = [Rejection(t, v.guard or "pixels", "stored image fails today's guards: " + "; ".join(v.reasons),
                             v.metrics) for t, v in verdicts.items() if not v.ok]
     pieces = ledger.pieces()
-    for t, p in sorted(pieces.items()):
-        if t not in images and t not in excluded and t <= col.spec.size and p.status in PUBLISHED and p.png_sha256 \
-                and ledger.objects.has(p.png_sha256):
-            verdicts[t] = stored_verdict(col, ledger, p.png_sha256, record=record)
+    others = {t: p.png_sha256 for t, p in sorted(pieces.items())
+              if t not in images and t not in excluded and t <= col.spec.size and p.status in PUBLISHED
+              and p.png_sha256 and ledger.objects.has(p.png_sha256)}
+    by_sha = stored_verdicts(col, ledger, set(others.values()), record=record)
+    verdicts.update({t: by_sha[sha] for t, sha in others.items()})
 
     def published(token_id: int) -> bool:
         piece = pieces.get(token_id)

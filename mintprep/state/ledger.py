@@ -15,13 +15,14 @@ import time
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Iterable, Iterator
 
 from mintprep.base.errors import DISK_FULL_ERRNOS, DiskFull, LedgerBusy, MintprepError, UserError
 from mintprep.base.secrets import scrub  # rows that carry service text (a URL, a tx detail) never hold a secret
 from mintprep.collection.manifest import Manifest
 from mintprep.state.objects import ObjectStore
 from mintprep.state.paths import StateDir
+from mintprep.state.sqlite import open_reader, open_writer
 
 SCHEMA_VERSION = 1
 # SQLite result codes (https://www.sqlite.org/rescode.html): only these say the file itself is not a ledger;
@@ -46,6 +47,7 @@ def ledger_unavailable(db: Path, exc: sqlite3.Error) -> MintprepError:
 
 IMPORTED_TX = "imported"  # the tx_hash of a deployment row adopted by `mintprep import`, not sent by mintprep
 IMPORTED_KEY = "imported:"  # request-key prefix of a piece taken as published by `mintprep import`
+PUBLISHED_KEPT = "published_tokens_kept"  # meta key: the published_tokens table holds every manifest's ids
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -89,6 +91,8 @@ CREATE TABLE IF NOT EXISTS attempt_offsets (
 -- tokens adopted by `mintprep import`: where from, and the traits their published metadata carries
 CREATE TABLE IF NOT EXISTS imports (
     token_id INTEGER PRIMARY KEY, source TEXT NOT NULL, traits TEXT NOT NULL, created REAL NOT NULL);
+-- every token id any manifest ever listed, kept as manifests are recorded (audit and the manifest stage ask)
+CREATE TABLE IF NOT EXISTS published_tokens (token_id INTEGER PRIMARY KEY);
 -- multi-step operations (repair) resume from here
 CREATE TABLE IF NOT EXISTS journal (
     id INTEGER PRIMARY KEY AUTOINCREMENT, kind TEXT NOT NULL, plan TEXT NOT NULL, step INTEGER NOT NULL,
@@ -116,6 +120,28 @@ class AttemptRow:
     reason: str | None
     metrics: dict[str, Any]
     accepted: bool
+
+
+@dataclass(frozen=True)
+class VerdictRow:
+    png_sha256: str
+    settings_key: str
+    ok: bool
+    reasons: list[str]
+    metrics: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class PinRow:
+    """A pin, verified on its backend, as the ledger records it."""
+
+    cid: str
+    backend: str
+    content_sha256: str
+    profile: str
+    kind: str
+    name: str
+    remote_id: str | None
 
 
 @dataclass(frozen=True)
@@ -191,12 +217,8 @@ class Ledger:
         db = StateDir(state_dir).ledger
         if not db.exists():
             raise UserError(f"{state_dir}: no ledger yet; run `mintprep run` first")
-        # With no write-ahead log beside it the file is complete: `immutable` reads it without creating the
-        # -wal/-shm files a WAL database otherwise needs, so a read-only folder (a backup, a mount) can be read
-        # and nothing is written. While a writer has a log open, read through it as usual.
-        wal = db.with_name(db.name + "-wal")
-        mode = "mode=ro" if wal.exists() else "mode=ro&immutable=1"
-        conn = sqlite3.connect(f"{db.resolve().as_uri()}?{mode}", uri=True, isolation_level=None)
+        # Read-only, creating nothing (mintprep.state.sqlite): a read-only folder (a backup, a mount) can be read.
+        conn = open_reader(db)
         ledger = cls(state_dir, conn, None)
         ledger._check_version()
         return ledger
@@ -205,15 +227,18 @@ class Ledger:
     def _open_writer(cls, state_dir: Path) -> "Ledger":
         state_dir.mkdir(parents=True, exist_ok=True)
         lock_fd = _take_writer_lock(StateDir(state_dir).writer_lock)
-        conn = sqlite3.connect(StateDir(state_dir).ledger, isolation_level=None, timeout=30)
-        conn.execute("PRAGMA journal_mode=WAL")
-        conn.execute("PRAGMA synchronous=FULL")
+        conn = open_writer(StateDir(state_dir).ledger)
         ledger = cls(state_dir, conn, lock_fd)
         with ledger.transaction():
             for statement in _statements(SCHEMA):
                 conn.execute(statement)
             conn.execute("INSERT OR IGNORE INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
         ledger._check_version()
+        if not ledger._published_tokens_kept():  # a ledger from before the table: filled once from its manifests
+            with ledger.transaction() as db:
+                db.executemany("INSERT OR IGNORE INTO published_tokens VALUES (?)",
+                               [(t,) for t in ledger._ids_in_manifests()])
+                db.execute(f"INSERT OR REPLACE INTO meta VALUES ('{PUBLISHED_KEPT}', '1')")
         return ledger
 
     def _check_version(self) -> None:
@@ -295,9 +320,14 @@ class Ledger:
 
     def record_verdict(self, png_sha256: str, settings_key: str, ok: bool, reasons: list[str],
                        metrics: dict[str, Any]) -> None:
+        self.record_verdicts([VerdictRow(png_sha256, settings_key, ok, reasons, metrics)])
+
+    def record_verdicts(self, verdicts: Iterable[VerdictRow]) -> None:
+        """Many verdicts in one transaction (one commit, so one sync, for a whole collection)."""
         with self.transaction() as db:
-            db.execute("INSERT OR REPLACE INTO verdicts VALUES (?,?,?,?,?)",
-                       (png_sha256, settings_key, int(ok), json.dumps(reasons), json.dumps(metrics, sort_keys=True)))
+            db.executemany("INSERT OR REPLACE INTO verdicts VALUES (?,?,?,?,?)",
+                           [(v.png_sha256, v.settings_key, int(v.ok), json.dumps(v.reasons),
+                             json.dumps(v.metrics, sort_keys=True)) for v in verdicts])
 
     # -- pin --------------------------------------------------------------------------------------
     def pinned_cid(self, content_sha256: str, profile: str, backend: str) -> str | None:
@@ -308,9 +338,15 @@ class Ledger:
     def record_pin(self, *, cid: str, backend: str, content_sha256: str, profile: str, kind: str, name: str,
                    remote_id: str | None) -> None:
         """Only called after the backend's copy was verified block by block."""
-        with self.transaction() as db:
-            db.execute("INSERT OR REPLACE INTO pins VALUES (?,?,?,?,?,?,?,?,NULL)",
-                       (cid, backend, content_sha256, profile, kind, name, remote_id, time.time()))
+        self.record_pins([PinRow(cid, backend, content_sha256, profile, kind, name, remote_id)])
+
+    def record_pins(self, pins: Iterable[PinRow]) -> None:
+        """Many verified pins in one transaction: a batch that a kill interrupts is recorded whole or not at all."""
+        now = time.time()
+        rows = [(p.cid, p.backend, p.content_sha256, p.profile, p.kind, p.name, p.remote_id, now) for p in pins]
+        if rows:
+            with self.transaction() as db:
+                db.executemany("INSERT OR REPLACE INTO pins VALUES (?,?,?,?,?,?,?,?,NULL)", rows)
 
     def record_unpin(self, cid: str, backend: str) -> None:
         with self.transaction() as db:
@@ -356,9 +392,26 @@ class Ledger:
         latest = self.current_manifest()
         if latest and (latest.manifest_cid, latest.metadata_root) == (manifest_cid, metadata_root):
             return
+        tokens = json.loads(self.objects.get(manifest_sha256)).get("tokens", [])
         with self.transaction() as db:
             db.execute("INSERT INTO manifests (metadata_root, manifest_cid, manifest_sha256, provenance_hash, created) "
                        "VALUES (?,?,?,?,?)", (metadata_root, manifest_cid, manifest_sha256, provenance_hash, time.time()))
+            db.executemany("INSERT OR IGNORE INTO published_tokens VALUES (?)", [(t["token_id"],) for t in tokens])
+
+    def published_token_ids(self) -> set[int]:
+        """Every token id any recorded manifest listed (kept as they are recorded, not read from each manifest)."""
+        if not self._published_tokens_kept():  # a read-only look at a ledger no writer has opened since
+            return self._ids_in_manifests()
+        return {row[0] for row in self._conn.execute("SELECT token_id FROM published_tokens")}
+
+    def _published_tokens_kept(self) -> bool:
+        try:
+            return self._one(f"SELECT 1 FROM meta WHERE key='{PUBLISHED_KEPT}'") is not None
+        except sqlite3.OperationalError:
+            return False
+
+    def _ids_in_manifests(self) -> set[int]:
+        return {token.token_id for record in self.manifests() for token in record.manifest.tokens}
 
     def current_manifest(self) -> ManifestRecord | None:
         return next(self.manifests(), None)

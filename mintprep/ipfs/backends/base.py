@@ -150,7 +150,6 @@ class PinBackend(ABC):
             report = self.verify(uploaded.root)
             if not report.ok:
                 raise VerificationFailed(name, self.name, report)
-            self._after_verified(uploaded.root, name)
         except RemoteError as error:
             return [(uploaded.index, error)]
         return [(uploaded.index, PinReceipt(cid=str(uploaded.root), backend=self.name, name=name, verified=True,
@@ -159,9 +158,6 @@ class PinBackend(ABC):
     @abstractmethod
     def _upload(self, dag: DagImport, name: str) -> str | None:
         """Put the DAG on the backend and pin it; return the backend's id for the pin, if it has one."""
-
-    def _after_verified(self, root: CID, name: str) -> None:
-        """Hook for backends that record the pin only after verification (the local store)."""
 
     def verify(self, cid: CID | str) -> VerifyReport:
         return verify_dag(cid, self.fetch_block)

@@ -1,0 +1,242 @@
+"""Everything but sampling at 1,000 and 10,000 pieces, side by side: is the cost per piece flat?
+
+    python bench/bench_scale.py [--sizes 1000 10000] [--quick] [--pin-pieces 1000] [--skip-remote]
+
+Images come from a fast deterministic source (smooth 64x64 PNGs that pass the default guards, no model). For each
+size, in one process, one after another:
+  validate   the pixel guards on every stored image (`run`'s validate stage; verdicts cached in the ledger)
+  pin        every image to the local store, verified (`run`'s pin stage)
+  manifest   the metadata directory and the manifest, pinned (`run`'s manifest stage)
+  page       the static mint page
+  status     `mintprep status`'s report
+  audit      `mintprep audit` (local store, no chain)
+  review     `mintprep review`'s sheet
+  import-folder  `mintprep import --from <folder of images + metadata>` into a fresh collection
+  import-ipfs    `mintprep import --from ipfs://<root>` (blocks in the collection's local store) into a fresh one
+Then pinning `--pin-pieces` small pieces to the kubo, PSA and Pinata stand-ins (tests/ipfs/fakes.py, following
+each documented API) running in a process of their own, every request taking 100 ms, `ipfs.pin_concurrency`
+16: wall / ideal, where ideal = pieces x 0.1 s / 16 (one round trip per piece), and wall / the time the requests
+the protocol needed would take at 16 in flight (its breakdown: requests per piece). The stand-ins' gateway, which
+PSA and Pinata pins are read back through, answers without the delay. Prints one JSON object; `--quick` runs 200 and 1,000 pieces and
+100 remote pins (< 60 s).
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import json
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+import yaml
+from PIL import Image
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from mintprep.base.hashing import sha256_hex  # noqa: E402
+from mintprep.collection.config import load_collection  # noqa: E402
+from mintprep.collection.traits import plan_piece  # noqa: E402
+from mintprep.commands.run import Candidate, page_stage, pin, publish_metadata, validate  # noqa: E402
+from mintprep.state.ledger import PieceRecord  # noqa: E402
+from mintprep.state.workspace import Workspace  # noqa: E402
+
+EXAMPLE = ROOT / "collection" / "collection.yaml"
+ENV = {**os.environ, "PYTHONPATH": str(ROOT)}
+RTT_S = 0.1
+
+
+def image(token_id: int, side: int = 64) -> bytes:
+    """A smooth, distinct PNG that passes every default guard (a gradient, low-frequency waves, mild grain)."""
+    y, x = np.mgrid[0:side, 0:side].astype(np.float32)
+    rng = np.random.default_rng(token_id)
+    phase = rng.uniform(0, 2 * np.pi, 3)
+    base = 40 + 1.3 * x + 1.1 * y
+    rgb = np.stack([base + 25 * np.sin(x / 9 + p) + 25 * np.cos(y / 11 + p) for p in phase], axis=-1)
+    rgb += rng.normal(0, 2, rgb.shape)
+    out = io.BytesIO()
+    Image.fromarray(np.clip(rgb, 0, 255).astype(np.uint8)).save(out, format="PNG", compress_level=1)
+    return out.getvalue()
+
+
+def write_yaml(folder: Path, size: int) -> Path:
+    data = yaml.safe_load(EXAMPLE.read_text())
+    data.update(size=size, generator=dict(data["generator"], upscale=1))
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / "collection.yaml"
+    path.write_text(yaml.safe_dump(data, sort_keys=False))
+    return path
+
+
+def timed(rows: dict[str, float], name: str, work: Callable[[], object]) -> object:
+    start = time.perf_counter()
+    result = work()
+    rows[name] = time.perf_counter() - start
+    print(f"  {name}: {rows[name]:.2f} s", file=sys.stderr, flush=True)  # a capped run keeps what it measured
+    return result
+
+
+def made_here(work: Path, size: int, rows: dict[str, float]) -> None:
+    """A collection as `run` leaves it (images stored, not generated), then every command that reads it."""
+    from mintprep.commands.audit import audit_collection
+    from mintprep.commands.review import gather_review, render_review
+    from mintprep.commands.status import collection_status
+
+    col = load_collection(write_yaml(work / "made", size))
+    with Workspace.open(col) as ws:
+        shas = ws.ledger.objects.put_many(image(token_id) for token_id in range(1, size + 1))
+        candidates = [Candidate(plan_piece(col.spec, token_id), sha, f"bench-{token_id}", {"bench": True})
+                      for token_id, sha in enumerate(shas, 1)]
+        accepted = timed(rows, "validate", lambda: validate(ws, candidates).accepted)
+        assert len(accepted) == size, f"{size - len(accepted)} synthetic images were refused"
+        pinned = timed(rows, "pin-local", lambda: pin(ws, accepted).pieces)
+
+        def manifest() -> None:
+            published = publish_metadata(ws, pinned).manifest.by_token()
+            ws.ledger.set_pieces([PieceRecord(p.token_id, p.request_key, p.png_sha256, p.image_cid,
+                                              published[p.token_id].metadata_cid, "pinned") for p in pinned])
+
+        timed(rows, "manifest", manifest)
+        timed(rows, "page", lambda: page_stage(ws))
+    status = timed(rows, "status", lambda: collection_status(load_collection(col.path)))
+    assert status["counts"].get("pinned") == size, status["counts"]
+    report = timed(rows, "audit", lambda: audit_collection(load_collection(col.path), check_chain=False))
+    assert report.ok, report.to_json()["problems"][:3]
+    timed(rows, "review", lambda: render_review(gather_review(load_collection(col.path))))
+
+
+def folder_source(folder: Path, size: int) -> None:
+    """What a HashLips-style generator leaves: images/<n>.png and json/<n>.json naming them."""
+    (folder / "images").mkdir(parents=True)
+    (folder / "json").mkdir()
+    for token_id in range(1, size + 1):
+        (folder / "images" / f"{token_id}.png").write_bytes(image(token_id))
+        (folder / "json" / f"{token_id}.json").write_text(json.dumps({
+            "name": f"Flower #{token_id}", "description": "made elsewhere", "image": f"{token_id}.png",
+            "edition": token_id, "attributes": [{"trait_type": "flower", "value": "tulip"}]}))
+
+
+def ipfs_source(state_dir: Path, size: int, profile_name: str) -> str:
+    """The same collection published elsewhere, its blocks (unpinned) in the collection's local store."""
+    from mintprep.ipfs.store import BlockStore
+    from mintprep.ipfs.unixfs import get_profile, import_bytes, import_directory
+
+    profile = get_profile(profile_name)
+    images = import_directory({f"{t}.png": import_bytes(image(t), profile) for t in range(1, size + 1)}, profile)
+    documents = {f"{t}.json": import_bytes(json.dumps({
+        "name": f"Flower #{t}", "image": f"ipfs://{images.root}/{t}.png", "edition": t,
+        "attributes": [{"trait_type": "flower", "value": "tulip"}]}).encode(), profile) for t in range(1, size + 1)}
+    metadata = import_directory(documents, profile)
+    BlockStore(state_dir / "ipfs").put_many([*images.blocks, *metadata.blocks])
+    return str(metadata.root)
+
+
+def imported(work: Path, size: int, rows: dict[str, float]) -> None:
+    from mintprep.commands.importer import import_collection
+
+    folder = work / "elsewhere"
+    folder_source(folder, size)
+    col = load_collection(write_yaml(work / "from-folder", size))
+    plan = timed(rows, "import-folder", lambda: import_collection(col, str(folder)))
+    assert len(plan.tokens) == size, plan.skipped
+    col = load_collection(write_yaml(work / "from-ipfs", size))
+    root = ipfs_source(col.state_dir, size, col.spec.ipfs.profile)
+    plan = timed(rows, "import-ipfs", lambda: import_collection(load_collection(col.path), f"ipfs://{root}"))
+    assert len(plan.tokens) == size, plan.skipped
+
+
+def at_size(size: int) -> dict[str, float]:
+    rows: dict[str, float] = {}
+    with tempfile.TemporaryDirectory(prefix=f"mintprep-scale-{size}-") as tmp:
+        made_here(Path(tmp), size, rows)
+        imported(Path(tmp), size, rows)
+    return rows
+
+
+# -- remote pinning ------------------------------------------------------------------------------
+
+def pinning(work: Path, kind: str, pieces: int, concurrency: int) -> dict[str, object]:
+    from mintprep.ipfs.backends import make_backend
+    from mintprep.ipfs.settings import IpfsSettings
+    from mintprep.ipfs.unixfs import get_profile, import_bytes
+    from mintprep.stages.pin import PinItem, pin_pieces
+    from mintprep.state.ledger import Ledger
+
+    profile = get_profile("kubo-cidv1")
+    payloads = [f"{kind} piece {i} ".encode() * 40 for i in range(pieces)]
+    items = [PinItem(sha256_hex(d), lambda d=d: import_bytes(d, profile), "image", f"B-{i}.png")
+             for i, d in enumerate(payloads)]
+    os.environ["BENCH_PIN_TOKEN"] = "bench-token"
+    server = subprocess.Popen([sys.executable, "-m", "tests.ipfs.served", kind, str(work / f"{kind}-service"),
+                               str(RTT_S)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=ENV, cwd=ROOT)
+    try:
+        urls = json.loads(server.stdout.readline())
+        common = dict(backend=kind, api_url=urls["url"], pin_concurrency=concurrency)
+        if kind != "kubo":
+            common.update(token_env="BENCH_PIN_TOKEN", gateway=urls["gateway"])
+        if kind == "pinata":
+            common.update(upload_url=urls["url"])
+        if kind == "psa":  # PSA pins by CID: the blocks must already be reachable (here: in the service's store)
+            from mintprep.ipfs.store import BlockStore
+
+            BlockStore(work / f"{kind}-service").put_many(b for d in payloads for b in import_bytes(d, profile).blocks)
+        with Ledger.open(work / f"{kind}-state") as ledger:
+            backend = make_backend(IpfsSettings(**common), work / f"{kind}-state")
+            start = time.perf_counter()
+            pin_pieces(ledger, backend, profile, items)
+            elapsed = time.perf_counter() - start
+        counts, _ = server.communicate("", timeout=60)
+        counts = json.loads(counts.splitlines()[-1])
+    finally:
+        server.kill()
+    requests = counts["requests"]
+    ideal = pieces * RTT_S / concurrency
+    return {"backend": kind, "pieces": pieces, "concurrency": concurrency, "wall_s": round(elapsed, 2),
+            "ideal_s": round(ideal, 2), "ratio": round(elapsed / ideal, 2), "goal": 1.3,
+            "requests_per_piece": round(requests / pieces, 2),
+            "ratio_to_its_requests": round(elapsed / (requests * RTT_S / concurrency), 2),
+            "max_in_flight": counts["max_in_flight"]}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", type=int, nargs="+", default=[1000, 10000])
+    parser.add_argument("--pin-pieces", type=int, default=1000)
+    parser.add_argument("--concurrency", type=int, default=16)
+    parser.add_argument("--skip-remote", action="store_true")
+    parser.add_argument("--skip-local", action="store_true", help="only the remote pinning ratios")
+    parser.add_argument("--quick", action="store_true", help="200 and 1,000 pieces, 100 remote pins (< 60 s)")
+    args = parser.parse_args()
+    if args.quick:
+        args.sizes, args.pin_pieces = [200, 1000], 100
+    per_size = {}
+    for size in [] if args.skip_local else args.sizes:
+        print(f"{size} pieces:", file=sys.stderr, flush=True)
+        rows = at_size(size)
+        per_size[size] = {name: {"s": round(s, 3), "ms_per_piece": round(1000 * s / size, 3),
+                                 "pieces_per_s": round(size / s, 1)} for name, s in rows.items()}
+        print(f"{size}: " + ", ".join(f"{n} {r['pieces_per_s']}/s" for n, r in per_size[size].items()),
+              file=sys.stderr, flush=True)
+    small, large = min(args.sizes), max(args.sizes)
+    ratios = {name: round(per_size[large][name]["ms_per_piece"] / per_size[small][name]["ms_per_piece"], 2)
+              for name in per_size[small]} if small != large and per_size else {}
+    result: dict[str, object] = {"sizes": per_size, f"per_piece_ratio_{large}_over_{small}": ratios,
+                                 "max_rss_mib": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024),
+                                 "load_average": os.getloadavg()[0]}
+    if not args.skip_remote:
+        with tempfile.TemporaryDirectory(prefix="mintprep-scale-pin-") as tmp:
+            result["pinning"] = [pinning(Path(tmp), kind, args.pin_pieces, args.concurrency)
+                                 for kind in ("kubo", "psa", "pinata")]
+    print(json.dumps(result, indent=2))
+
+
+if __name__ == "__main__":
+    main()

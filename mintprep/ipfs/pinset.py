@@ -1,0 +1,85 @@
+"""The local store's pin set: `ipfs/pins.db`, a SQLite table (cid → name) in WAL mode.
+
+Pinning a batch is one transaction (one sync however many pins it holds) and pinning stays O(1) in the size of
+the collection; the one-file-per-pin layout it replaces (`pins/<cid>`) cost three syncs per pin. A store that
+still has that folder is migrated by the first writer: the rows are committed, then the files removed (a kill
+in between only repeats the migration). Readers open the file read-only and create nothing, and until a writer
+has migrated a store they read the old folder too.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sqlite3
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from mintprep.base.errors import UserError
+from mintprep.state.sqlite import open_reader, open_writer, transaction
+
+
+class PinSet:
+    def __init__(self, root: Path) -> None:
+        self.path = root / "pins.db"
+        self.legacy_dir = root / "pins"
+
+    def read(self) -> dict[str, str]:
+        """cid → name of every pin."""
+        pins = self._legacy()
+        if self.path.exists():
+            with self._connection(writer=False) as conn:
+                pins.update(conn.execute("SELECT cid, name FROM pins").fetchall())
+        return pins
+
+    def has(self, cid: str) -> bool:
+        if self.path.exists():
+            with self._connection(writer=False) as conn:
+                if conn.execute("SELECT 1 FROM pins WHERE cid=?", (cid,)).fetchone():
+                    return True
+        return (self.legacy_dir / cid).is_file()
+
+    def add(self, pins: Iterable[tuple[str, str]]) -> None:
+        """Pin every (cid, name) in one transaction."""
+        with self._connection(writer=True) as conn, transaction(conn):
+            conn.executemany("INSERT OR REPLACE INTO pins VALUES (?, ?)", list(pins))
+
+    def remove(self, cid: str) -> bool:
+        with self._connection(writer=True) as conn, transaction(conn):
+            return conn.execute("DELETE FROM pins WHERE cid=?", (cid,)).rowcount > 0
+
+    @contextmanager
+    def _connection(self, *, writer: bool) -> Iterator[sqlite3.Connection]:
+        try:
+            conn = open_writer(self.path) if writer else open_reader(self.path)
+            try:
+                if writer:
+                    conn.execute("CREATE TABLE IF NOT EXISTS pins (cid TEXT PRIMARY KEY, name TEXT NOT NULL)")
+                    self._migrate(conn)
+                yield conn
+            finally:
+                conn.close()
+        except sqlite3.DatabaseError as exc:
+            raise UserError(f"{self.path}: not a readable pin set ({exc}); move it aside and pin again",
+                            path=str(self.path)) from None
+
+    def _migrate(self, conn: sqlite3.Connection) -> None:
+        legacy = self._legacy()
+        if legacy:
+            with transaction(conn):
+                conn.executemany("INSERT OR IGNORE INTO pins VALUES (?, ?)", legacy.items())
+        shutil.rmtree(self.legacy_dir, ignore_errors=True)
+
+    def _legacy(self) -> dict[str, str]:
+        if not self.legacy_dir.is_dir():
+            return {}
+        pins = {}
+        for path in self.legacy_dir.iterdir():
+            if path.name.startswith("."):
+                continue  # a temp file of an interrupted pin
+            try:
+                pins[path.name] = json.loads(path.read_text())["name"]
+            except (json.JSONDecodeError, UnicodeDecodeError, KeyError, TypeError) as exc:
+                raise UserError(f"{path} is not valid JSON ({exc}); delete it and pin {path.name} again") from None
+        return pins
