@@ -1,7 +1,8 @@
 """What collectors hold, read from the chain: the drop's base URI, its minted token ids and the metadata file each
 one shows. The ledger never decides which tokens are minted; commands that change what is published ask here.
 
-MintprepDrop mints sequential ids from 1 and never burns (see contracts/MintprepDrop.sol: `totalMinted`), so its
+Other contract shapes are read through their family (mintprep.chain.families). MintprepDrop mints sequential ids
+from 1 and never burns (see contracts/MintprepDrop.sol: `totalMinted`), so its
 minted ids are 1..totalMinted; after a reveal token t shows file `metadataIdOf(t)`, computed here with the
 contract's own formula (mintprep.chain.reveal.metadata_id) rather than one call per token.
 """
@@ -24,6 +25,10 @@ class LiveDrop:
     base_uri: str
     minted: tuple[int, ...]  # token ids
     shown: dict[int, int] = field(default_factory=dict)  # minted token id -> the metadata file id it shows
+    suffix: str = ".json"  # what the contract appends to a file id in tokenURI (ERC721A shape: nothing)
+
+    def file_name(self, file_id: int) -> str:
+        return f"{file_id}{self.suffix}"
 
     @property
     def minted_files(self) -> list[int]:
@@ -40,6 +45,7 @@ def read_live_drop(col: Collection, ledger: Ledger | None, rpc_url: str | None =
         return None
     from mintprep.chain.artifact import load_artifact
     from mintprep.chain.address import deployed_address
+    from mintprep.chain.families import detect_family
     from mintprep.chain.reveal import metadata_id
     from mintprep.chain.rpc import RPC_FAILURES, connect, describe_failure
     from mintprep.net.urls import redact_url
@@ -50,6 +56,11 @@ def read_live_drop(col: Collection, ledger: Ledger | None, rpc_url: str | None =
         w3 = connect(url)
         if not w3.eth.get_code(address):
             return LiveDrop(address, "", ())  # nothing deployed there (yet): nothing minted, nothing live
+        family = detect_family(w3, address)
+        if family.name != "mintprep-drop":  # another shape (mintprep.chain.families): ids read from the chain
+            minted = tuple(family.minted_ids())
+            return LiveDrop(address, family.base_uri(list(minted)) or "", minted, {t: t for t in minted},
+                            family.token_suffix or ".json")
         drop = w3.eth.contract(address=address, abi=load_artifact().abi).functions
         total = int(drop.totalMinted().call())
         base_uri = str(drop.baseURI().call())

@@ -37,7 +37,7 @@ def keep_minted(ws: Workspace, *, include_minted: bool) -> KeptMinted:
     parsed = ipfs_path(live.base_uri)
     if include_minted or parsed is None:  # asked to replace, or nothing live yet (base URI unset, unrevealed)
         return KeptMinted(files)
-    documents = kept_documents(live.base_uri, files, ws.backend.fetch_block)
+    documents = kept_documents(live.base_uri, files, ws.backend.fetch_block, live.file_name)
     pieces = ws.ledger.pieces()
 
     def request_key(token) -> str:
