@@ -84,6 +84,7 @@ def test_audit_names_the_broken_tokens_and_repair_spares_the_minted_ones(case, c
     monkeypatch.setenv(PRIVATE_KEY_ENV, chain.owner.key.hex())
     code, repaired = cli("audit", str(path), "--repair")
 
+    assert "plan" in repaired, repaired
     assert sorted(t["token_id"] for t in (repaired["plan"] or {}).get("tokens", [])) == unminted_broken, repaired
     after = live_documents(shape, path, contract)  # every id resolves from what the contract now says
     assert {t: after[t] for t in shape.minted_ids} == {t: before[t] for t in shape.minted_ids}
