@@ -7,7 +7,7 @@ from typing import Literal
 from pydantic import Field, model_validator
 
 from mintprep.base.errors import ConfigError
-from mintprep.base.secrets import secret_from_env
+from mintprep.base.secrets import register_secret, secret_from_env
 from mintprep.ipfs.profile_names import ProfileName
 from mintprep.base.settings_model import StrictModel
 from mintprep.net.urls import PrivateUrl, PublicUrl
@@ -38,11 +38,10 @@ class ClusterSettings(StrictModel):
         """(user, password) from the variable `basic_auth_env` names; ConfigError if it is unset or lacks a colon."""
         if not self.basic_auth_env:
             return None
-        user, colon, password = os.environ.get(self.basic_auth_env, "").strip().partition(":")
+        user, colon, password = (secret_from_env(self.basic_auth_env) or "").partition(":")
         if not (user and colon and password):
             raise ConfigError(f"ipfs.cluster.basic_auth_env: environment variable {self.basic_auth_env} must hold "
                               "user:password", field="ipfs.cluster.basic_auth_env")
-        register_secret(f"{user}:{password}")
         return user, register_secret(password)
 
 
