@@ -13,9 +13,11 @@ import pytest
 import skimage.data
 from PIL import Image
 
-from mintprep.guards.near_duplicates import distance, find_duplicates, near_pairs, phash
+from mintprep.guards.near_duplicates import (distance, find_duplicates, near_pairs, phash, tile_difference,
+                                             tile_signature)
 from mintprep.guards.image_guards import GuardSettings
 from tests.generate.guard_corpus import BROKEN, LEGIT
+from tests.support.layered import layered_collection
 
 DEFAULT = GuardSettings().duplicate_distance
 PHOTOS = ["astronaut", "camera", "cat", "coffee", "coins", "rocket", "moon", "brick", "grass", "retina"]
@@ -78,3 +80,19 @@ def test_the_index_finds_what_comparing_every_pair_finds(max_distance: int) -> N
 def test_distance_beyond_what_the_bands_guarantee_is_refused() -> None:
     with pytest.raises(ValueError, match="max_distance"):
         near_pairs([1, 2], 16)
+
+
+def test_on_the_layered_corpus_every_re_encoding_is_a_duplicate_and_no_layer_variant_is() -> None:
+    """tests/support/layered.py: the global pHash alone flags layer variants (and other avatars on similar
+    grounds); confirmed by tiles at the default thresholds, exactly the planted re-encodings remain."""
+    corpus = layered_collection()
+    defaults = GuardSettings()
+    ranked = sorted(corpus.images)
+    hashes = [(t, phash(corpus.images[t])) for t in ranked]
+    tiles = {t: tile_signature(corpus.images[t]) for t in ranked}
+    by_hash = find_duplicates(hashes, defaults.duplicate_distance)
+    assert set(by_hash) & set(corpus.variants), "the pHash alone cannot tell a layer variant from a copy"
+    found = find_duplicates(hashes, defaults.duplicate_distance, lambda a, b: tile_difference(tiles[a], tiles[b]),
+                            defaults.duplicate_tile_diff)
+    assert {t: m.key for t, m in found.items()} == {t: original for t, (original, _) in corpus.duplicates.items()}
+    assert all(m.tile_diff is not None and m.tile_diff <= defaults.duplicate_tile_diff for m in found.values())

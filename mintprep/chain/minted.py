@@ -3,7 +3,9 @@ one shows. The ledger never decides which tokens are minted; commands that chang
 
 MintprepDrop mints sequential ids from 1 and never burns (see contracts/MintprepDrop.sol: `totalMinted`), so its
 minted ids are 1..totalMinted; after a reveal token t shows file `metadataIdOf(t)`, computed here with the
-contract's own formula (mintprep.chain.reveal.metadata_id) rather than one call per token.
+contract's own formula (mintprep.chain.reveal.metadata_id) rather than one call per token. Any other contract is
+read through its family (mintprep.chain.families: minted ids from its Transfer events, its base URI and the file
+name its tokenURI forms).
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ class LiveDrop:
     base_uri: str
     minted: tuple[int, ...]  # token ids
     shown: dict[int, int] = field(default_factory=dict)  # minted token id -> the metadata file id it shows
+    token_suffix: str = ".json"  # tokenURI = base + id + this: the file names in the metadata directory
 
     @property
     def minted_files(self) -> list[int]:
@@ -40,6 +43,7 @@ def read_live_drop(col: Collection, ledger: Ledger | None, rpc_url: str | None =
         return None
     from mintprep.chain.artifact import load_artifact
     from mintprep.chain.address import deployed_address
+    from mintprep.chain.families import detect_family
     from mintprep.chain.reveal import metadata_id
     from mintprep.chain.rpc import RPC_FAILURES, connect, describe_failure
     from mintprep.net.urls import redact_url
@@ -50,6 +54,11 @@ def read_live_drop(col: Collection, ledger: Ledger | None, rpc_url: str | None =
         w3 = connect(url)
         if not w3.eth.get_code(address):
             return LiveDrop(address, "", ())  # nothing deployed there (yet): nothing minted, nothing live
+        family = detect_family(w3, address)
+        if family.name != "mintprep-drop":
+            minted = family.minted_ids()
+            return LiveDrop(address, family.base_uri(minted) or "", tuple(minted), {t: t for t in minted},
+                            family.token_suffix or "")
         drop = w3.eth.contract(address=address, abi=load_artifact().abi).functions
         total = int(drop.totalMinted().call())
         base_uri = str(drop.baseURI().call())

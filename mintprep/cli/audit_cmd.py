@@ -66,6 +66,9 @@ def _write_html(path: Path | None, col, report: "AuditReport | None", outcome: "
 
 def _print_audit(report: "AuditReport") -> None:
     minted = set(report.minted)
+    for w in report.warnings:
+        console.print(Text(f"token {w['token_id']}: {w['property']} ({w['metric']} {w['value']:g} > {w['setting']} "
+                           f"{w['threshold']:g}; a warning, not a problem)", "yellow"), highlight=False)
     if report.ok:
         console.print(Text.assemble(("clean", "green"), f": {report.checked.get('tokens', 0)} tokens checked on "
                                     f"{', '.join(report.checked.get('sources', []))}"))

@@ -15,24 +15,36 @@ def review_command(
     collection: Path = typer.Argument(..., help="the collection file (collection.yaml)"),
     out: Optional[Path] = typer.Option(None, "-o", "--out", help="where to write the page (default: review.html "
                                        "beside the collection file)"),
+    per_page: int = typer.Option(100, "--per-page", min=1, max=10_000, help="token cards (and pairs, rejected "
+                                 "attempts) per page; the first page of each is in the summary file"),
     json_output: bool = typer.Option(False, "--json", help="print what the page shows as JSON on stdout"),
 ) -> None:
-    """One self-contained HTML page: every token (image, traits, rarity rank, guard metrics, pin state), every
-    rejected attempt, near-duplicate pairs side by side, the trait table. Reads the ledger only."""
+    """A self-contained HTML sheet (OUT, and its pages in OUT-pages/): every token (image, traits, rarity rank,
+    guard metrics, pin state), every rejected attempt, near-duplicate pairs side by side, the trait table, a search
+    by id and trait. Reads the ledger only."""
     from mintprep.collection.config import load_collection
+    from mintprep.commands.review import gather_review
+    from mintprep.commands.review_pages import render_review
     from mintprep.state.objects import write_atomic
-    from mintprep.commands.review import gather_review, render_review
 
     if out is not None:
         output_file(out, "--out")
     col = load_collection(collection)
     review = gather_review(col)
     target = out if out is not None else col.base_dir / "review.html"
-    write_atomic(target, render_review(review).encode(), for_people=True)
+    files = render_review(review, stem=target.stem, per_page=per_page)
+    folder = target.parent / f"{target.stem}-pages"
+    for name, text in files.items():
+        write_atomic(target.parent / name, text.encode(), for_people=True)
+    if folder.is_dir():  # pages of an earlier, longer sheet
+        for stale in folder.glob("*-*.html"):
+            if f"{folder.name}/{stale.name}" not in files:
+                stale.unlink()
     if json_output:
-        print_json({"path": str(target), **review.to_json()})
+        print_json({"path": str(target), "pages": [str(target.parent / n) for n in files][1:], **review.to_json()})
     else:
         c = review.counts
-        console.print(f"wrote {target}: {c['tokens']} tokens ({c['pinned']} pinned, {c['rejected']} rejected), "
+        console.print(f"wrote {target} (+{len(files) - 1} pages): {c['tokens']} tokens ({c['pinned']} pinned, "
+                      f"{c['kept']} kept as published, {c['rejected']} rejected), "
                       f"{c['rejected_attempts']} rejected attempts, {c['duplicates']} near-duplicates", highlight=False,
                       markup=False)

@@ -39,7 +39,8 @@ def validate_command(
     code = 2 if unreadable else (0 if ok else 1)
     if json_output:
         entries = [{"path": path, "ok": v.ok, "guard": v.guard, "reasons": list(v.reasons),
-                    "decided_by": v.decided_by, "properties": list(v.properties), "metrics": v.metrics}
+                    "decided_by": v.decided_by, "properties": list(v.properties), "warnings": list(v.warnings),
+                    "metrics": v.metrics}
                    for path, v in verdicts.items()]
         entries += [{"path": path, "ok": False, "error": message} for path, message in unreadable.items()]
         print_json({"ok": ok, "exit_code": code, "images": entries})

@@ -128,6 +128,15 @@ def token_name(spec: CollectionSpec, token_id: int) -> str:
     return f"{spec.name} #{token_id}"
 
 
+def published_name(document: bytes | None) -> str | None:
+    """The `name` an imported token's published metadata carries (None when it has none, or is no JSON object)."""
+    try:
+        name = json.loads(document).get("name") if document else None
+    except (ValueError, AttributeError):
+        return None
+    return name if isinstance(name, str) and name else None
+
+
 def token_metadata(spec: CollectionSpec, piece: PinnedPiece) -> dict[str, Any]:
     """OpenSea metadata standard: name, description, image, attributes (+ optional fields when configured)."""
     metadata: dict[str, Any] = {
@@ -181,14 +190,22 @@ def provenance_hash(png_sha256s_in_token_order: list[str]) -> str:
 
 
 def build_manifest(spec: CollectionSpec, pieces: list[PinnedPiece], metadata_root: str,
-                   metadata_cids: dict[int, str], profile: str, token_suffix: str = ".json") -> Manifest:
+                   metadata_cids: dict[int, str], profile: str, token_suffix: str = ".json",
+                   sources: Mapping[str, bytes] | None = None) -> Manifest:
+    """`sources`: imported tokens' published documents, whose names the manifest (and so the page) shows."""
     ordered = sorted(pieces, key=lambda p: p.token_id)
+    sources = sources or {}
+
+    def name(piece: PinnedPiece) -> str:
+        published = published_name(sources.get(piece.source_metadata_sha256)) if piece.source_metadata_sha256 else None
+        return published or token_name(spec, piece.token_id)
+
     return Manifest(token_suffix=token_suffix,
         name=spec.name, symbol=spec.symbol, description=spec.description, size=spec.size,
         metadata_root=metadata_root, base_uri=base_uri_for(metadata_root),
         contract_uri=contract_uri_for(metadata_root),
         provenance_hash=provenance_hash([p.png_sha256 for p in ordered]), ipfs_profile=profile,
-        tokens=tuple(ManifestToken(p.token_id, token_name(spec, p.token_id), p.image_cid, metadata_cids[p.token_id],
+        tokens=tuple(ManifestToken(p.token_id, name(p), p.image_cid, metadata_cids[p.token_id],
                                    p.png_sha256, p.attributes, p.provenance, p.source_metadata_sha256)
                      for p in ordered),
     )

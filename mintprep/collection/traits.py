@@ -7,6 +7,7 @@ changing one piece's override never reshuffles the other pieces.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from mintprep.collection.config import CollectionSpec
@@ -55,5 +56,8 @@ def plan_piece(spec: CollectionSpec, token_id: int, published: list[tuple[str, s
     return PiecePlan(token_id, tuple(chosen.items()), prompt, negative)
 
 
-def plan_collection(spec: CollectionSpec) -> list[PiecePlan]:
-    return [plan_piece(spec, token_id) for token_id in range(1, spec.size + 1)]
+def plan_collection(spec: CollectionSpec, published: Mapping[int, list[tuple[str, str]]] | None = None
+                    ) -> list[PiecePlan]:
+    """Every token's plan; `published`: imported tokens' traits (as the ledger's imports record them)."""
+    published = published or {}
+    return [plan_piece(spec, token_id, published=published.get(token_id)) for token_id in range(1, spec.size + 1)]

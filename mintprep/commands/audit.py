@@ -35,12 +35,16 @@ if TYPE_CHECKING:
     from mintprep.chain.families import LiveState
 
 ProblemKind = Literal[
-    "image-unretrievable", "image-corrupt", "image-broken",
+    "image-unretrievable", "image-corrupt", "image-broken", "near-duplicate",
     "metadata-unretrievable", "metadata-invalid", "metadata-wrong-image", "metadata-root-mismatch",
     "manifest-inconsistent", "page-stale", "chain-base-uri-stale", "chain-mismatch", "object-corrupt",
     "repair-interrupted",
 ]
 IMAGE_KINDS: frozenset[str] = frozenset({"image-unretrievable", "image-corrupt", "image-broken"})
+# Problems of the art itself: only a new image cures them (pinning the same CID again does not).
+ART_KINDS: frozenset[str] = frozenset({"image-broken", "near-duplicate"})
+# Problems a repair replaces the token's image for: the image ones, and the later member of a near-duplicate pair.
+REPLACE_KINDS: frozenset[str] = IMAGE_KINDS | ART_KINDS
 # published: the ledger's view, which is also what collectors see (or no contract is known);
 # live: what the contract serves, where it differs from the ledger; not-yet-published: the ledger's newest
 # state for a token whose live document is another.
@@ -65,6 +69,8 @@ class AuditReport:
     family: str | None = None  # the contract's shape (mintprep.chain.families); None: no contract read
     base_uri_on_chain: str | None = None  # None: no contract, or not read
     checked: dict[str, Any] = field(default_factory=dict)  # what was looked at: counts and sources
+    # Facts about healthy images worth a look (banded, posterized): reported, never a problem (exit code unchanged).
+    warnings: list[dict[str, Any]] = field(default_factory=list)
     # Bytes of images that decoded but failed the guards, for the HTML report's thumbnails (not in the JSON).
     images: dict[int, bytes] = field(default_factory=dict, repr=False)
 
@@ -105,6 +111,7 @@ class AuditReport:
             "minted": self.minted,
             "base_uri_on_chain": self.base_uri_on_chain,
             "checked": self.checked,
+            "warnings": self.warnings,
         }
 
 
@@ -146,6 +153,7 @@ def audit_workspace(ws: Workspace, *, gateways: Sequence[str] = (), check_chain:
     audit_published(ws, record.manifest, report)
     audit_objects(ws, record.manifest, report)
     audit_images(col, record.manifest, pieces, sources, report)
+    audit_duplicates(ws, record.manifest, report)
     audit_metadata(record, pieces, metadata_sources, report)
     audit_page(col, ledger, record, report)
     if live is not None:
@@ -242,8 +250,27 @@ def _judge_image(col: Collection, token_id: int, cid: str, data: bytes, report: 
         return
     if not verdict.ok:
         report.add(token_id, "image-broken", where, cid=cid, guard=verdict.guard, reasons=list(verdict.reasons),
-                   metrics=dict(verdict.metrics))
+                   decided_by=verdict.decided_by, metrics=dict(verdict.metrics))
         report.images[token_id] = data
+    report.warnings += [{"token_id": token_id, "cid": cid, "where": where, **w} for w in verdict.warnings]
+
+
+def audit_duplicates(ws: Workspace, manifest: Manifest, report: AuditReport) -> None:
+    """Near-duplicate pairs among the published images, decided as the validate stage decides them (one problem
+    per pair, on the member a repair replaces: the later or unminted one). Judged on the local copies, which
+    `audit_objects` has just checked hash to the manifest's sha256 (a garbled one is left out)."""
+    from mintprep.stages.screen import judge
+
+    broken = set(report.tokens_with(ART_KINDS))
+    images = {t.token_id: t.png_sha256 for t in manifest.tokens
+              if t.token_id not in broken and ws.ledger.objects.intact(t.png_sha256)}
+    for rejection in judge(ws.col, ws.ledger, images, minted=set(report.minted), excluded=broken, record=False):
+        if rejection.collides_with is None:
+            continue  # a pixel-guard failure: audit_images judged the served bytes already
+        report.add(rejection.token_id, "near-duplicate", collides_with=rejection.collides_with,
+                   cid=manifest.by_token()[rejection.token_id].image_cid, reason=rejection.reason,
+                   metrics=rejection.metrics)
+    report.checked["duplicates"] = len(images)
 
 
 def fetch_content(cid: str, sources: list[BlockSource], report: AuditReport, token_id: int | None,

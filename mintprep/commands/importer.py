@@ -421,7 +421,9 @@ def _record(ws: Workspace, plan: ImportPlan, fetch: BlockFetcher) -> None:
         cids = {t.token_id: str(t.metadata_cid) for t in plan.tokens}
         # A foreign directory holds no collection.json of mintprep's: its contractURI is not this manifest's to say
         # (empty: `check` leaves it alone until a repair publishes a directory mintprep wrote).
-        adopted = replace(build_manifest(ws.spec, pieces, plan.metadata_root, cids, ws.profile.name, plan.token_suffix),
+        sources = {p.source_metadata_sha256: t.metadata for p, t in zip(pieces, plan.tokens) if p.source_metadata_sha256}
+        adopted = replace(build_manifest(ws.spec, pieces, plan.metadata_root, cids, ws.profile.name, plan.token_suffix,
+                                         sources),
                           contract_uri="")
         manifest = record_manifest(ws, adopted)
     else:

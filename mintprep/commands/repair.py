@@ -16,7 +16,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal, NamedTuple
 
-from mintprep.commands.audit import IMAGE_KINDS, AuditReport, audit_workspace
+from mintprep.commands.audit import ART_KINDS, REPLACE_KINDS, AuditReport, audit_workspace
 from mintprep.collection.config import Collection
 from mintprep.base.errors import UserError
 from mintprep.generate.request import attempt_seed
@@ -142,7 +142,7 @@ def plan_repair(ws: Workspace, report: AuditReport, *, include_minted: bool = Fa
     pieces, first_attempts = ledger.pieces(), ledger.first_attempts()
     minted = set(report.minted)
     tokens, skipped, why = [], [], {}
-    for token_id, all_problems in sorted(report.tokens_with(IMAGE_KINDS).items()):
+    for token_id, all_problems in sorted(report.tokens_with(REPLACE_KINDS).items()):
         # A live problem alone (the ledger already holds another piece) is cured by publishing the ledger's piece.
         problems = [p for p in all_problems if p.where != "live"]
         if not problems:
@@ -154,6 +154,9 @@ def plan_repair(ws: Workspace, report: AuditReport, *, include_minted: bool = Fa
             skipped.append(token_id)
             why[str(token_id)] = ("minted, and its image itself is broken: replacing it changes what the owner holds "
                                   "(pass --include-minted)" if "image-broken" in kinds else
+                                  f"minted, and a near-duplicate of token {_collides_with(problems)} (also minted): "
+                                  "replacing it changes what the owner holds (pass --include-minted)"
+                                  if "near-duplicate" in kinds else
                                   "minted, and no intact copy of its CID is at hand to pin again")
             continue
         recorded = [a.attempt for a in ledger.attempts(piece.request_key)]
@@ -177,9 +180,13 @@ def plan_repair(ws: Workspace, report: AuditReport, *, include_minted: bool = Fa
     )
 
 
+def _collides_with(problems: list[Any]) -> Any:
+    return next(p.evidence["collides_with"] for p in problems if p.kind == "near-duplicate")
+
+
 def _local_copy_is_sound(ws: Workspace, piece: PieceRecord, kinds: list[str]) -> bool:
     """A lost or damaged pin whose local object has the pinned CID and passes today's guards: re-pin, keep the art."""
-    if "image-broken" in kinds or not piece.png_sha256 or not ws.ledger.objects.has(piece.png_sha256):
+    if ART_KINDS & set(kinds) or not piece.png_sha256 or not ws.ledger.objects.has(piece.png_sha256):
         return False
     try:
         data = ws.ledger.objects.get(piece.png_sha256)

@@ -58,7 +58,7 @@ def release_metadata(ws: Workspace) -> str:
     (same bytes, same CIDs; what is already there is skipped) and record the release. Before the reveal transaction:
     the base URI it sets must resolve for every collector."""
     from mintprep.collection.published import complete_publication
-    from mintprep.commands.run import pin_metadata_directory
+    from mintprep.commands.run import metadata_sources, pin_metadata_directory
     from mintprep.stages.pin import pin_bytes
 
     col, ledger = ws.col, ws.ledger
@@ -66,7 +66,9 @@ def release_metadata(ws: Workspace) -> str:
     assert record is not None
     root = record.metadata_root
     if not ws.backend.is_pinned(root):
-        root, _ = pin_metadata_directory(ws, complete_publication(ledger, [], col.spec.size), ws.backend)
+        pieces = complete_publication(ledger, [], col.spec.size)
+        root, _ = pin_metadata_directory(ws, pieces, ws.backend, metadata_sources(ledger, pieces),
+                                         record.manifest.token_suffix)
     if root != record.metadata_root:
         raise UserError(f"the metadata directory rebuilt for the reveal is {root}, not the recorded "
                         f"{record.metadata_root}; run `mintprep run` first")

@@ -16,14 +16,14 @@ from mintprep.collection.config import Collection
 from mintprep.generate import GenerationRequest, GenerationResult
 from mintprep.base.hashing import content_key, sha256_hex
 from mintprep.ipfs import PinBackend, Unreadable, import_bytes, import_directory, read_file
-from mintprep.state.drops import append_drops, attempt_drop
-from mintprep.state.ledger import IMPORTED_KEY, AttemptRow, GenerationRow, PieceRecord
+from mintprep.state.drops import append_drops, attempt_drop, logged_decisions
+from mintprep.state.ledger import IMPORTED_KEY, AttemptRow, GenerationRow, Ledger, PieceRecord
 from mintprep.collection.manifest import Manifest, PinnedPiece, build_manifest, metadata_files, token_file_name
 from mintprep.stages.pin import PinItem, pin_bytes, pin_content, pin_pieces
 from mintprep.base.progress import ProgressSink
 from mintprep.collection.published import complete_publication
 from mintprep.stages.minted import KeptMinted, keep_minted
-from mintprep.stages.screen import Rejection, failure_is_stale, judge, judged_under, resample
+from mintprep.stages.screen import Rejection, failure_is_stale, judge, judged_under, log_rejection, resample
 from mintprep.collection.traits import PiecePlan, plan_piece
 from mintprep.state.workspace import Workspace
 
@@ -285,22 +285,27 @@ def _rejection_summary(ws: Workspace, request_key: str) -> str:
 def validate(ws: Workspace, candidates: list[Candidate]) -> Validated:
     """Today's pixel guards on every stored image and near-duplicates across the collection (mintprep.stages.screen);
     a piece that fails either is resampled at its next attempt through the generate stage, until it passes or its
-    resamples run out (each resample moves its first attempt forward, so this ends)."""
+    resamples run out (each resample moves its first attempt forward, so this ends). One judgement per piece per
+    run: a piece rejected in one round is not compared against in the next, and the pieces that passed a round
+    win any pair against a resampled one."""
     current = {c.plan.token_id: c for c in candidates}
     result = Validated([], [], {}, [])
+    logged = logged_decisions(ws.col.state)
+    settled: set[int] = set()
     while True:
         again = []
-        for rejection in judge(ws.col, ws.ledger, {t: c.png_sha256 for t, c in current.items()}):
+        images = {t: c.png_sha256 for t, c in current.items()}
+        for rejection in judge(ws.col, ws.ledger, images, settled=settled, excluded=set(result.failed_keys)):
             candidate = current.pop(rejection.token_id)
-            if resample(ws.col, ws.ledger, candidate.request_key, candidate.png_sha256, rejection):
+            log_rejection(ws.col, ws.ledger, candidate.request_key, candidate.png_sha256, rejection, logged)
+            if resample(ws.col, ws.ledger, candidate.request_key, rejection):
                 result.resampled.append(rejection)
                 again.append(candidate.plan)
             else:
-                spent = (f"; no resample left (guards.max_resamples {ws.spec.guards.max_resamples})"
-                         if not candidate.request_key.startswith(IMPORTED_KEY) else
-                         "; imported as published: `mintprep audit --repair` replaces it")
-                result.failed.append(FailedPiece(rejection.token_id, candidate.plan.prompt, rejection.reason + spent))
+                result.failed.append(FailedPiece(rejection.token_id, candidate.plan.prompt,
+                                                 rejection.reason + _left_to(ws, candidate, rejection)))
                 result.failed_keys[rejection.token_id] = candidate.request_key
+        settled |= set(current)
         if not again:
             break
         regenerated = generate(ws, again)
@@ -310,6 +315,16 @@ def validate(ws: Workspace, candidates: list[Candidate]) -> Validated:
         current.update(regenerated.candidates)
     result.accepted = [current[t] for t in sorted(current)]
     return result
+
+
+def _left_to(ws: Workspace, candidate: Candidate, rejection: Rejection) -> str:
+    """What happens next to a piece `run` could not resample, said exactly."""
+    if not candidate.request_key.startswith(IMPORTED_KEY):
+        return f"; no resample left (guards.max_resamples {ws.spec.guards.max_resamples})"
+    kept = f"; token {rejection.collides_with} stays" if rejection.collides_with is not None else ""
+    return (f"; imported as published, so its published image stays until `mintprep audit --repair` replaces token "
+            f"{rejection.token_id} with a new image generated from its published traits{kept} (a minted token only "
+            "with --include-minted)")
 
 
 # -- pin -----------------------------------------------------------------------------------------
@@ -340,19 +355,25 @@ def publish_metadata(ws: Workspace, accepted: list[PinnedPiece], minted: list[in
     pieces = complete_publication(ws.ledger, accepted, ws.spec.size, minted)
     current = ws.ledger.current_manifest()
     suffix = current.manifest.token_suffix if current else ".json"  # the names tokenURI already forms
-    root, metadata_cids = pin_metadata_directory(ws, pieces, publication_backend(ws), suffix, kept_documents,
-                                                 force=force)
-    manifest = build_manifest(ws.spec, pieces, root, metadata_cids, ws.profile.name, suffix)
+    sources = metadata_sources(ws.ledger, pieces)
+    root, metadata_cids = pin_metadata_directory(ws, pieces, publication_backend(ws), sources, suffix,
+                                                 kept_documents, force=force)
+    manifest = build_manifest(ws.spec, pieces, root, metadata_cids, ws.profile.name, suffix, sources)
     return record_manifest(ws, manifest, force=force)
 
 
-def pin_metadata_directory(ws: Workspace, pieces: list[PinnedPiece], backend: PinBackend, suffix: str = ".json",
+def metadata_sources(ledger: Ledger, pieces: list[PinnedPiece]) -> dict[str, bytes]:
+    """The imported documents `pieces` were published from, by sha256."""
+    return {p.source_metadata_sha256: ledger.objects.get(p.source_metadata_sha256)
+            for p in pieces if p.source_metadata_sha256}
+
+
+def pin_metadata_directory(ws: Workspace, pieces: list[PinnedPiece], backend: PinBackend,
+                           sources: Mapping[str, bytes], suffix: str = ".json",
                            kept_documents: Mapping[int, bytes] | None = None, *,
                            force: bool = False) -> tuple[str, dict[int, str]]:
     """(root CID, token id -> metadata file CID) of the directory over `pieces`, pinned on `backend`."""
     spec, ledger = ws.spec, ws.ledger
-    sources = {p.source_metadata_sha256: ledger.objects.get(p.source_metadata_sha256)
-               for p in pieces if p.source_metadata_sha256}
     files = {**metadata_files(spec, pieces, sources, suffix),
              **{token_file_name(t, suffix): data for t, data in (kept_documents or {}).items()}}
     dags = {name: import_bytes(data, ws.profile) for name, data in files.items()}

@@ -8,6 +8,7 @@ from typing import Any
 from mintprep.collection.config import Collection
 from mintprep.state.ledger import IMPORTED_KEY, Ledger
 from mintprep.collection.rarity import rarity_report
+from mintprep.collection.traits import plan_collection
 
 
 def collection_status(col: Collection) -> dict[str, Any]:
@@ -19,6 +20,7 @@ def collection_status(col: Collection) -> dict[str, Any]:
         pieces = ledger.pieces()
         manifest = ledger.current_manifest()
         publish = ledger.latest_publish()
+        imported = ledger.imported_traits()
     counts = Counter(piece.status for token_id, piece in pieces.items() if token_id <= col.spec.size)
     counts["pending"] = col.spec.size - sum(counts.values())
     index = col.page_dir / "index.html"
@@ -34,5 +36,6 @@ def collection_status(col: Collection) -> dict[str, Any]:
         "provenance_hash": manifest.provenance_hash if manifest else None,
         "page": str(index) if index.exists() else None,
         "published": publish.location if publish else None,
-        "rarity": rarity_report(col.spec).to_json(),  # trait draws vs weights, per-token rarity rank
+        # Trait draws vs weights, per-token rarity rank; an imported token's traits are its published ones.
+        "rarity": rarity_report(col.spec, plan_collection(col.spec, imported), imported=set(imported)).to_json(),
     }

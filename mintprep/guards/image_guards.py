@@ -75,7 +75,8 @@ class GuardCheck:
 class PixelVerdict:
     """The pixel guards' decision: `guard` is the first guard that fired, `reasons` all that did; `decided_by`
     names the metric, its value and threshold that decided (for a pass, the guard that came nearest to firing);
-    `properties` are facts worth reporting that reject nothing (e.g. posterized)."""
+    `properties` are facts worth reporting that reject nothing (posterized, banded), and `warnings` the metric and
+    threshold behind each."""
 
     ok: bool
     guard: str | None
@@ -83,6 +84,7 @@ class PixelVerdict:
     metrics: dict[str, float] = field(default_factory=dict)
     decided_by: dict[str, Any] = field(default_factory=dict)
     properties: tuple[str, ...] = ()
+    warnings: tuple[dict[str, Any], ...] = ()
 
 
 def pixel_metrics(rgb: np.ndarray, guards: GuardSettings) -> dict[str, float]:
@@ -95,6 +97,7 @@ def pixel_metrics(rgb: np.ndarray, guards: GuardSettings) -> dict[str, float]:
         inset = 0
     interior = rgb[inset:-inset, inset:-inset] if inset else rgb
     maps = pm.edge_maps(rgb)
+    dark_run, dark_cut = pm.dark_run(luma, guards.black_level)
     return {
         "luma_p1": p1,
         "luma_p99": p99,
@@ -111,6 +114,9 @@ def pixel_metrics(rgb: np.ndarray, guards: GuardSettings) -> dict[str, float]:
         "hf_ratio": round(pm.hf_ratio(luma), 4),
         "levels": float(np.count_nonzero(histogram)),
         "empty_level_share": round(pm.empty_level_share(histogram, p1, p99), 4),
+        "dark_run_share": round(dark_run, 4),
+        "dark_cut": round(dark_cut, 2),
+        "banded_share": round(pm.banded_share(rgb), 4),
     }
 
 
@@ -128,10 +134,17 @@ def guard_checks(m: dict[str, float], g: GuardSettings) -> list[GuardCheck]:
         GuardCheck("border", (c("interior_spread", True, "min_std"), c("interior_edge_share", True,
                                                                        "min_edge_share"))),
         GuardCheck("dead_tiles", (c("dead_tile_share", False, "max_dead_tile_share"),)),
+        GuardCheck("half_black", (c("dark_run_share", False, "max_dark_run_share"), c("dark_cut", False,
+                                                                                      "min_dark_cut", True))),
         GuardCheck("noise", (c("neighbour_corr", True, "min_neighbour_corr"), c("coarse_corr", True,
                                                                                 "min_coarse_corr"))),
         GuardCheck("noise", (c("hf_ratio", False, "max_hf_ratio"), c("coarse_corr", True, "min_coarse_corr"))),
     ]
+
+
+# Facts reported, never rejected: (property, metric, setting), each fires when the metric is above the setting.
+WARNINGS = (("posterized", "empty_level_share", "max_empty_level_share"),
+            ("banded", "banded_share", "max_banded_share"))
 
 
 def check_pixels(rgb: np.ndarray, guards: GuardSettings) -> PixelVerdict:
@@ -147,14 +160,17 @@ def check_pixels(rgb: np.ndarray, guards: GuardSettings) -> PixelVerdict:
     condition = deciding_check.deciding
     decided_by = {"guard": deciding_check.name, "metric": condition.metric, "value": condition.value,
                   "setting": condition.setting, "threshold": condition.threshold, "margin": round(condition.margin, 4)}
-    properties = ("posterized",) if m["empty_level_share"] > guards.max_empty_level_share else ()
+    warnings = tuple({"property": name, "metric": metric, "value": m[metric], "setting": setting,
+                      "threshold": float(getattr(guards, setting))}
+                     for name, metric, setting in WARNINGS if m[metric] > getattr(guards, setting))
+    properties = tuple(w["property"] for w in warnings)
     reasons, seen = [], set()
     for check in fired:
         if check.name not in seen:
             seen.add(check.name)
             reasons.append(check.describe())
     return PixelVerdict(ok=not fired, guard=fired[0].name if fired else None, reasons=tuple(reasons), metrics=m,
-                        decided_by=decided_by, properties=properties)
+                        decided_by=decided_by, properties=properties, warnings=warnings)
 
 
 def describe_decision(verdict: PixelVerdict) -> str:
@@ -163,7 +179,8 @@ def describe_decision(verdict: PixelVerdict) -> str:
     side = "fired" if not verdict.ok else "nearest guard"
     text = (f"{side} {d['guard']}: {d['metric']} {d['value']:g} vs {d['setting']} {d['threshold']:g} "
             f"(margin {d['margin']:+.0%})")
-    return text + "".join(f"; {p}" for p in verdict.properties)
+    return text + "".join(f"; {w['property']} ({w['metric']} {w['value']:g} > {w['setting']} {w['threshold']:g})"
+                          for w in verdict.warnings)
 
 
 def thumbnail_png(rgb: np.ndarray, side: int = 128) -> bytes:

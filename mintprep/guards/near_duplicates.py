@@ -12,10 +12,20 @@ most floor(d / 4) bits (pigeonhole), so per band it suffices to look up every ke
 d <= 7) and check only the hashes found there. Done for the whole collection at once with sorted band keys and
 binary search, that is O(n log n) look-ups plus the candidates returned: for uniform hashes 68 n / 65536 per
 piece (5 at 10,000 pieces), so all pairs are never compared (n^2 / 2: 50 million at 10,000).
+
+A close global hash only makes a pair a candidate; it is a duplicate when its tiles agree too. Layered art (one
+background and figure, another hat or eyes layer) is a few pHash bits apart, since the 8x8 lowest frequencies
+barely see a small region change, yet it is distinct by design. So each image also keeps a tile signature: its
+luma box-averaged to 16x16. The tile difference of two images is the largest, over a 4x4 grid of tiles (4x4
+signature pixels each, 1/16 of the image), of the mean absolute luma difference in that tile. A re-encoding
+changes every tile a little (JPEG round trip, 1-pixel resize, +2% brightness, a few changed pixels: at most 3.1
+levels on the layered corpus of the tests); a changed layer changes its own tiles a lot (at least 10.3 levels).
+The trade-off table is in docs/duplicates.md.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from itertools import combinations
 
@@ -26,7 +36,9 @@ HASH_SIDE = 8
 DCT_SIDE = 32  # imagehash's highfreq_factor 4
 BANDS = 4
 BAND_BITS = 64 // BANDS
-PHASH_VERSION = "phash-imagehash/v1"  # cached hashes carry it: a change of method recomputes them
+PHASH_VERSION = "phash-imagehash/v1+tiles16/v1"  # cached hashes carry it: a change of method recomputes them
+SIGNATURE_SIDE = 16
+TILE_GRID = 4
 
 
 def _dct_matrix(n: int) -> np.ndarray:
@@ -49,6 +61,20 @@ def phash(rgb: np.ndarray) -> int:
     return int("".join("1" if b else "0" for b in bits), 2)
 
 
+def tile_signature(rgb: np.ndarray) -> bytes:
+    """The image's luma box-averaged to 16x16 (256 bytes): what `tile_difference` compares."""
+    grey = Image.fromarray(rgb).convert("L").resize((SIGNATURE_SIDE, SIGNATURE_SIDE), Image.Resampling.BOX)
+    return np.asarray(grey, dtype=np.uint8).tobytes()
+
+
+def tile_difference(a: bytes, b: bytes) -> float:
+    """Largest mean absolute luma difference over the 4x4 grid of tiles of two tile signatures."""
+    tile = SIGNATURE_SIDE // TILE_GRID
+    diff = np.abs(np.frombuffer(a, np.uint8).astype(np.int16) - np.frombuffer(b, np.uint8).astype(np.int16))
+    tiles = diff.reshape(TILE_GRID, tile, TILE_GRID, tile).mean(axis=(1, 3))
+    return round(float(tiles.max()), 3)
+
+
 def hex_hash(value: int) -> str:
     return f"{value:016x}"
 
@@ -61,6 +87,7 @@ def distance(a: int, b: int) -> int:
 class Match:
     key: int  # the token id of the piece matched
     distance: int
+    tile_diff: float | None = None  # None: not confirmed by tiles (no `confirm` given)
 
 
 _POPCOUNT = np.array([bin(i).count("1") for i in range(256)], np.uint8)
@@ -106,10 +133,13 @@ def near_pairs(values: list[int], max_distance: int) -> tuple[np.ndarray, np.nda
     return first, second, popcount(hashes[first] ^ hashes[second])
 
 
-def find_duplicates(hashes: list[tuple[int, int]], max_distance: int) -> dict[int, Match]:
+def find_duplicates(hashes: list[tuple[int, int]], max_distance: int,
+                    confirm: Callable[[int, int], float] | None = None,
+                    max_tile_diff: float = float("inf")) -> dict[int, Match]:
     """`hashes`: (token id, hash) in priority order. A token whose hash lies within `max_distance` of a token kept
-    before it is a duplicate of the nearest such token (ties: the earlier); duplicates are not kept (they will be
-    resampled), so each is named against a piece that stays."""
+    before it (and, given `confirm(a, b)`, the tile difference of the two token ids, within `max_tile_diff`) is a
+    duplicate of the nearest such token (ties: the earlier); duplicates are not kept (they will be resampled), so
+    each is named against a piece that stays, and each pair is decided once."""
     first, second, dist = near_pairs([value for _, value in hashes], max_distance)
     earlier: dict[int, list[tuple[int, int]]] = {}
     for i, j, d in zip(first.tolist(), second.tolist(), dist.tolist()):
@@ -117,10 +147,11 @@ def find_duplicates(hashes: list[tuple[int, int]], max_distance: int) -> dict[in
     kept: set[int] = set()
     duplicates = {}
     for position, (token_id, _) in enumerate(hashes):
-        matches = sorted(m for m in earlier.get(position, ()) if m[1] in kept)
-        if matches:
-            d, i = matches[0]
-            duplicates[token_id] = Match(hashes[i][0], d)
+        for d, i in sorted(m for m in earlier.get(position, ()) if m[1] in kept):
+            tiles = confirm(hashes[i][0], token_id) if confirm is not None else None
+            if tiles is None or tiles <= max_tile_diff:
+                duplicates[token_id] = Match(hashes[i][0], d, tiles)
+                break
         else:
             kept.add(position)
     return duplicates

@@ -205,3 +205,64 @@ def _regions(colour: np.ndarray) -> np.ndarray:
                 break
             flat[:] = jumped
     return np.where(colour >= 0, label, -1)
+
+
+def dark_run(luma: np.ndarray, black_level: float, lit_share: float = 0.01) -> tuple[float, float]:
+    """A decode that failed midway: (share of rows in the unbroken run of dark rows that ends at the bottom edge,
+    mean luma step across the cut above it). A row is dark when under `lit_share` of it is above `black_level`.
+    A VAE writes top to bottom, so what it never finished is a black band below a straight, full-width cut; dark
+    ground in a picture ends along a shape, so the row above it is dark in places and the step across is small.
+    (0, 0) when there is no such run or when every row is dark (the black guard's case)."""
+    dark = (luma > black_level).mean(axis=1) < lit_share
+    if not dark[-1] or dark.all():
+        return 0.0, 0.0
+    top = int(np.flatnonzero(~dark)[-1]) + 1  # the first row of the run
+    step = float(np.abs(luma[top - 1].astype(np.float64) - luma[top]).mean())
+    return (luma.shape[0] - top) / luma.shape[0], step
+
+
+# Banding: luma steps of 2..8 levels (finer is a smooth gradient, coarser an edge or a chosen palette).
+BAND_STEP = (2, 8)
+BAND_MIN_STEPS = 3  # a staircase has at least this many steps, all one way
+BAND_MIN_SEGMENT = 16  # pixels: a stretch between edges shorter than this is too short to call a gradient
+BAND_LINES = 128  # rows (and columns) read at most, evenly spaced
+
+
+def banded_share(rgb: np.ndarray) -> float:
+    """The largest over R, G and B of `staircase_share` (a decode quantizes each channel on its own, so its bands
+    are clean per channel and blur into uneven 1-3 level steps in luma)."""
+    return max(staircase_share(rgb[..., c]) for c in range(3))
+
+
+def staircase_share(channel: np.ndarray) -> float:
+    """Share of pixels (rows and columns both read) on a staircase: a stretch without edges (no step above 8
+    levels) of at least 16 pixels whose level changes are all 2..8 levels, at least 3 of them, all one way, with
+    flat runs between (at most half the pixel pairs change). That is a smooth gradient quantized too coarsely (an
+    fp16 VAE decode's banding); a real gradient changes by 0-1 levels per pixel, noise and dither change both ways,
+    flat art does not change inside a region, and a palette's steps are edges."""
+    levels = channel.astype(np.int16)
+    stride = max(1, min(levels.shape) // BAND_LINES)  # every stride-th row and column: a band spans many lines
+    low, high = BAND_STEP
+    covered = 0
+    for diff in (np.diff(levels[::stride], axis=1), np.diff(levels[:, ::stride], axis=0).T):
+        # Segments: the runs of pixel pairs between edges, numbered across the whole array (a new line starts one).
+        edge = np.abs(diff) > high
+        starts = np.zeros(diff.shape, bool)
+        starts[:, 0] = True
+        starts[:, 1:] = edge[:, :-1]
+        segment = np.cumsum(starts.ravel()) - 1
+        inside = ~edge.ravel()
+        ids, d = segment[inside], diff.ravel()[inside]
+        count = segment[-1] + 1 if segment.size else 0
+
+        def per_segment(mask: np.ndarray) -> np.ndarray:
+            return np.bincount(ids[mask], minlength=count)
+
+        pairs = per_segment(np.ones(d.shape, bool))
+        changes = per_segment(d != 0)
+        fine = per_segment((d != 0) & (np.abs(d) < low))
+        up, down = per_segment(d > 0), per_segment(d < 0)
+        stair = ((pairs + 1 >= BAND_MIN_SEGMENT) & (changes >= BAND_MIN_STEPS) & (changes * 2 <= pairs)
+                 & (fine == 0) & ((up == 0) | (down == 0)))
+        covered += int((pairs[stair] + 1).sum())
+    return covered / (levels[::stride].size + levels[:, ::stride].size)

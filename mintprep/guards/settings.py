@@ -61,10 +61,29 @@ class GuardSettings(StrictModel):
         0.5, gt=0.0, le=1.0, description="posterized (reported, never a rejection): share of unused luma levels "
         "between the 1st and 99th percentile above this; palettes and pixel art are posterized on purpose",
     )
+    max_dark_run_share: float = Field(
+        0.25, gt=0.0, le=1.0, description="half-black: a decode that failed midway leaves a black band below a "
+        "straight cut; rejected when the unbroken run of dark rows (under 1% of a row above black_level) ending at "
+        "the bottom edge is above this share of the height and the cut is hard (min_dark_cut). Dark ground in art "
+        "ends along a shape: line art on black reaches 0.16 with a 4-level step")
+    min_dark_cut: float = Field(
+        24.0, ge=0.0, le=255.0, description="half-black: mean luma step across the cut between the last lit row and "
+        "the dark run, at or above this (a broken decode: ~100; dark ground in art: under 5)")
+    max_banded_share: float = Field(
+        0.1, ge=0.0, le=1.0, description="banded (a warning, never a rejection): share of pixels on staircases "
+        "in some channel (stretches without edges whose level changes are all 2-8 levels one way, flat between) above "
+        "this: a smooth gradient quantized too coarsely, as an fp16 VAE decode bands a sky. Real gradients change "
+        "0-1 levels a pixel; art and photos in the guard corpus stay under 0.01")
     duplicate_distance: int = Field(
         6, ge=0, le=15, description="near-duplicate: a piece whose 64-bit perceptual hash is within this Hamming "
         "distance of an earlier token's is rejected and resampled (imagehash's docs suggest <= ~10 as similar; "
-        "different seeds of one prompt sit well above 6, a re-encode or small edit below)")
+        "different seeds of one prompt sit well above 6, a re-encode or small edit below); such a pair is a "
+        "candidate, a duplicate only when its tiles agree too (duplicate_tile_diff)")
+    duplicate_tile_diff: float = Field(
+        6.0, ge=0.0, le=255.0, description="near-duplicate: a candidate pair is a duplicate when no tile of a 4x4 "
+        "grid differs by more than this mean luma (0-255, on a 16x16 box-averaged copy): re-encodings, 1-pixel "
+        "resizes, +2% brightness and a few changed pixels stay at or below ~3; another hat or eyes layer on the same "
+        "base changes its tiles by 10 or more (docs/duplicates.md)")
     max_resamples: int = Field(
         3, ge=0, le=100, description="a piece rejected after generation (duplicate, or a stored image that fails "
         "changed guards) is resampled while its next attempt is below max_attempts x (1 + this)")
@@ -82,4 +101,5 @@ class GuardSettings(StrictModel):
 
     def pixel_thresholds(self) -> dict[str, float]:
         return self.model_dump(mode="json", exclude=set(TENSOR_GUARD_FIELDS) | {"duplicate_distance",
+                                                                                  "duplicate_tile_diff",
                                                                                   "max_resamples"})

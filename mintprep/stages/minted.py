@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from mintprep.collection.manifest import PinnedPiece
+from mintprep.collection.manifest import PinnedPiece, token_file_name
 from mintprep.collection.published import published_under
 from mintprep.state.workspace import Workspace
 
@@ -37,7 +37,8 @@ def keep_minted(ws: Workspace, *, include_minted: bool) -> KeptMinted:
     parsed = ipfs_path(live.base_uri)
     if include_minted or parsed is None:  # asked to replace, or nothing live yet (base URI unset, unrevealed)
         return KeptMinted(files)
-    documents = kept_documents(live.base_uri, files, ws.backend.fetch_block)
+    documents = kept_documents(live.base_uri, files, ws.backend.fetch_block,
+                               lambda t: token_file_name(t, live.token_suffix))
     pieces = ws.ledger.pieces()
 
     def request_key(token) -> str:

@@ -3,28 +3,34 @@
 1. Today's pixel guards on every stored image. Their thresholds are not part of the generation key (only the
    tensor thresholds are, see GuardSettings.tensor_thresholds): changing one re-validates the stored images here,
    and only the pieces that now fail are resampled.
-2. Near-duplicates: a perceptual hash of every piece that passed, checked through an index (mintprep.guards.near_duplicates);
-   a piece within `guards.duplicate_distance` of a piece before it (already-pinned images first, then token order)
-   is a duplicate.
+2. Near-duplicates: a perceptual hash of every piece that passed, checked through an index
+   (mintprep.guards.near_duplicates); a candidate within `guards.duplicate_distance` bits is a duplicate when its
+   tiles agree too (`guards.duplicate_tile_diff`). One judgement per pair: the pieces are ranked minted first,
+   then published, then those already settled in this run, then by token id, and only the lower-ranked piece of
+   a pair is the duplicate (a later or unpublished piece, never a minted one while the other is not).
 
-A piece rejected here is resampled like a rejection during generation: its next attempt (past every attempt on
-record, so a new seed) becomes its first attempt, which changes its generation key. Both the verdict and the hash
-are content-addressed (image sha256 + the pixel thresholds), so a rerun recomputes neither.
+Every rejection is written to the drop log (`drops.jsonl`), generated and imported pieces alike, with
+`collides_with` for a duplicate. A generated piece rejected here is resampled like a rejection during generation:
+its next attempt (past every attempt on record, so a new seed) becomes its first attempt, which changes its
+generation key. An imported piece is replaced by `mintprep audit --repair`, which reports the same pair. Both the
+verdict and the hashes are content-addressed (image sha256 + the pixel thresholds), so a rerun recomputes neither.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from collections.abc import Collection as Ids
 from typing import Any
 
 from mintprep.collection.config import Collection
 from mintprep.base.hashing import content_key
-from mintprep.state.drops import append_drops, attempt_drop
+from mintprep.state.drops import append_drops, attempt_drop, imported_drop
 from mintprep.state.ledger import GenerationRow, Ledger
-from mintprep.guards.near_duplicates import PHASH_VERSION, find_duplicates, hex_hash, phash
+from mintprep.guards.near_duplicates import (PHASH_VERSION, find_duplicates, hex_hash, phash, tile_difference,
+                                             tile_signature)
 from mintprep.guards.image_guards import GuardSettings, check_pixels, load_rgb
 
-CHECK_VERSION = "mintprep.screening/v2"  # pixel guards that know art (#13); older verdicts are recomputed
+CHECK_VERSION = "mintprep.screening/v3"  # + tile signatures (#20); older verdicts are recomputed
 
 Images = dict[int, str]  # token id -> png sha256
 # Piece statuses whose image a token currently publishes (a "kept" one was rejected later, and stays published).
@@ -42,6 +48,7 @@ class StoredVerdict:
     decided_by: dict[str, Any]
     properties: list[str]
     phash: int
+    tiles: bytes  # the tile signature near-duplicate candidates are confirmed with
 
 
 @dataclass(frozen=True)
@@ -69,48 +76,73 @@ def stored_verdict(col: Collection, ledger: Ledger, png_sha256: str, *, record: 
         rgb = load_rgb(ledger.objects.get(png_sha256), f"object {png_sha256}")[::upscale, ::upscale]
         verdict = check_pixels(rgb, col.spec.guards)
         facts = {"guard": verdict.guard, "decided_by": verdict.decided_by, "properties": list(verdict.properties),
-                  "phash": hex_hash(phash(rgb)), "pixels": verdict.metrics}
+                 "phash": hex_hash(phash(rgb)), "tiles": tile_signature(rgb).hex(), "pixels": verdict.metrics}
         if record:
             ledger.record_verdict(png_sha256, key, verdict.ok, list(verdict.reasons), facts)
         cached = (verdict.ok, list(verdict.reasons), facts)
     ok, reasons, facts = cached
     return StoredVerdict(ok, facts["guard"], reasons, facts["pixels"], facts["decided_by"], facts["properties"],
-                         int(facts["phash"], 16))
+                         int(facts["phash"], 16), bytes.fromhex(facts["tiles"]))
 
 
-def judge(col: Collection, ledger: Ledger, images: Images) -> list[Rejection]:
+def judge(col: Collection, ledger: Ledger, images: Images, *, minted: Ids[int] = (), settled: Ids[int] = (),
+          excluded: Ids[int] = (), record: bool = True) -> list[Rejection]:
     """Pixel-guard failures, then near-duplicates among the pieces that passed (pure but for the verdict cache).
 
-    `images`: token id -> png sha256 of the pieces being judged."""
+    `images`: token id -> png sha256 of the pieces being judged. Published pieces not among them are compared
+    against too (a repair regenerates a few), except `excluded` ones (rejected earlier in this run: a decision is
+    not taken back). `minted` and then published pieces, then `settled` ones (passed an earlier round of this run),
+    win a pair; among equals the lower token id wins. `record` False: judge without writing (a read-only reader)."""
     guards = col.spec.guards
-    verdicts = {t: stored_verdict(col, ledger, sha) for t, sha in sorted(images.items())}
+    verdicts = {t: stored_verdict(col, ledger, sha, record=record) for t, sha in sorted(images.items())}
     rejections = [Rejection(t, v.guard or "pixels", "stored image fails today's guards: " + "; ".join(v.reasons),
                             v.metrics) for t, v in verdicts.items() if not v.ok]
     pieces = ledger.pieces()
-    # Published pieces this run does not judge (a repair regenerates a few) are compared against too, and win.
-    others = [(t, stored_verdict(col, ledger, p.png_sha256).phash) for t, p in sorted(pieces.items())
-              if t not in images and t <= col.spec.size and p.status in PUBLISHED and p.png_sha256
-              and ledger.objects.has(p.png_sha256)]
+    for t, p in sorted(pieces.items()):
+        if t not in images and t not in excluded and t <= col.spec.size and p.status in PUBLISHED and p.png_sha256 \
+                and ledger.objects.has(p.png_sha256):
+            verdicts[t] = stored_verdict(col, ledger, p.png_sha256, record=record)
 
-    def already_published(token_id: int) -> bool:
+    def published(token_id: int) -> bool:
         piece = pieces.get(token_id)
-        return piece is not None and piece.status in PUBLISHED and piece.png_sha256 == images[token_id]
+        return piece is not None and piece.status in PUBLISHED and piece.png_sha256 == images.get(
+            token_id, piece.png_sha256)
 
-    order = sorted((t for t, v in verdicts.items() if v.ok), key=lambda t: (not already_published(t), t))
-    duplicates = find_duplicates(others + [(t, verdicts[t].phash) for t in order], guards.duplicate_distance)
+    order = sorted((t for t, v in verdicts.items() if v.ok),
+                   key=lambda t: (t not in minted, not published(t), t not in settled, t))
+    duplicates = find_duplicates([(t, verdicts[t].phash) for t in order], guards.duplicate_distance,
+                                 lambda a, b: tile_difference(verdicts[a].tiles, verdicts[b].tiles),
+                                 guards.duplicate_tile_diff)
     for token_id, match in sorted(duplicates.items()):
         if token_id not in images:
-            continue  # two published pieces this run does not touch: not this run's to resample
+            continue  # a published piece this run does not judge: not this run's to replace
         rejections.append(Rejection(
             token_id, "duplicate", f"near-duplicate of token {match.key}: perceptual hash distance {match.distance} "
-            f"(guards.duplicate_distance {guards.duplicate_distance})",
-            {"phash_distance": match.distance, "phash": hex_hash(verdicts[token_id].phash)}, match.key))
+            f"(guards.duplicate_distance {guards.duplicate_distance}), tile difference {match.tile_diff:g} "
+            f"(guards.duplicate_tile_diff {guards.duplicate_tile_diff:g})",
+            {"phash_distance": match.distance, "tile_diff": match.tile_diff,
+             "phash": hex_hash(verdicts[token_id].phash)}, match.key))
     return sorted(rejections, key=lambda r: r.token_id)
 
 
-def resample(col: Collection, ledger: Ledger, request_key: str, png_sha256: str, rejection: Rejection) -> bool:
-    """Move the token past its accepted attempt and log the rejection; False when its attempt budget is spent
-    (or when the piece was never generated here: an imported piece is replaced by `audit --repair`, not by `run`)."""
+def log_rejection(col: Collection, ledger: Ledger, request_key: str, png_sha256: str, rejection: Rejection,
+                  logged: set[tuple[int, str, str]]) -> None:
+    """One drop-log line per decision (`logged`: `logged_decisions` of the log, updated); an imported piece has no
+    attempt."""
+    key = (rejection.token_id, png_sha256, rejection.guard)
+    if key in logged:
+        return
+    logged.add(key)
+    accepted = next((a for a in ledger.attempts(request_key) if a.accepted), None)
+    known = {"guard": rejection.guard, "step": None, "stage": "validate", "reason": rejection.reason,
+             "metrics": rejection.metrics, "collides_with": rejection.collides_with, "png_sha256": png_sha256}
+    append_drops(col.state, [attempt_drop(rejection.token_id, request_key, accepted, **known) if accepted
+                             else imported_drop(rejection.token_id, request_key, **known)])
+
+
+def resample(col: Collection, ledger: Ledger, request_key: str, rejection: Rejection) -> bool:
+    """Move the token past its accepted attempt; False when its attempt budget is spent (or when the piece was
+    never generated here: an imported piece is replaced by `audit --repair`, not by `run`)."""
     attempts = ledger.attempts(request_key)
     if not any(a.accepted for a in attempts):
         return False
@@ -118,10 +150,6 @@ def resample(col: Collection, ledger: Ledger, request_key: str, png_sha256: str,
     settings = col.spec.generator_for(rejection.token_id)
     if next_attempt >= settings.max_attempts * (1 + col.spec.guards.max_resamples):
         return False
-    accepted = next(a for a in attempts if a.accepted)
-    append_drops(col.state, [attempt_drop(rejection.token_id, request_key, accepted, guard=rejection.guard, step=None,
-                                          stage="validate", reason=rejection.reason, metrics=rejection.metrics,
-                                          collides_with=rejection.collides_with, png_sha256=png_sha256)])
     ledger.set_first_attempt(rejection.token_id, next_attempt, f"{rejection.guard}: {rejection.reason}")
     return True
 

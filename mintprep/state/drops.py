@@ -22,6 +22,28 @@ def attempt_drop(token_id: int, request_key: str, attempt: AttemptRow, **known: 
             "metrics": attempt.metrics, **known}
 
 
+def imported_drop(token_id: int, request_key: str, **known: Any) -> dict[str, Any]:
+    """The line for an imported piece rejected as published: it has no attempt, seed or precision."""
+    return {"token_id": token_id, "request_key": request_key, "attempt": None, "seed": None, "precision": None,
+            "imported": True, **known}
+
+
+def logged_decisions(state: StateDir) -> set[tuple[int, str, str]]:
+    """(token id, png sha256, guard) of every validate-stage line: a decision a rerun repeats (an imported piece
+    judged as published again) is logged once."""
+    if not state.drop_log.exists():
+        return set()
+    found = set()
+    for line in state.drop_log.read_text(encoding="utf-8").splitlines():
+        try:
+            d = json.loads(line)
+            if d.get("stage") == "validate":
+                found.add((int(d["token_id"]), str(d.get("png_sha256")), str(d.get("guard"))))
+        except (ValueError, KeyError, TypeError, AttributeError):
+            continue  # a line cut short by a killed run
+    return found
+
+
 def append_drops(state: StateDir, drops: Iterable[dict[str, Any]]) -> None:
     lines = [json.dumps(drop, sort_keys=True) + "\n" for drop in drops]
     if lines:

@@ -61,7 +61,8 @@ def test_review_sheet_renders_the_ledger_in_chromium(planted: Path, browser, art
     page.goto(out.as_uri())
     counts = {el.get_attribute("data-count"): int(el.inner_text().rsplit(":", 1)[1])
               for el in page.query_selector_all("[data-count]")}
-    assert counts == {"tokens": 6, "pinned": 5, "rejected": 1, "pending": 0, "rejected_attempts": 3, "duplicates": 1}
+    assert counts == {"tokens": 6, "pinned": 5, "kept": 0, "rejected": 1, "pending": 0, "rejected_attempts": 3,
+                      "duplicates": 1}
 
     nan_rows = page.query_selector_all('#rejected ~ table tr[data-token="3"]')
     assert len(nan_rows) == 2
