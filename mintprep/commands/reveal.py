@@ -66,7 +66,8 @@ def release_metadata(ws: Workspace) -> str:
     assert record is not None
     root = record.metadata_root
     if not ws.backend.is_pinned(root):
-        root, _ = pin_metadata_directory(ws, complete_publication(ledger, [], col.spec.size), ws.backend)
+        pieces = complete_publication(ledger, [], col.spec.size)
+        root, _ = pin_metadata_directory(ws, pieces, ws.backend, record.manifest.token_suffix)
     if root != record.metadata_root:
         raise UserError(f"the metadata directory rebuilt for the reveal is {root}, not the recorded "
                         f"{record.metadata_root}; run `mintprep run` first")
