@@ -25,7 +25,7 @@ from mintprep.chain.keys import PRIVATE_KEY_ENV, load_signer
 from mintprep.chain.settings import VerifySettings
 from mintprep.chain.verify import Verifier, verifier_for
 from mintprep.collection.config import CollectionSpec
-from mintprep.ipfs.settings import IpfsSettings
+from mintprep.ipfs.settings import ClusterSettings, IpfsSettings
 from mintprep.net.http import RetryPolicy
 from mintprep.net.marketplace import OPENSEA_KEY_ENV
 from mintprep.page.publish import netlify_token
@@ -53,7 +53,7 @@ def env_settings(model: type[BaseModel], prefix: str = "") -> set[str]:
 
 
 def fresh_secret() -> str:
-    return "sk-" + uuid.uuid4().hex
+    return "sk-" + uuid.uuid4().hex + ":" + uuid.uuid4().hex[:12]  # a colon: also a Cluster basic-auth user:password
 
 
 # The code that reads each setting's variable, given the variable's name. A new `*_env` setting without a
@@ -63,6 +63,7 @@ READERS: dict[str, Callable[[str], Any]] = {
     "page.publish.netlify_token_env": lambda var: netlify_token(
         PublishSettings(target="netlify", netlify_site_id="site", netlify_token_env=var)),
     "chain.verify.etherscan_api_key_env": lambda var: verifier_for(VerifySettings(etherscan_api_key_env=var)),
+    "ipfs.cluster.basic_auth_env": lambda var: ClusterSettings(basic_auth_env=var).basic_auth(),
 }
 
 
