@@ -9,6 +9,7 @@ emoji need them, and they reorder nothing.
 
 from __future__ import annotations
 
+import html
 import unicodedata
 from typing import Any
 
@@ -24,3 +25,8 @@ def shown_text(text: str) -> str:
 def shown(value: Any) -> Any:
     """`shown_text` for a string; anything else (a number trait) unchanged."""
     return shown_text(value) if isinstance(value, str) else value
+
+
+def shown_html(text: Any) -> str:
+    """HTML-escaped `shown_text`: what the review sheet and the audit report put in their pages."""
+    return html.escape(shown_text(str(text)), quote=True)

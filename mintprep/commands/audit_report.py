@@ -6,12 +6,11 @@ every string from the collection is escaped, so the file is safe to open and to 
 from __future__ import annotations
 
 import base64
-import html
 import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from mintprep.base.shown_text import shown_text
+from mintprep.base.shown_text import shown_html as _e
 from mintprep.state.ledger import Ledger
 from mintprep.state.objects import write_atomic
 
@@ -133,7 +132,3 @@ def _after(outcome: "RepairOutcome | None", gallery: list[tuple[int, str, bytes 
               + _e(", ".join(f"{p.kind} (token {p.token_id})" for p in after.problems)) + "</p>")
     pieces = "".join(_thumb(data, f"token {token_id} · {cid}") for token_id, cid, data in gallery)
     return f"<h2>After the repair</h2>{status}{pieces}"
-
-
-def _e(text: str) -> str:
-    return html.escape(shown_text(str(text)), quote=True)

@@ -16,12 +16,11 @@ from __future__ import annotations
 
 import base64
 import hashlib
-import html
 import json
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
-from mintprep.base.shown_text import shown_text
+from mintprep.base.shown_text import shown_html as _e
 from mintprep.commands.review import DropView, Review, TokenView
 
 PER_PAGE = 100  # token cards (and pairs, and rejected attempts) per page: ~0.7 MB of thumbnails at most
@@ -231,8 +230,3 @@ def _img(review: Review, sha: str | None, alt: str) -> str:
     if data is None:
         return f'<div class="ph">{_e("no image")}</div>'
     return f'<img alt="{_e(alt)}" src="data:image/png;base64,{base64.b64encode(data).decode()}">'
-
-
-def _e(text: Any) -> str:
-    """Escaped, with format characters (bidi controls, zero-width) shown as [U+XXXX]."""
-    return html.escape(shown_text(str(text)), quote=True)

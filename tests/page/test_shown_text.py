@@ -43,9 +43,9 @@ def test_page_shows_names_traits_and_description_neutralised(collection, tmp_pat
 
 
 def test_review_and_audit_escapes_neutralise(capsys):
-    from mintprep.commands import audit_report, review
+    from mintprep.commands import audit_report, review_pages
 
-    assert review._e(TRICK) == "[U+202E]gnp.exe" and audit_report._e(TRICK) == "[U+202E]gnp.exe"
+    assert review_pages._e(TRICK) == "[U+202E]gnp.exe" and audit_report._e(TRICK) == "[U+202E]gnp.exe"
 
 
 def test_terminal_output_neutralises(capsys):
