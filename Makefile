@@ -5,18 +5,22 @@ PY := $(VENV)/bin/python
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 
-.PHONY: run test test-fast install tools bench clean
+.PHONY: run test test-fast test-soak install tools bench clean
 
 run: install
 	$(VENV)/bin/mintprep run collection/collection.yaml
 
 test: install tools
-	$(PY) -m pytest -q -p no:cacheprovider
+	$(PY) -m pytest -q -p no:cacheprovider -m "not soak"
+
+# Full-scale runs that take minutes of wall clock (the 32 MiB upload over a 2 Mbit/s link); scaled copies run in `test`.
+test-soak: install
+	$(PY) -m pytest -q -p no:cacheprovider -m soak
 
 # The inner loop: every test but those marked browser (Chromium), anvil (a contract node), ray (a Ray cluster) or
 # slow; tests/conftest.py sets the first three from the fixtures a test uses. CI runs `test`.
 test-fast: install
-	$(PY) -m pytest -q -p no:cacheprovider -m "not browser and not anvil and not ray and not slow"
+	$(PY) -m pytest -q -p no:cacheprovider -m "not browser and not anvil and not ray and not slow and not soak"
 
 # torch is pinned here (not in pyproject, which asks torch>=2.4) because this exact CPU build is on the
 # machines' local disk; an unpinned install would fetch a multi-GB CUDA build.
