@@ -45,7 +45,7 @@ from mintprep.state.workspace import Workspace  # noqa: E402
 EXAMPLE = Path(__file__).resolve().parents[1] / "collection" / "collection.yaml"
 
 
-def healthy_png(token_id: int, side: int = 64) -> bytes:
+def healthy_png(token_id: int, side: int = 64, compress_level: int = 6) -> bytes:
     """A smooth, distinct image that passes every default guard (gradient + low-frequency waves + mild grain)."""
     y, x = np.mgrid[0:side, 0:side].astype(float)
     rng = np.random.default_rng(token_id)
@@ -54,7 +54,7 @@ def healthy_png(token_id: int, side: int = 64) -> bytes:
     rgb = np.stack([base + 25 * np.sin(x / 9 + p) + 25 * np.cos(y / 11 + p) for p in phase], axis=-1)
     rgb += rng.normal(0, 2, rgb.shape)
     out = io.BytesIO()
-    Image.fromarray(np.clip(rgb, 0, 255).astype(np.uint8)).save(out, format="PNG")
+    Image.fromarray(np.clip(rgb, 0, 255).astype(np.uint8)).save(out, format="PNG", compress_level=compress_level)
     return out.getvalue()
 
 
