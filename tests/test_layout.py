@@ -12,7 +12,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "mintprep"
 
 # Every Ledger method that writes a row (mintprep.state.ledger).
 LEDGER_WRITES = {
-    "record_generation", "record_verdict", "record_verdicts", "record_pin", "record_pins", "record_unpin", "set_pieces", "drop_pieces_after",
+    "record_generation", "record_verdicts", "record_pin", "record_pins", "record_unpin", "set_pieces", "drop_pieces_after",
     "set_first_attempt", "record_manifest", "record_imports", "record_deployment", "record_chain_tx",
     "record_publish", "begin_journal", "advance_journal", "finish_journal",
 }

@@ -318,10 +318,6 @@ class Ledger:
                         png_sha256, settings_key)
         return None if row is None else (bool(row[0]), json.loads(row[1]), json.loads(row[2]))
 
-    def record_verdict(self, png_sha256: str, settings_key: str, ok: bool, reasons: list[str],
-                       metrics: dict[str, Any]) -> None:
-        self.record_verdicts([VerdictRow(png_sha256, settings_key, ok, reasons, metrics)])
-
     def record_verdicts(self, verdicts: Iterable[VerdictRow]) -> None:
         """Many verdicts in one transaction (one commit, so one sync, for a whole collection)."""
         with self.transaction() as db:
