@@ -4,7 +4,8 @@
   NDJSON {"Root": {"Cid": {"/": …}, "PinErrorMsg": …}}, one per root), dag/export, pin/add|rm|ls, block/get; errors as HTTP 500
   with {"Message", "Code", "Type": "error"}; GET answers 405 as kubo does.
 - FakePsa: IPFS Pinning Service API v1 (ipfs/pinning-services-api-spec): Bearer auth, GET/POST /pins,
-  GET/DELETE /pins/{requestid}, statuses queued → pinning → pinned.
+  GET/DELETE /pins/{requestid}, statuses queued → pinning → pinned; GET /pins?cid= takes at most 10 CIDs
+  (the spec's maxItems) and a pin it lists counts as looked at.
 - FakePinata: Pinata v3 (docs.pinata.cloud): POST /v3/files (multipart file + network/name/car),
   GET /v3/files/public?cid=, DELETE /v3/files/public/{id}.
 - FakeCluster: IPFS Cluster REST API (ipfscluster.io/documentation/reference/api): Basic or Bearer auth, errors as
@@ -93,6 +94,7 @@ class Script:
     refuse: set[str] = field(default_factory=set)  # roots (kubo) or names (Pinata) whose upload fails
     in_flight: int = 0
     max_in_flight: int = 0
+    busy_s: float = 0.0  # every request's time in the server, summed: busy_s / wall is the mean in flight
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     @contextlib.contextmanager
@@ -100,12 +102,14 @@ class Script:
         with self.lock:
             self.in_flight += 1
             self.max_in_flight = max(self.max_in_flight, self.in_flight)
+        start = time.perf_counter()
         try:
             time.sleep(self.delay_s)
             yield
         finally:
             with self.lock:
                 self.in_flight -= 1
+                self.busy_s += time.perf_counter() - start
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -210,7 +214,8 @@ class FakePsa:
     token: str
     script: Script = field(default_factory=Script)
     statuses: dict[str, dict] = field(default_factory=dict)
-    polls_until_pinned: int = 2
+    polls_until_pinned: int = 2  # a pin reads `pinned` from its Nth look (GET /pins/{id}, or listed by GET /pins?cid=)
+    stuck: set[str] = field(default_factory=set)  # CIDs that stay `pinning` however often they are looked at
 
     def answer(self, method, path, query, headers, body):
         if headers.get("Authorization") != f"Bearer {self.token}":
@@ -219,19 +224,23 @@ class FakePsa:
             pin = json.loads(body)
             request_id = uuid.uuid4().hex
             cid = self.script.lie_root or pin["cid"]
-            self.statuses[request_id] = {
-                "requestid": request_id, "status": "queued", "created": f"2026-01-01T00:00:{len(self.statuses):02d}Z",
-                "pin": {"cid": cid, "name": pin.get("name")}, "delegates": ["/dnsaddr/fake/p2p/QmFake"], "info": {},
-                "_polls": 0,
-            }
+            with self.script.lock:
+                self.statuses[request_id] = {
+                    "requestid": request_id, "status": "queued",
+                    "created": f"2026-01-01T00:{len(self.statuses) // 60 % 60:02d}:{len(self.statuses) % 60:02d}Z",
+                    "pin": {"cid": cid, "name": pin.get("name")}, "delegates": ["/dnsaddr/fake/p2p/QmFake"],
+                    "info": {}, "_polls": 0,
+                }
             return 202, self._public(self.statuses[request_id])
         if path == "/pins" and method == "GET":
             wanted = set(query.get("status", "pinned").split(","))
             cids = set(query["cid"].split(",")) if "cid" in query else None
-            results = [  # a copy: POSTs from other threads add to it meanwhile
-                self._public(s) for s in list(self.statuses.values())
-                if s["status"] in wanted and (cids is None or s["pin"]["cid"] in cids)
-            ]
+            if cids is not None and len(cids) > 10:  # the spec's `cid` filter: maxItems 10
+                return 400, {"error": {"reason": "BAD_REQUEST", "details": "at most 10 CIDs per request"}}
+            with self.script.lock:  # POSTs from other threads add to it meanwhile
+                matched = [s for s in self.statuses.values() if cids is None or s["pin"]["cid"] in cids]
+            results = [self._public(self._looked_at(s) if cids else s) for s in matched]
+            results = [s for s in results if s["status"] in wanted]
             return 200, {"count": len(results), "results": results[: int(query.get("limit", 10))]}
         request_id = path.removeprefix("/pins/")
         status = self.statuses.get(request_id)
@@ -240,12 +249,16 @@ class FakePsa:
         if method == "DELETE":
             del self.statuses[request_id]
             return 202, b""
+        return 200, self._public(self._looked_at(status))
+
+    def _looked_at(self, status: dict) -> dict:
+        """The pin advances as the client watches it: queued, then pinning, then pinned at `polls_until_pinned`."""
         status["_polls"] += 1
-        if status["_polls"] >= self.polls_until_pinned:
+        if status["_polls"] >= self.polls_until_pinned and status["pin"]["cid"] not in self.stuck:
             status["status"] = "pinned"
-        elif status["_polls"] >= 1:
+        elif status["status"] == "queued":
             status["status"] = "pinning"
-        return 200, self._public(status)
+        return status
 
     @staticmethod
     def _public(status: dict) -> dict:

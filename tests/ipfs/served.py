@@ -3,33 +3,83 @@ does not compete with the client for one interpreter lock, so a measured wall is
 
     python -m tests.ipfs.served KIND STORE_DIR [DELAY_S]     KIND: kubo | psa | pinata
 
-Prints {"url", "gateway"} on its first line (the gateway serves what the service holds, for read-back), then,
-when stdin closes, {"requests", "max_in_flight"} and exits. Binds 127.0.0.1 only.
+Prints {"url", "gateway"} on its first line, then, when stdin closes, {"requests", "max_in_flight", "by_kind",
+"busy_s", "cpu_s"} and exits. The gateway serves what the service holds (for read-back) and takes the same delay
+per request as the service, as a remote gateway's round trip does; its requests are counted with the service's
+(`by_kind` names them "GET /ipfs"). `busy_s` is the sum of every request's time in the server, so busy_s / wall is
+the mean number of requests in flight; `cpu_s` the process's own CPU time. The service's block store writes
+without syncing: a remote service's durability is inside its round trip, which the delay stands for, and an
+`os.sync` per upload here would time this machine's disk (shared with every other process), not the client.
+Binds 127.0.0.1 only.
 """
 
 from __future__ import annotations
 
 import json
+import resource
 import sys
+from collections import Counter
+from collections.abc import Iterable
 from pathlib import Path
+from typing import Any, Callable
 
 from mintprep.ipfs.gateway import serve_gateway
 from mintprep.ipfs.store import BlockStore
+from mintprep.ipfs.unixfs import Block
 from tests.ipfs.fakes import FakeKubo, FakePinata, FakePsa, Script, running
 
 TOKEN = "bench-token"
 
 
+class UnsyncedStore(BlockStore):
+    def put_many(self, blocks: Iterable[Block]) -> int:
+        written = 0
+        for block in blocks:
+            target = self.path_for(block.cid)
+            if not target.is_file():
+                target.parent.mkdir(parents=True, exist_ok=True)
+                target.write_bytes(block.data)
+                written += 1
+        return written
+
+
+def delayed(app: Callable[..., Iterable[bytes]], script: Script) -> Callable[..., list[bytes]]:
+    """The gateway's WSGI app behind the same round trip (and the same counts) as the service."""
+
+    def timed_app(environ: dict[str, Any], start_response: Callable[..., Any]) -> list[bytes]:
+        with script.serving():
+            script.requests.append(f"GET {environ.get('PATH_INFO', '')}")
+            return list(app(environ, start_response))
+
+    return timed_app
+
+
+def request_kind(request: str) -> str:
+    """"POST /pins", "GET /pins/{id}", "POST /api/v0/dag/import", "GET /ipfs" …: a request without its arguments."""
+    method, _, path = request.partition(" ")
+    path = path.split("?")[0]
+    if path.startswith("/ipfs"):
+        return "GET /ipfs"
+    if path.startswith("/pins/"):
+        return f"{method} /pins/{{id}}"
+    return f"{method} {path}"
+
+
 def main(kind: str, folder: str, delay_s: str = "0.1") -> None:
-    store, script = BlockStore(Path(folder)), Script(delay_s=float(delay_s))
+    store, script = UnsyncedStore(Path(folder)), Script(delay_s=float(delay_s))
     fake = {"kubo": lambda: FakeKubo(store, script), "psa": lambda: FakePsa(TOKEN, script, polls_until_pinned=1),
             "pinata": lambda: FakePinata(TOKEN, store, script)}[kind]()
     gateway = serve_gateway(store)
+    gateway.set_app(delayed(gateway.get_app(), script))
     try:
         with running(fake) as url:
             print(json.dumps({"url": url, "gateway": f"http://127.0.0.1:{gateway.server_address[1]}"}), flush=True)
             sys.stdin.read()
-            print(json.dumps({"requests": len(script.requests), "max_in_flight": script.max_in_flight}), flush=True)
+            usage = resource.getrusage(resource.RUSAGE_SELF)
+            print(json.dumps({"requests": len(script.requests), "max_in_flight": script.max_in_flight,
+                              "by_kind": dict(Counter(map(request_kind, script.requests))),
+                              "busy_s": round(script.busy_s, 2),
+                              "cpu_s": round(usage.ru_utime + usage.ru_stime, 2)}), flush=True)
     finally:
         gateway.shutdown()
 

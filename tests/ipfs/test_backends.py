@@ -111,7 +111,8 @@ def test_psa_pins_polls_verifies_via_gateway_and_unpins(tmp_path, monkeypatch) -
         backend = make_backend(settings, tmp_path, sleep=sleeps)
         receipt = backend.pin_dag(dag, name="token-1")
         assert receipt.verified and receipt.remote_id in fake.statuses
-        assert sleeps == [1.0, 2.0]  # queued -> pinning -> pinned, polled with backoff
+        assert sleeps == pytest.approx([0.25, 0.5], abs=0.05)  # queued -> pinning -> pinned, polled with backoff
+        assert [r.split("?")[0] for r in fake.script.requests] == ["GET /pins", "POST /pins", "GET /pins", "GET /pins"]
         assert backend.is_pinned(dag.root) and backend.list_pins() == [str(dag.root)]
         again = backend.pin_dag(dag, name="token-1")  # already pinned: no second request
         assert again.remote_id == receipt.remote_id and len(fake.statuses) == 1

@@ -4,14 +4,17 @@
 content back and check every block and link → receipt. A service's own "pinned" status is advisory.
 
 `pin_many` does the same for many pieces with `concurrency` requests in flight: uploads first (a backend may send
-several pieces in one request), each piece's read-back as soon as its upload is done. Results come back in the
-calling thread, so the ledger keeps a single writer; a piece that fails is reported with its error and the others
-go on.
+several pieces in one request), each piece's read-back as soon as its upload is done. A service that pins in its
+own time (PSA) answers `Waiting` pieces: they are looked at again when due, without holding a worker meanwhile, so
+the other pieces' requests keep the pool busy. Results come back in the calling thread, so the ledger keeps a single
+writer; a piece that fails is reported with its error and the others go on.
 """
 
 from __future__ import annotations
 
 import contextlib
+import heapq
+import itertools
 import tempfile
 import time
 from abc import ABC, abstractmethod
@@ -56,8 +59,18 @@ class Uploaded:
     remote_id: str | None
 
 
+@dataclass(frozen=True)
+class Waiting:
+    """Pieces the service took but has not finished pinning: `_look_again(watch)` at `due` (time.monotonic())."""
+
+    due: float
+    watch: Any  # the backend's own record of what it waits for
+
+
 PinResult = tuple[int, Union[PinReceipt, RemoteError]]  # (index into the requests, what became of that piece)
-UploadResult = Union[Uploaded, PinResult]
+UploadResult = Union[Uploaded, Waiting, PinResult]
+FIRST_POLL_S = 0.25  # a service's status is first asked this long after it took a piece, then at doubling waits
+LONGEST_POLL_S = 10.0
 
 
 class CidMismatch(RemoteError):
@@ -101,6 +114,7 @@ def _each_once(dags: Sequence[DagImport]) -> Iterator[Block]:
 class PinBackend(ABC):
     name: str
     concurrency: int = 1
+    _sleep: Callable[[float], None] = staticmethod(time.sleep)
 
     @property
     def ledger_key(self) -> str:
@@ -117,15 +131,25 @@ class PinBackend(ABC):
     def pin_many(self, requests: Sequence[PinRequest]) -> Iterator[PinResult]:
         """Pin every request; yield (index, receipt or error) as each piece finishes, in the calling thread."""
         pool = ThreadPoolExecutor(self.concurrency, thread_name_prefix=f"pin-{self.name}")
+        waits: list[tuple[float, int, Waiting]] = []  # a heap by due time
+        order = itertools.count()
         try:
             pending: set[Future[list[UploadResult]]] = {
                 pool.submit(self._upload_share, requests, share) for share in self._shares(len(requests))}
-            while pending:
-                done, pending = wait(pending, return_when=FIRST_COMPLETED)
+            while pending or waits:
+                while waits and (waits[0][0] <= time.monotonic() or not pending):
+                    due, _, waiting = heapq.heappop(waits)
+                    if due > time.monotonic():  # nothing else to do meanwhile
+                        self._sleep(due - time.monotonic())
+                    pending.add(pool.submit(self._look_again, waiting.watch))
+                timeout = max(0.0, waits[0][0] - time.monotonic()) if waits else None
+                done, pending = wait(pending, timeout=timeout, return_when=FIRST_COMPLETED)
                 for future in done:
                     for item in future.result():
                         if isinstance(item, Uploaded):
                             pending.add(pool.submit(self._read_back, requests[item.index].name, item))
+                        elif isinstance(item, Waiting):
+                            heapq.heappush(waits, (item.due, next(order), item))
                         else:
                             yield item
         finally:
@@ -158,6 +182,10 @@ class PinBackend(ABC):
     @abstractmethod
     def _upload(self, dag: DagImport, name: str) -> str | None:
         """Put the DAG on the backend and pin it; return the backend's id for the pin, if it has one."""
+
+    def _look_again(self, watch: Any) -> list[UploadResult]:
+        """Ask the service about pieces an upload answered `Waiting` for (only backends that answer it)."""
+        raise NotImplementedError(f"{self.name} never waits")
 
     def verify(self, cid: CID | str) -> VerifyReport:
         return verify_dag(cid, self.fetch_block)
