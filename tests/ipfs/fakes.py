@@ -23,10 +23,9 @@ The CAR parsing here is written independently of mintprep.ipfs.car so it checks 
 from __future__ import annotations
 
 import contextlib
-import email
-import email.policy
 import hashlib
 import json
+import re
 import threading
 import time
 import uuid
@@ -77,10 +76,15 @@ def parse_car(car: bytes) -> tuple[list[CID], list[Block]]:
 
 
 def multipart_parts(content_type: str, body: bytes) -> dict[str, bytes]:
-    message = email.message_from_bytes(
-        f"Content-Type: {content_type}\r\n\r\n".encode() + body, policy=email.policy.HTTP
-    )
-    return {part.get_param("name", header="content-disposition"): part.get_payload(decode=True) for part in message.iter_parts()}
+    """multipart/form-data (RFC 7578) by its boundary: each part's name and bytes."""
+    boundary = content_type.partition("boundary=")[2].strip('"').encode()
+    parts = {}
+    for chunk in body.split(b"--" + boundary)[1:-1]:  # before the first boundary: preamble; after the last: "--"
+        head, _, data = chunk[2:].partition(b"\r\n\r\n")  # chunk starts with the CRLF after the boundary
+        name = re.search(rb'; name="([^"]*)"', head)
+        if name:
+            parts[name.group(1).decode()] = data[:-2]  # the CRLF before the next boundary
+    return parts
 
 
 @dataclass
@@ -114,6 +118,7 @@ class Script:
 
 class _Handler(BaseHTTPRequestHandler):
     service: object  # set per server
+    protocol_version = "HTTP/1.1"  # keep-alive, as the services do: every answer carries its Content-Length
 
     def log_message(self, format, *args):  # noqa: A002
         pass

@@ -28,7 +28,7 @@ import requests
 from mintprep.base.errors import RemoteError
 from mintprep.base.secrets import register_secret
 from mintprep.net.http import RetryPolicy, redact, send
-from mintprep.ipfs.car import write_car
+from mintprep.ipfs.car import car_bytes, write_car
 from mintprep.ipfs.cid import CID, as_cid
 from mintprep.ipfs.gateway import TrustlessGateway
 from mintprep.ipfs.unixfs import Block, DagImport
@@ -87,16 +87,24 @@ def check_root(expected: CID, answered: str | None, backend: str, piece: str) ->
         raise CidMismatch(f"{piece}: {backend} answered root CID {answered!r} but the local CID is {expected}; refusing it")
 
 
+IN_MEMORY_CAR_BYTES = 1 << 20  # a CAR up to this size is built in memory: a temp file per small piece cost more
+
+
 @contextlib.contextmanager
 def spooled_car(dags: Sequence[DagImport], filename: str) -> Iterator[Callable[[], dict[str, Any]]]:
-    """The DAGs as one CAR (a root each) in a temp file, and a `files=` factory that rewinds it for each HTTP
-    attempt (a retry must re-send from byte 0; the CAR is not held in memory)."""
-    with tempfile.TemporaryFile() as car:
-        write_car([dag.root for dag in dags], _each_once(dags), car)
+    """The DAGs as one CAR (a root each) and a `files=` factory giving it from byte 0 for each HTTP attempt (a retry
+    must re-send it whole). A CAR larger than IN_MEMORY_CAR_BYTES waits in a temp file, not in memory."""
+    roots = [dag.root for dag in dags]
+    if sum(dag.size for dag in dags) <= IN_MEMORY_CAR_BYTES:
+        body = car_bytes(roots, _each_once(dags))
+        yield lambda: {"file": (filename, body, "application/vnd.ipld.car")}
+        return
+    with tempfile.TemporaryFile() as spooled:
+        write_car(roots, _each_once(dags), spooled)
 
         def multipart() -> dict[str, Any]:
-            car.seek(0)
-            return {"file": (filename, car, "application/vnd.ipld.car")}
+            spooled.seek(0)
+            return {"file": (filename, spooled, "application/vnd.ipld.car")}
 
         yield multipart
 
