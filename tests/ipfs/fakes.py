@@ -119,6 +119,7 @@ class Script:
 class _Handler(BaseHTTPRequestHandler):
     service: object  # set per server
     protocol_version = "HTTP/1.1"  # keep-alive, as the services do: every answer carries its Content-Length
+    disable_nagle_algorithm = True  # the body, written after the headers, leaves at once (no delayed-ACK stall)
 
     def log_message(self, format, *args):  # noqa: A002
         pass
