@@ -120,7 +120,8 @@ class PsaBackend(GatewayVerifiedBackend):
             else:
                 waiting.append(piece)
         if waiting:
-            results.append(Waiting(time.monotonic() + delay, _Watch(tuple(waiting), deadline, delay)))
+            # the last look comes at the deadline, not up to a whole wait after it
+            results.append(Waiting(min(time.monotonic() + delay, deadline), _Watch(tuple(waiting), deadline, delay)))
         return results
 
     def unpin(self, cid: CID | str) -> None:
