@@ -16,9 +16,12 @@ requests are (read-back is one request per piece on every service: kubo's dag/ex
   Pinata  N uploads (one file per request by protocol: its v3 API has no multi-file or multi-root upload) +
           N read-backs
 `one_trip_ideal` is N x RTT / in flight (one request per piece) for comparison. The breakdown per backend: the
-requests each kind of call took, per piece; the mean requests in flight (the server's busy time / wall); the client's
-and the server's CPU seconds; waits between status polls are the wall not covered by requests in flight. Prints one
-JSON object; `uptime`'s load is in it (figures under load are upper bounds).
+requests each kind of call took, per piece; the mean requests in flight (the server's busy time / wall: waits
+between status polls and the client's own CPU show as fewer in flight); the mean time a request spent in the server
+(RTT plus the stand-in's own work and scheduling); the client's and the server's CPU seconds. The ratio is the
+product of three factors, printed: requests / fewest requests, mean request time / RTT (the stand-in's share), and
+concurrency / mean in flight (the client's share). Prints one JSON object with `uptime`'s load before and after
+(the machine is shared: figures under load are upper bounds).
 """
 
 from __future__ import annotations
@@ -95,6 +98,11 @@ def pinning(work: Path, kind: str, pieces: int, concurrency: int, rtt: float) ->
             "requests_per_piece": round(counts["requests"] / pieces, 2),
             "per_piece_by_kind": {name: round(n / pieces, 3) for name, n in sorted(counts["by_kind"].items())},
             "max_in_flight": counts["max_in_flight"], "mean_in_flight": round(counts["busy_s"] / wall, 1),
+            "mean_request_s": round(counts["busy_s"] / counts["requests"], 3),
+            # ratio = (requests / fewest) x (mean_request_s / rtt) x (concurrency / mean_in_flight)
+            "factor_requests": round(counts["requests"] / fewest, 2),
+            "factor_service_time": round(counts["busy_s"] / counts["requests"] / rtt, 2),
+            "factor_in_flight": round(concurrency * wall / counts["busy_s"], 2),
             "client_cpu_s": round(cpu, 2), "server_cpu_s": counts["cpu_s"]}
 
 

@@ -1,6 +1,6 @@
 """Everything but sampling at 1,000 and 10,000 pieces, side by side: is the cost per piece flat?
 
-    python bench/bench_scale.py [--sizes 1000 10000] [--quick] [--pin-pieces 1000] [--skip-remote]
+    python bench/bench_scale.py [--sizes 1000 10000] [--quick]
 
 Images come from a fast deterministic source (smooth 64x64 PNGs that pass the default guards, no model). For each
 size, in one process, one after another:
@@ -13,12 +13,8 @@ size, in one process, one after another:
   review     `mintprep review`'s sheet
   import-folder  `mintprep import --from <folder of images + metadata>` into a fresh collection
   import-ipfs    `mintprep import --from ipfs://<root>` (blocks in the collection's local store) into a fresh one
-Then pinning `--pin-pieces` small pieces to the kubo, PSA and Pinata stand-ins (tests/ipfs/fakes.py, following
-each documented API) running in a process of their own, every request taking 100 ms, `ipfs.pin_concurrency`
-16: wall / ideal, where ideal = pieces x 0.1 s / 16 (one round trip per piece), and wall / the time the requests
-the protocol needed would take at 16 in flight (its breakdown: requests per piece). The stand-ins' gateway, which
-PSA and Pinata pins are read back through, answers without the delay. Prints one JSON object; `--quick` runs 200 and 1,000 pieces and
-100 remote pins (< 60 s).
+Pinning to the kubo, PSA and Pinata stand-ins at 100 ms per request is bench/bench_pinning.py. Prints one JSON
+object; `--quick` runs 200 and 1,000 pieces.
 """
 
 from __future__ import annotations
@@ -27,7 +23,6 @@ import argparse
 import json
 import os
 import resource
-import subprocess
 import sys
 import tempfile
 import time
@@ -40,7 +35,6 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bench.bench_audit import healthy_png  # noqa: E402
-from mintprep.base.hashing import sha256_hex  # noqa: E402
 from mintprep.collection.config import load_collection  # noqa: E402
 from mintprep.collection.traits import plan_piece  # noqa: E402
 from mintprep.commands.run import Candidate, page_stage, pin, publish_metadata, validate  # noqa: E402
@@ -48,8 +42,6 @@ from mintprep.state.ledger import PieceRecord  # noqa: E402
 from mintprep.state.workspace import Workspace  # noqa: E402
 
 EXAMPLE = ROOT / "collection" / "collection.yaml"
-ENV = {**os.environ, "PYTHONPATH": str(ROOT)}
-RTT_S = 0.1
 
 
 def image(token_id: int) -> bytes:
@@ -151,64 +143,15 @@ def at_size(size: int) -> dict[str, float]:
     return rows
 
 
-# -- remote pinning ------------------------------------------------------------------------------
-
-def pinning(work: Path, kind: str, pieces: int, concurrency: int) -> dict[str, object]:
-    from mintprep.ipfs.backends import make_backend
-    from mintprep.ipfs.settings import IpfsSettings
-    from mintprep.ipfs.unixfs import get_profile, import_bytes
-    from mintprep.stages.pin import PinItem, pin_pieces
-    from mintprep.state.ledger import Ledger
-
-    profile = get_profile("kubo-cidv1")
-    payloads = [f"{kind} piece {i} ".encode() * 40 for i in range(pieces)]
-    items = [PinItem(sha256_hex(d), lambda d=d: import_bytes(d, profile), "image", f"B-{i}.png")
-             for i, d in enumerate(payloads)]
-    os.environ["BENCH_PIN_TOKEN"] = "bench-token"
-    server = subprocess.Popen([sys.executable, "-m", "tests.ipfs.served", kind, str(work / f"{kind}-service"),
-                               str(RTT_S)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=ENV, cwd=ROOT)
-    try:
-        urls = json.loads(server.stdout.readline())
-        common = dict(backend=kind, api_url=urls["url"], pin_concurrency=concurrency)
-        if kind != "kubo":
-            common.update(token_env="BENCH_PIN_TOKEN", gateway=urls["gateway"])
-        if kind == "pinata":
-            common.update(upload_url=urls["url"])
-        if kind == "psa":  # PSA pins by CID: the blocks must already be reachable (here: in the service's store)
-            from mintprep.ipfs.store import BlockStore
-
-            BlockStore(work / f"{kind}-service").put_many(b for d in payloads for b in import_bytes(d, profile).blocks)
-        with Ledger.open(work / f"{kind}-state") as ledger:
-            backend = make_backend(IpfsSettings(**common), work / f"{kind}-state")
-            start = time.perf_counter()
-            pin_pieces(ledger, backend, profile, items)
-            elapsed = time.perf_counter() - start
-        counts, _ = server.communicate("", timeout=60)
-        counts = json.loads(counts.splitlines()[-1])
-    finally:
-        server.kill()
-    requests = counts["requests"]
-    ideal = pieces * RTT_S / concurrency
-    return {"backend": kind, "pieces": pieces, "concurrency": concurrency, "wall_s": round(elapsed, 2),
-            "ideal_s": round(ideal, 2), "ratio": round(elapsed / ideal, 2), "goal": 1.3,
-            "requests_per_piece": round(requests / pieces, 2),
-            "ratio_to_its_requests": round(elapsed / (requests * RTT_S / concurrency), 2),
-            "max_in_flight": counts["max_in_flight"]}
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[1000, 10000])
-    parser.add_argument("--pin-pieces", type=int, default=1000)
-    parser.add_argument("--concurrency", type=int, default=16)
-    parser.add_argument("--skip-remote", action="store_true")
-    parser.add_argument("--skip-local", action="store_true", help="only the remote pinning ratios")
-    parser.add_argument("--quick", action="store_true", help="200 and 1,000 pieces, 100 remote pins (< 60 s)")
+    parser.add_argument("--quick", action="store_true", help="200 and 1,000 pieces")
     args = parser.parse_args()
     if args.quick:
-        args.sizes, args.pin_pieces = [200, 1000], 100
+        args.sizes = [200, 1000]
     per_size = {}
-    for size in [] if args.skip_local else args.sizes:
+    for size in args.sizes:
         print(f"{size} pieces:", file=sys.stderr, flush=True)
         rows = at_size(size)
         per_size[size] = {name: {"s": round(s, 3), "ms_per_piece": round(1000 * s / size, 3),
@@ -221,10 +164,6 @@ def main() -> None:
     result: dict[str, object] = {"sizes": per_size, f"per_piece_ratio_{large}_over_{small}": ratios,
                                  "max_rss_mib": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024),
                                  "load_average": os.getloadavg()[0]}
-    if not args.skip_remote:
-        with tempfile.TemporaryDirectory(prefix="mintprep-scale-pin-") as tmp:
-            result["pinning"] = [pinning(Path(tmp), kind, args.pin_pieces, args.concurrency)
-                                 for kind in ("kubo", "psa", "pinata")]
     print(json.dumps(result, indent=2))
 
 

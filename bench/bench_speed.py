@@ -4,11 +4,8 @@
    whose generator is a diffusers folder of several hundred MB (a tiny pipeline whose UNet is widened to
    `--unet-mib` of fp32 weights, random, saved with save_pretrained);          goal <= 1.5
 2. start-up: `mintprep --help` / `python -c "import typer, rich"`;               goal <= 5
-3. pinning 1,000 small pieces to a local server following the kubo RPC (tests/ipfs/fakes.py) that takes 100 ms
-   per request: wall / (1000 x 0.1 s / ipfs.pin_concurrency);                   goal <= 1.3
-   (the same against the Pinata fake, one CAR per piece, read back through a local gateway); the servers run in
-   a process of their own, so their parsing does not compete for the benchmark's interpreter lock
-4. generation throughput, CPU tiny model, 8 pieces: batch_size 4 / batch_size 1.
+3. generation throughput, CPU tiny model, 8 pieces: batch_size 4 / batch_size 1.
+Pinning ratios (kubo, PSA, Pinata at 100 ms per request) are measured by bench/bench_pinning.py.
 Walls are medians of `--repeats` runs. One JSON object per measure on stdout.
 """
 
@@ -88,60 +85,6 @@ def startup(repeats: int) -> dict:
             "ratio": round(help_s / base, 2), "goal": 5}
 
 
-def serve(kind: str, folder: str) -> None:
-    """`--serve KIND FOLDER`: the fake service (and, for Pinata, a gateway over what it holds) in this process,
-    so its parsing does not share the benchmark's interpreter lock; prints its URLs, then its counts when stdin
-    closes."""
-    from mintprep.ipfs.gateway import serve_gateway
-    from mintprep.ipfs.store import BlockStore
-    from tests.ipfs.fakes import FakeKubo, FakePinata, Script, running
-
-    store, script = BlockStore(Path(folder)), Script(delay_s=0.1)
-    fake = FakeKubo(store, script) if kind == "kubo" else FakePinata("bench-token", store, script)
-    gateway = serve_gateway(store)
-    with running(fake) as url:
-        print(json.dumps({"url": url, "gateway": f"http://127.0.0.1:{gateway.server_address[1]}"}), flush=True)
-        sys.stdin.read()
-        print(json.dumps({"requests": len(script.requests), "max_in_flight": script.max_in_flight}), flush=True)
-    gateway.shutdown()
-
-
-def pinning(work: Path, kind: str, pieces: int, concurrency: int) -> dict:
-    from mintprep.base.hashing import sha256_hex
-    from mintprep.ipfs.backends import make_backend
-    from mintprep.ipfs.settings import IpfsSettings
-    from mintprep.ipfs.unixfs import get_profile, import_bytes
-    from mintprep.state.ledger import Ledger
-    from mintprep.stages.pin import PinItem, pin_pieces
-
-    profile = get_profile("kubo-cidv1")
-    payloads = [f"{kind} piece {i} ".encode() * 40 for i in range(pieces)]
-    items = [PinItem(sha256_hex(d), lambda d=d: import_bytes(d, profile), "image", f"B-{i}.png")
-             for i, d in enumerate(payloads)]
-    os.environ["BENCH_PINATA_JWT"] = "bench-token"
-    server = subprocess.Popen([sys.executable, __file__, "--serve", kind, str(work / f"{kind}-service")],
-                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=ENV)
-    try:
-        urls = json.loads(server.stdout.readline())
-        settings = (IpfsSettings(backend="kubo", api_url=urls["url"], pin_concurrency=concurrency) if kind == "kubo"
-                    else IpfsSettings(backend="pinata", api_url=urls["url"], upload_url=urls["url"],
-                                      token_env="BENCH_PINATA_JWT", gateway=urls["gateway"],
-                                      pin_concurrency=concurrency))
-        with Ledger.open(work / f"{kind}-state") as ledger:
-            backend = make_backend(settings, work / f"{kind}-state")
-            start = time.perf_counter()
-            pin_pieces(ledger, backend, profile, items)
-            elapsed = time.perf_counter() - start
-        counts, _ = server.communicate("", timeout=60)
-        counts = json.loads(counts.splitlines()[-1])
-    finally:
-        server.kill()
-    ideal = pieces * 0.1 / concurrency
-    return {"measure": f"pin {pieces} pieces at 100 ms/request ({kind})", "concurrency": concurrency,
-            "wall_s": round(elapsed, 2), "ideal_s": round(ideal, 2), "ratio": round(elapsed / ideal, 2), **counts,
-            "goal": 1.3}
-
-
 def batching(pieces: int, steps: int) -> dict:
     from mintprep.executors import LocalExecutor
     from mintprep.generate import GenerationRequest, GeneratorSettings
@@ -165,25 +108,17 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--unet-mib", type=int, default=400)
-    parser.add_argument("--pieces", type=int, default=1000)
-    parser.add_argument("--concurrency", type=int, default=16)
     parser.add_argument("--quick", action="store_true", help="a smoke run: small model, few pieces, 1 repeat")
-    parser.add_argument("--only", nargs="+", choices=["rerun", "startup", "pin", "batch"],
-                        default=["rerun", "startup", "pin", "batch"])
-    parser.add_argument("--serve", nargs=2, metavar=("KIND", "FOLDER"), help=argparse.SUPPRESS)
+    parser.add_argument("--only", nargs="+", choices=["rerun", "startup", "batch"], default=["rerun", "startup", "batch"])
     args = parser.parse_args()
-    if args.serve:
-        serve(*args.serve)
-        return
     if args.quick:
-        args.repeats, args.unet_mib, args.pieces = 1, 8, 64
+        args.repeats, args.unet_mib = 1, 8
     import torch
 
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
         measures = {"rerun": lambda: [noop_rerun(work, args.unet_mib, args.repeats)],
                     "startup": lambda: [startup(args.repeats)],
-                    "pin": lambda: [pinning(work, kind, args.pieces, args.concurrency) for kind in ("kubo", "pinata")],
                     "batch": lambda: [batching(8, 4)]}
         rows = [row for name in args.only for row in measures[name]()]
     print(f"{os.cpu_count()} CPUs, torch {torch.__version__}, {torch.get_num_threads()} threads, load average "
