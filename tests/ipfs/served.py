@@ -4,9 +4,9 @@ does not compete with the client for one interpreter lock, so a measured wall is
     python -m tests.ipfs.served KIND STORE_DIR [DELAY_S]     KIND: kubo | psa | pinata
 
 Prints {"url", "gateway"} on its first line, then, when stdin closes, {"requests", "max_in_flight", "by_kind",
-"busy_s", "cpu_s"} and exits. The gateway serves what the service holds (for read-back) and takes the same delay
-per request as the service, as a remote gateway's round trip does; its requests are counted with the service's
-(`by_kind` names them "GET /ipfs"). `busy_s` is the sum of every request's time in the server, so busy_s / wall is
+"busy_s", "cpu_s"} and exits. The gateway (mintprep's gateway app) serves what the service holds, for read-back;
+it takes the same delay per request as the service, as a remote gateway's round trip does, and keeps connections
+alive as public gateways do; its requests are counted with the service's (`by_kind` names them "GET /ipfs"). `busy_s` is the sum of every request's time in the server, so busy_s / wall is
 the mean number of requests in flight; `cpu_s` the process's own CPU time. The service's block store writes
 without syncing: a remote service's durability is inside its round trip, which the delay stands for, and an
 `os.sync` per upload here would time this machine's disk (shared with every other process), not the client.
@@ -20,10 +20,12 @@ import resource
 import sys
 from collections import Counter
 from collections.abc import Iterable
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
+from urllib.parse import urlencode
 
-from mintprep.ipfs.gateway import serve_gateway
+from mintprep.ipfs.gateway import make_gateway_app
 from mintprep.ipfs.store import BlockStore
 from mintprep.ipfs.unixfs import Block
 from tests.ipfs.fakes import FakeKubo, FakePinata, FakePsa, Script, running
@@ -32,6 +34,8 @@ TOKEN = "bench-token"
 
 
 class UnsyncedStore(BlockStore):
+    """The service's blocks written without syncs (see above)."""
+
     def put_many(self, blocks: Iterable[Block]) -> int:
         written = 0
         for block in blocks:
@@ -43,15 +47,23 @@ class UnsyncedStore(BlockStore):
         return written
 
 
-def delayed(app: Callable[..., Iterable[bytes]], script: Script) -> Callable[..., list[bytes]]:
-    """The gateway's WSGI app behind the same round trip (and the same counts) as the service."""
+@dataclass
+class KeptAliveGateway:
+    """mintprep's gateway app answering through the stand-ins' handler: the same round trip and counts as the
+    service, and connections kept alive as a public gateway keeps them (the app's own server closes each one)."""
 
-    def timed_app(environ: dict[str, Any], start_response: Callable[..., Any]) -> list[bytes]:
-        with script.serving():
-            script.requests.append(f"GET {environ.get('PATH_INFO', '')}")
-            return list(app(environ, start_response))
+    store: BlockStore
+    script: Script
 
-    return timed_app
+    def __post_init__(self) -> None:
+        self.app = make_gateway_app(self.store)
+
+    def answer(self, method: str, path: str, query: dict[str, Any], headers: Any, body: bytes) -> tuple[int, bytes]:
+        environ = {"REQUEST_METHOD": method, "PATH_INFO": path, "HTTP_ACCEPT": headers.get("Accept", ""),
+                   "QUERY_STRING": urlencode({key: value for key, value in query.items() if key != "arg*"})}
+        status: list[str] = []
+        answered = b"".join(self.app(environ, lambda line, _headers: status.append(line)))
+        return int(status[0].split()[0]), answered
 
 
 def request_kind(request: str) -> str:
@@ -69,19 +81,14 @@ def main(kind: str, folder: str, delay_s: str = "0.1") -> None:
     store, script = UnsyncedStore(Path(folder)), Script(delay_s=float(delay_s))
     fake = {"kubo": lambda: FakeKubo(store, script), "psa": lambda: FakePsa(TOKEN, script, polls_until_pinned=1),
             "pinata": lambda: FakePinata(TOKEN, store, script)}[kind]()
-    gateway = serve_gateway(store)
-    gateway.set_app(delayed(gateway.get_app(), script))
-    try:
-        with running(fake) as url:
-            print(json.dumps({"url": url, "gateway": f"http://127.0.0.1:{gateway.server_address[1]}"}), flush=True)
-            sys.stdin.read()
-            usage = resource.getrusage(resource.RUSAGE_SELF)
-            print(json.dumps({"requests": len(script.requests), "max_in_flight": script.max_in_flight,
-                              "by_kind": dict(Counter(map(request_kind, script.requests))),
-                              "busy_s": round(script.busy_s, 2),
-                              "cpu_s": round(usage.ru_utime + usage.ru_stime, 2)}), flush=True)
-    finally:
-        gateway.shutdown()
+    with running(fake) as url, running(KeptAliveGateway(store, script)) as gateway:
+        print(json.dumps({"url": url, "gateway": gateway}), flush=True)
+        sys.stdin.read()
+        usage = resource.getrusage(resource.RUSAGE_SELF)
+        print(json.dumps({"requests": len(script.requests), "max_in_flight": script.max_in_flight,
+                          "by_kind": dict(Counter(map(request_kind, script.requests))),
+                          "busy_s": round(script.busy_s, 2),
+                          "cpu_s": round(usage.ru_utime + usage.ru_stime, 2)}), flush=True)
 
 
 if __name__ == "__main__":
