@@ -149,8 +149,9 @@ class PinBackend(ABC):
             while pending or waits:
                 while waits and (waits[0][0] <= time.monotonic() or not pending):
                     due, _, waiting = heapq.heappop(waits)
-                    if due > time.monotonic():  # nothing else to do meanwhile
-                        self._sleep(due - time.monotonic())
+                    left = due - time.monotonic()
+                    if left > 0:  # nothing else to do meanwhile
+                        self._sleep(left)
                     pending.add(pool.submit(self._look_again, waiting.watch))
                 timeout = max(0.0, waits[0][0] - time.monotonic()) if waits else None
                 done, pending = wait(pending, timeout=timeout, return_when=FIRST_COMPLETED)
