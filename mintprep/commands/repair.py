@@ -26,6 +26,7 @@ from mintprep.collection.manifest import PinnedPiece, token_file_name
 from mintprep.state.objects import ObjectCorrupt
 from mintprep.stages.minted import keep_minted
 from mintprep.stages.pin import pin_bytes
+from mintprep.stages.withheld import publication_backend
 from mintprep.commands.run import (generate, page_stage, piece_pointer, pin, plan_pieces, publish_metadata,
                                restore_object, validate)
 from mintprep.base.progress import ProgressSink
@@ -341,7 +342,7 @@ def _step_images(ws: Workspace, plan: RepairPlan, outcome: RepairOutcome, **_: A
         for p in pinned.pieces}
     plan.failed = sorted(t for t in regenerate if str(t) not in plan.replacements)
     for token in (t for t in plan.tokens if t.action == "repin"):
-        pin_bytes(ledger, ws.backend, ws.profile, ledger.objects.get(str(token.old_png_sha256)), kind="image",
+        pin_bytes(ledger, publication_backend(ws), ws.profile, ledger.objects.get(str(token.old_png_sha256)), kind="image",
                   name=f"{ws.spec.symbol}-{token.token_id}.png", force=True)  # the backend lost it: upload, verify
     for damaged in plan.restore_objects:
         restore_object(ws, damaged["sha256"], damaged["cid"])
@@ -464,9 +465,10 @@ def _step_unpin(ws: Workspace, plan: RepairPlan, outcome: RepairOutcome, **_: An
         referenced.add(publish.site_cid)
     replaced = [t.old_image_cid for t in plan.tokens if str(t.token_id) in plan.replacements]
     old = [*replaced, plan.old_metadata_root, plan.old_manifest_cid, *([plan.old_site_cid] if plan.old_site_cid else [])]
+    backend = publication_backend(ws)  # where the old pins are: a still-hidden drop's are in the local store
     for cid in sorted(set(old) - referenced):
-        ws.backend.unpin(cid)
-        ws.ledger.record_unpin(cid, ws.backend.ledger_key)
+        backend.unpin(cid)
+        ws.ledger.record_unpin(cid, backend.ledger_key)
         if cid not in plan.unpinned:
             plan.unpinned.append(cid)
     return True
