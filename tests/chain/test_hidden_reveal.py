@@ -2,8 +2,11 @@
 pipeline, a real anvil node, and as the public pinning service a local server following the kubo RPC API
 (tests/ipfs/fakes.py; no kubo daemon can run here). Every CID reachable from the chain (contractURI, tokenURI,
 placeholderURI) and from the built page's files is walked on what the public service holds, and none of them is,
-contains or links to a real image, a real metadata file, the real metadata directory or the manifest. After
-`reveal` the real directory is on the public service and the contract serves it."""
+contains or links to a real image, a real metadata file, the real metadata directory or the manifest; and none of
+those CIDs reached the public service at all (no block of them was uploaded to it, so it cannot announce them).
+A reveal whose release of the withheld pins is cut short (the service refuses one image) sends nothing and
+finishes when rerun. After `reveal` the images and the real directory are on the public service, the contract
+serves it, and audit finds it whole."""
 
 from __future__ import annotations
 
@@ -12,19 +15,23 @@ import json
 import re
 from pathlib import Path
 
+import pytest
 from PIL import Image
 
 from mintprep.chain.artifact import load_artifact
 from mintprep.chain.check import check_collection
+from mintprep.chain.reveal import RevealStep, read_state
 from mintprep.collection.config import load_collection
 from mintprep.commands.audit import audit_collection
 from mintprep.commands.provenance import collection_provenance
 from mintprep.commands.reveal import reveal_collection
 from mintprep.commands.run import run_collection
+from mintprep.commands.status import collection_status
 from mintprep.ipfs.cid import CID
 from mintprep.ipfs.dagpb import DIRECTORY, decode_pbnode, decode_unixfs
 from mintprep.ipfs.reader import read_file
 from mintprep.ipfs.store import BlockStore
+from mintprep.stages.pin import PinsFailed
 from mintprep.state.ledger import Ledger
 from mintprep.state.workspace import Workspace
 from tests.chain.conftest import deploy_for
@@ -104,8 +111,10 @@ def test_nothing_real_is_reachable_before_the_reveal_and_all_of_it_after(chain: 
         for cid, data in walked.items():
             assert not real & cids_in(data), f"{cid} names {real & cids_in(data)}"
         assert not real & cids_in(page_text)
-        assert record.metadata_root not in node.pins and record.manifest_cid not in node.pins
-        assert not node.store.has(record.metadata_root), "the real directory is not on the public node"
+        assert not real & set(node.pins), f"pinned on the public node before the reveal: {real & set(node.pins)}"
+        uploaded = {cid for cid in real if node.store.has(cid)}
+        assert not uploaded, f"uploaded to the public node before the reveal: {uploaded}"
+        assert collection_status(col)["withheld"] is True
         collection_doc = json.loads(walked[drop.functions.contractURI().call().removeprefix("ipfs://")])
         assert collection_doc["name"] == col.spec.name and collection_doc["image"] != f"ipfs://{record.manifest.tokens[0].image_cid}"
 
@@ -115,11 +124,31 @@ def test_nothing_real_is_reachable_before_the_reveal_and_all_of_it_after(chain: 
         assert before.ok, before.to_json()
         audit = audit_collection(col)
         assert audit.exit_code == 0, audit.to_json()
+        assert audit.checked["sources"] == ["local"], "withheld art and metadata are judged in the local store"
+
+        # The release stops part way (the public node refuses token 3's image): nothing is sent, nothing recorded
+        # as released, and the rerun pins only what is left, then reveals.
+        refused = record.manifest.by_token()[3].image_cid
+        node.script.refuse = {refused}
+        with Workspace.open(col) as ws, pytest.raises(PinsFailed, match=f"{col.spec.symbol}-3.png"):
+            reveal_collection(ws, chain.owner)
+        assert read_state(drop).step == RevealStep.START, "no reveal transaction before the art is public"
+        assert collection_status(col)["withheld"] is True
+        images = {t.image_cid for t in record.manifest.tokens}
+        assert images - {refused} <= set(node.pins) and refused not in node.pins
+        node.script.refuse = set()
 
         with Workspace.open(col) as ws:
             revealed = reveal_collection(ws, chain.owner)
         assert revealed.base_uri == f"ipfs://{record.metadata_root}/"
-        assert record.metadata_root in node.pins and record.manifest_cid in node.pins
+        assert images | {record.metadata_root, record.manifest_cid} <= set(node.pins), "art and directory public"
+        assert collection_status(col)["withheld"] is False
+        # The page built before the reveal has no gallery; rebuilding it pins nothing: the reveal released it all.
+        rebuilt = run_collection(col)
+        assert rebuilt.exit_code == 0 and rebuilt.pinned == 0, rebuilt.to_json()
+        revealed_audit = audit_collection(col)
+        assert revealed_audit.exit_code == 0, revealed_audit.to_json()
+        assert revealed_audit.checked["sources"] == ["kubo"], "after the reveal the public node is what is judged"
         served = drop.functions.tokenURI(1).call().removeprefix("ipfs://")
         document = json.loads(read_file(node_path(served, node), node.store.get))
         assert document["image"].removeprefix("ipfs://") in {t.image_cid for t in record.manifest.tokens}
