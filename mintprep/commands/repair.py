@@ -26,7 +26,7 @@ from mintprep.collection.manifest import PinnedPiece, token_file_name
 from mintprep.state.objects import ObjectCorrupt
 from mintprep.stages.minted import keep_minted
 from mintprep.stages.pin import pin_bytes
-from mintprep.stages.withheld import publication_backend
+from mintprep.stages.withheld import publication_backend, withholding
 from mintprep.commands.run import (generate, page_stage, piece_pointer, pin, plan_pieces, publish_metadata,
                                restore_object, validate)
 from mintprep.base.progress import ProgressSink
@@ -394,8 +394,9 @@ def _step_page(ws: Workspace, plan: RepairPlan, outcome: RepairOutcome, **_: Any
 def _step_base_uri(ws: Workspace, plan: RepairPlan, outcome: RepairOutcome, *, signer: Any, **_: Any) -> bool:
     """Point the contract at the new metadata through its family's setter: sent with the key, or printed
     (--print-tx) and awaited on the next run. Every base-URI change passes `check_base_uri_change` first
-    (MintprepDrop's through `collection_base_uri_update`)."""
-    if ws.contract is None:
+    (MintprepDrop's through `collection_base_uri_update`). A hidden drop's stays as it is until `reveal` sets it to
+    the root current then."""
+    if ws.contract is None or withholding(ws.col, ws.ledger):
         return True
     from mintprep.chain.families import read_live
 

@@ -17,22 +17,26 @@ from pathlib import Path
 
 import pytest
 from PIL import Image
+from web3.contract import Contract
 
 from mintprep.chain.artifact import load_artifact
 from mintprep.chain.check import check_collection
 from mintprep.chain.reveal import RevealStep, read_state
-from mintprep.collection.config import load_collection
+from mintprep.collection.config import Collection, load_collection
+from mintprep.chain.keys import PRIVATE_KEY_ENV
 from mintprep.commands.audit import audit_collection
+from mintprep.commands.repair import repair_collection
 from mintprep.commands.provenance import collection_provenance
 from mintprep.commands.reveal import reveal_collection
 from mintprep.commands.run import run_collection
 from mintprep.commands.status import collection_status
+from mintprep.ipfs.backends.local import LocalBackend
 from mintprep.ipfs.cid import CID
 from mintprep.ipfs.dagpb import DIRECTORY, decode_pbnode, decode_unixfs
 from mintprep.ipfs.reader import read_file
 from mintprep.ipfs.store import BlockStore
 from mintprep.stages.pin import PinsFailed
-from mintprep.state.ledger import Ledger
+from mintprep.state.ledger import Ledger, ManifestRecord
 from mintprep.state.workspace import Workspace
 from tests.chain.conftest import deploy_for
 from tests.conftest import write_collection
@@ -72,31 +76,47 @@ def cids_in(text: bytes) -> set[str]:
     return {m.decode() for m in CID_TEXT.findall(text)}
 
 
-def test_nothing_real_is_reachable_before_the_reveal_and_all_of_it_after(chain: Chain, tmp_path: Path):
-    node = FakeKubo(BlockStore(tmp_path / "public-node"))
+def hidden_drop(folder: Path, chain: Chain, api: str) -> tuple[Collection, Contract]:
+    """A 4-piece `chain.reveal` collection pinning on the kubo node at `api`: run, deployed by mintprep, run again
+    (the page, now with the contract; the chain gate runs `check`), and 2 tokens minted. (collection, contract)"""
     soon = io.BytesIO()
     Image.new("RGB", (8, 8), (200, 180, 40)).save(soon, format="PNG")
-    with running(node) as api:
-        settings = {"network": "base", "rpc_url": chain.node.url, "mint_price": "0.00063", "max_per_wallet": 5,
-                    "reveal": {"placeholder_image": "soon.png"}}
-        path = write_collection(tmp_path / "col", size=4, generator__steps=2, chain=settings,
-                                ipfs={"backend": "kubo", "api_url": api, "profile": "kubo-cidv1"})
-        (path.parent / "soon.png").write_bytes(soon.getvalue())
-        assert run_collection(load_collection(path)).exit_code == 0
-        col = load_collection(path)
-        deployed = deploy_for(col, chain.owner)
-        path = write_collection(tmp_path / "col", size=4, generator__steps=2, chain={**settings, "contract": deployed.address},
-                                ipfs={"backend": "kubo", "api_url": api, "profile": "kubo-cidv1"})
-        col = load_collection(path)
-        report = run_collection(col)  # the page, now with the contract; the chain gate runs `check`
-        assert report.exit_code == 0 and report.page, report.to_json()
-        drop = chain.w3.eth.contract(address=deployed.address, abi=load_artifact().abi)
-        drop.functions.mint(0, 2, []).transact({"from": chain.accounts[1].address, "value": 2 * PRICE})
+    settings = {"network": "base", "rpc_url": chain.node.url, "mint_price": "0.00063", "max_per_wallet": 5,
+                "reveal": {"placeholder_image": "soon.png"}}
+    ipfs = {"backend": "kubo", "api_url": api, "profile": "kubo-cidv1"}
+    path = write_collection(folder, size=4, generator__steps=2, chain=settings, ipfs=ipfs)
+    (path.parent / "soon.png").write_bytes(soon.getvalue())
+    assert run_collection(load_collection(path)).exit_code == 0
+    deployed = deploy_for(load_collection(path), chain.owner)
+    col = load_collection(write_collection(folder, size=4, generator__steps=2, ipfs=ipfs,
+                                           chain={**settings, "contract": deployed.address}))
+    report = run_collection(col)
+    assert report.exit_code == 0 and report.page, report.to_json()
+    drop = chain.w3.eth.contract(address=deployed.address, abi=load_artifact().abi)
+    drop.functions.mint(0, 2, []).transact({"from": chain.accounts[1].address, "value": 2 * PRICE})
+    return col, drop
 
-        with Ledger.open(col.state_dir, readonly=True) as ledger:
-            record = ledger.current_manifest()
-        real = {record.metadata_root, record.manifest_cid}
-        real |= {t.image_cid for t in record.manifest.tokens} | {t.metadata_cid for t in record.manifest.tokens}
+
+def real_cids(col: Collection) -> tuple[ManifestRecord, set[str]]:
+    """The ledger's current manifest, and every CID of the real art and metadata it names."""
+    with Ledger.open(col.state_dir, readonly=True) as ledger:
+        record = ledger.current_manifest()
+    real = {record.metadata_root, record.manifest_cid}
+    real |= {t.image_cid for t in record.manifest.tokens} | {t.metadata_cid for t in record.manifest.tokens}
+    return record, real
+
+
+def on_public_node(cids: set[str], node: FakeKubo) -> set[str]:
+    """Those of `cids` the public node pins or was sent any block of."""
+    return {cid for cid in cids if cid in node.pins or node.store.has(cid)}
+
+
+@pytest.mark.slow
+def test_nothing_real_is_reachable_before_the_reveal_and_all_of_it_after(chain: Chain, tmp_path: Path):
+    node = FakeKubo(BlockStore(tmp_path / "public-node"))
+    with running(node) as api:
+        col, drop = hidden_drop(tmp_path / "col", chain, api)
+        record, real = real_cids(col)
         assert len(real) == 2 + 2 * 4
 
         on_chain = {drop.functions.contractURI().call(), drop.functions.tokenURI(1).call(),
@@ -111,9 +131,7 @@ def test_nothing_real_is_reachable_before_the_reveal_and_all_of_it_after(chain: 
         for cid, data in walked.items():
             assert not real & cids_in(data), f"{cid} names {real & cids_in(data)}"
         assert not real & cids_in(page_text)
-        assert not real & set(node.pins), f"pinned on the public node before the reveal: {real & set(node.pins)}"
-        uploaded = {cid for cid in real if node.store.has(cid)}
-        assert not uploaded, f"uploaded to the public node before the reveal: {uploaded}"
+        assert not on_public_node(real, node), f"on the public node before the reveal: {on_public_node(real, node)}"
         assert collection_status(col)["withheld"] is True
         collection_doc = json.loads(walked[drop.functions.contractURI().call().removeprefix("ipfs://")])
         assert collection_doc["name"] == col.spec.name and collection_doc["image"] != f"ipfs://{record.manifest.tokens[0].image_cid}"
@@ -166,3 +184,27 @@ def node_path(path: str, node: FakeKubo) -> str:
     from mintprep.ipfs.uri import resolve
 
     return str(resolve(f"ipfs://{path}", node.store.get))
+
+
+@pytest.mark.slow
+def test_a_repair_before_the_reveal_keeps_the_art_withheld(chain: Chain, tmp_path: Path, monkeypatch):
+    """An image pin lost from the local store before the reveal: audit names it (asking no public node), the repair
+    pins it there again and sends no base URI (the reveal sets it), and nothing real reaches the public node."""
+    node = FakeKubo(BlockStore(tmp_path / "public-node"))
+    with running(node) as api:
+        col, drop = hidden_drop(tmp_path / "col", chain, api)
+        record, real = real_cids(col)
+        lost = record.manifest.by_token()[3].image_cid
+        store = LocalBackend(col.state_dir)
+        store.unpin(lost)
+        store.store.collect_garbage()
+
+        audit = audit_collection(col)
+        assert [(p.token_id, p.kind, p.evidence["source"]) for p in audit.problems] == [
+            (3, "image-unretrievable", "local")], audit.to_json()
+        monkeypatch.setenv(PRIVATE_KEY_ENV, chain.owner.key.hex())
+        outcome = repair_collection(col)
+        assert outcome.status == "repaired" and outcome.after.ok, outcome.to_json()
+        assert [t.action for t in outcome.plan.tokens] == ["repin"] and outcome.plan.base_uri_tx is None
+        assert store.is_pinned(lost) and drop.functions.baseURI().call() == ""
+        assert not on_public_node(real, node), f"on the public node before the reveal: {on_public_node(real, node)}"
