@@ -4,8 +4,8 @@
 default), plus `json/_metadata.json`, the array HashLips' engine writes. Each document is the one the current
 metadata root publishes, byte for byte (its `image` is the pinned `ipfs://` CID, so it needs no rewriting); each
 image is the pinned PNG, read from the local object store or else from verified blocks (a hidden drop's, before
-the reveal, from the local store that holds them). The folder is built
-beside DIR and renamed into place: an interrupted export leaves nothing half-written.
+the reveal, from the local store that holds them). The folder is built beside DIR and renamed into place: an
+interrupted export leaves nothing half-written.
 """
 
 from __future__ import annotations

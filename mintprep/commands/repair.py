@@ -341,8 +341,9 @@ def _step_images(ws: Workspace, plan: RepairPlan, outcome: RepairOutcome, **_: A
                                                      if p.token_id in tokens else None)}
         for p in pinned.pieces}
     plan.failed = sorted(t for t in regenerate if str(t) not in plan.replacements)
+    art = publication_backend(ws)  # a still-hidden drop's art is pinned in the local store
     for token in (t for t in plan.tokens if t.action == "repin"):
-        pin_bytes(ledger, publication_backend(ws), ws.profile, ledger.objects.get(str(token.old_png_sha256)), kind="image",
+        pin_bytes(ledger, art, ws.profile, ledger.objects.get(str(token.old_png_sha256)), kind="image",
                   name=f"{ws.spec.symbol}-{token.token_id}.png", force=True)  # the backend lost it: upload, verify
     for damaged in plan.restore_objects:
         restore_object(ws, damaged["sha256"], damaged["cid"])
