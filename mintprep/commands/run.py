@@ -25,7 +25,7 @@ from mintprep.collection.published import complete_publication
 from mintprep.stages.minted import KeptMinted, keep_minted
 from mintprep.stages.screen import Rejection, failure_is_stale, judge, judged_under, log_rejection, resample
 from mintprep.stages.withheld import publication_backend
-from mintprep.collection.traits import PiecePlan, plan_piece
+from mintprep.collection.traits import PiecePlan, plan_collection
 from mintprep.state.workspace import Workspace
 
 
@@ -173,12 +173,8 @@ def piece_pointer(token_id: int, request_key: str, published: dict[int, Any], st
 
 
 def plan_pieces(ws: Workspace) -> list[PiecePlan]:
-    """Every token's traits and prompt; an imported token keeps the traits its published metadata carries.
-
-    Ids run 1..size, or 0..size-1 for a collection imported from a 0-indexed source (it kept its token 0)."""
-    imported = ws.ledger.imported_traits()
-    first = 0 if 0 in imported else 1
-    return [plan_piece(ws.spec, t, published=imported.get(t)) for t in range(first, first + ws.spec.size)]
+    """Every token's traits and prompt; an imported token keeps the traits its published metadata carries."""
+    return plan_collection(ws.spec, ws.ledger.imported_traits())
 
 
 def imported_as_published(ws: Workspace, plans: list[PiecePlan]) -> dict[int, Candidate]:
