@@ -26,7 +26,7 @@ from mintprep.collection.manifest import PinnedPiece, token_file_name
 from mintprep.state.objects import ObjectCorrupt
 from mintprep.stages.minted import keep_minted
 from mintprep.stages.pin import pin_bytes
-from mintprep.stages.withheld import publication_backend, withholding
+from mintprep.stages.withheld import art_committed_before_reveal, publication_backend, withholding
 from mintprep.commands.run import (generate, page_stage, piece_pointer, pin, plan_pieces, publish_metadata,
                                restore_object, validate)
 from mintprep.base.progress import ProgressSink
@@ -164,6 +164,13 @@ def plan_repair(ws: Workspace, report: AuditReport, *, include_minted: bool = Fa
         next_attempt = max(recorded + [first_attempts.get(token_id, 0) - 1]) + 1
         tokens.append(TokenRepair(token_id, action, kinds, str(piece.image_cid), piece.png_sha256, piece.metadata_cid,
                                   piece.request_key, next_attempt, attempt_seed(ws.spec.seed, token_id, next_attempt)))
+    new_art = [t.token_id for t in tokens if t.action == "regenerate"]
+    if new_art and art_committed_before_reveal(ws.col, ledger):
+        raise UserError(f"{ws.col.path}: token(s) {', '.join(map(str, new_art))} need new art, but the contract's "
+                        "provenance hash (set at deploy, immutable) commits to the current images and `mintprep "
+                        "reveal` proves against it: replacing art now would make the reveal fail. Reveal first and "
+                        "repair after it (`mintprep provenance` will then show these tokens changed), or deploy a "
+                        "new contract")
     refresh = sorted({record.metadata_root for p in report.problems if p.kind == "metadata-unretrievable"}
                      | {p.evidence["cid"] for p in report.problems if p.token_id is None and p.kind in REPIN_KINDS
                         and p.evidence.get("cid") == record.manifest_cid})

@@ -91,6 +91,14 @@ def withholding(col: Collection, ledger: "Ledger") -> bool:
     return col.spec.chain.reveal is not None and not released(ledger)
 
 
+def art_committed_before_reveal(col: Collection, ledger: "Ledger") -> bool:
+    """A hidden drop deployed and not yet revealed: the contract's provenance hash (immutable since the deploy)
+    commits to today's images, and `reveal` derives its secret from that hash, so no image may change until then."""
+    from mintprep.chain.address import find_contract
+
+    return withholding(col, ledger) and find_contract(col, ledger) is not None
+
+
 def publication_backend(ws: "Workspace") -> "PinBackend":
     """Where the images, the metadata directory and the manifest are pinned and read back from: the local store
     while withheld, else the configured backend."""

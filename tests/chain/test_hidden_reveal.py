@@ -21,6 +21,8 @@ from web3.contract import Contract
 
 from mintprep.chain.artifact import load_artifact
 from mintprep.chain.check import check_collection
+from mintprep.base.errors import UserError
+from mintprep.chain.base_uri import collection_base_uri_update
 from mintprep.chain.reveal import RevealStep, read_state
 from mintprep.collection.config import Collection, load_collection
 from mintprep.chain.keys import PRIVATE_KEY_ENV
@@ -167,6 +169,8 @@ def test_nothing_real_is_reachable_before_the_reveal_and_all_of_it_after(chain: 
         revealed_audit = audit_collection(col)
         assert revealed_audit.exit_code == 0, revealed_audit.to_json()
         assert revealed_audit.checked["sources"] == ["kubo"], "after the reveal the public node is what is judged"
+        with Workspace.open(col) as ws:  # a later repair may move the base URI: the gate no longer refuses
+            assert collection_base_uri_update(ws)[0].base_uri == revealed.base_uri
         served = drop.functions.tokenURI(1).call().removeprefix("ipfs://")
         document = json.loads(read_file(node_path(served, node), node.store.get))
         assert document["image"].removeprefix("ipfs://") in {t.image_cid for t in record.manifest.tokens}
@@ -208,3 +212,15 @@ def test_a_repair_before_the_reveal_keeps_the_art_withheld(chain: Chain, tmp_pat
         assert [t.action for t in outcome.plan.tokens] == ["repin"] and outcome.plan.base_uri_tx is None
         assert store.is_pinned(lost) and drop.functions.baseURI().call() == ""
         assert not on_public_node(real, node), f"on the public node before the reveal: {on_public_node(real, node)}"
+
+        # Token 4's art (not minted) lost everywhere, pin and local copy: new art would break the provenance the
+        # reveal proves against, so the repair refuses before changing anything.
+        gone = record.manifest.by_token()[4]
+        store.unpin(gone.image_cid)
+        store.store.collect_garbage()
+        with Ledger.open(col.state_dir, readonly=True) as ledger:
+            ledger.objects.path(gone.png_sha256).unlink()
+        with pytest.raises(UserError, match=r"token\(s\) 4 need new art.*provenance hash"):
+            repair_collection(col)
+        _, unchanged = real_cids(col)
+        assert unchanged == real and drop.functions.baseURI().call() == ""
