@@ -7,9 +7,9 @@ Prints {"url", "gateway"} on its first line, then, when stdin closes, {"requests
 "busy_s", "cpu_s"} and exits. The gateway (mintprep's gateway app) serves what the service holds, for read-back;
 it takes the same delay per request as the service, as a remote gateway's round trip does, and keeps connections
 alive as public gateways do; its requests are counted with the service's (`by_kind` names them "GET /ipfs"). `busy_s` is the sum of every request's time in the server, so busy_s / wall is
-the mean number of requests in flight; `cpu_s` the process's own CPU time. The service's block store writes
-without syncing: a remote service's durability is inside its round trip, which the delay stands for, and an
-`os.sync` per upload here would time this machine's disk (shared with every other process), not the client.
+the mean number of requests in flight; `cpu_s` the process's own CPU time. The service holds the blocks it
+takes in memory: a remote service's storage is inside its round trip, which the delay stands for, and a file write
+and `os.sync` per upload here would time this machine's disk (shared with every other process), not the client.
 Binds 127.0.0.1 only.
 """
 
@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode
 
+from mintprep.ipfs.cid import CID, as_cid
 from mintprep.ipfs.gateway import make_gateway_app
 from mintprep.ipfs.store import BlockStore
 from mintprep.ipfs.unixfs import Block
@@ -33,18 +34,24 @@ from tests.ipfs.fakes import FakeKubo, FakePinata, FakePsa, Script, running
 TOKEN = "bench-token"
 
 
-class UnsyncedStore(BlockStore):
-    """The service's blocks written without syncs (see above)."""
+class HeldStore(BlockStore):
+    """The service's blocks: what it takes is held in memory, what was there before (PSA's network) read from disk."""
+
+    def __init__(self, root: Path) -> None:
+        super().__init__(root)
+        self.held: dict[str, bytes] = {}
 
     def put_many(self, blocks: Iterable[Block]) -> int:
-        written = 0
-        for block in blocks:
-            target = self.path_for(block.cid)
-            if not target.is_file():
-                target.parent.mkdir(parents=True, exist_ok=True)
-                target.write_bytes(block.data)
-                written += 1
-        return written
+        before = len(self.held)
+        self.held.update((block.cid.multihash_key, block.data) for block in blocks)
+        return len(self.held) - before
+
+    def get(self, cid: CID | str) -> bytes:
+        held = self.held.get(as_cid(cid).multihash_key)
+        return held if held is not None else super().get(cid)
+
+    def has(self, cid: CID | str) -> bool:
+        return as_cid(cid).multihash_key in self.held or super().has(cid)
 
 
 @dataclass
@@ -78,7 +85,7 @@ def request_kind(request: str) -> str:
 
 
 def main(kind: str, folder: str, delay_s: str = "0.1") -> None:
-    store, script = UnsyncedStore(Path(folder)), Script(delay_s=float(delay_s))
+    store, script = HeldStore(Path(folder)), Script(delay_s=float(delay_s))
     fake = {"kubo": lambda: FakeKubo(store, script), "psa": lambda: FakePsa(TOKEN, script, polls_until_pinned=1),
             "pinata": lambda: FakePinata(TOKEN, store, script)}[kind]()
     with running(fake) as url, running(KeptAliveGateway(store, script)) as gateway:
