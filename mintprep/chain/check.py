@@ -13,14 +13,13 @@ from decimal import Decimal
 from typing import Any, Callable
 
 import numpy as np
-from eth_utils import to_checksum_address
 from web3 import Web3
 from web3.contract import Contract
 from web3.exceptions import BadFunctionCallOutput, ContractLogicError
 
 from mintprep.chain.artifact import load_artifact
 from mintprep.chain.costs import MintCost, describe_estimate_failure, estimate_mint_cost
-from mintprep.chain.merkle import AllowlistTree, roots_of_proofs
+from mintprep.chain.merkle import AllowlistTree, checksummed, roots_of_proofs
 from mintprep.chain.networks import Network
 from mintprep.chain.phases import OnChainPhase, SalePhase, collection_phases
 from mintprep.chain.rpc import RPC_FAILURES, connect, describe_failure
@@ -234,7 +233,7 @@ def phase_rows(number: int, phase: SalePhase, deployed: OnChainPhase,
             for name in OnChainPhase.FIELDS]
     if phase.allowlist is not None:
         failing = allowlist_failures(phase, deployed.allowlist_root, published)
-        listed = len(phase.allowlist.addresses)
+        listed = len(phase.allowlist)
         rows.append(CheckRow(f"phases.{number}.allowlist_proofs", f"{listed} of {listed} addresses prove",
                              f"{listed - len(failing)} of {listed} prove" + (f"; first failing: {failing[0]}" if failing else ""),
                              not failing, None if not failing else
@@ -255,7 +254,7 @@ def allowlist_failures(phase: SalePhase, root: bytes, published: dict[str, Any] 
     expected = np.frombuffer(bytes(root), dtype=np.uint8)
     # The page refuses a published tree whose root is not the contract's, whatever the proofs say.
     failing = (reached != expected).any(axis=1) | bool((tree.nodes[0] != expected).any())
-    return [to_checksum_address("0x" + bytes(tree.raw[i]).hex()) for i in np.flatnonzero(failing)]
+    return list(checksummed(tree.raw[failing]))
 
 
 def published_tree(listed: AllowlistTree, published: dict[str, Any]) -> AllowlistTree:

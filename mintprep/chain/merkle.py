@@ -13,8 +13,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from eth_utils import keccak, to_checksum_address
+from eth_utils import keccak
 
+from mintprep.chain.eip55 import checksum_digits
 from mintprep.chain.keccak_batch import keccak256_many, sorted_pair_hashes
 
 LEAF_ENCODING = ["address"]
@@ -29,7 +30,7 @@ def raw_addresses(addresses: list[str]) -> np.ndarray:
 def leaf_hashes(raw: np.ndarray) -> np.ndarray:
     encoded = np.zeros((len(raw), 32), dtype=np.uint8)
     encoded[:, _ABI_PADDING:] = raw
-    return keccak256_many(keccak256_many(encoded))
+    return keccak256_many(encoded, rounds=2)
 
 
 def leaf_hash(address: str) -> bytes:
@@ -51,10 +52,22 @@ def verify(root: bytes, address: str, proof: list[bytes]) -> bool:
     return process_proof(leaf_hash(address), proof) == root
 
 
-def _hash_order(hashes: np.ndarray) -> np.ndarray:
-    """Indices that sort 32-byte rows ascending as byte strings (big-endian 64-bit columns, most significant last)."""
+def checksummed(raw: np.ndarray) -> tuple[str, ...]:
+    """(n, 20) uint8 addresses as EIP-55 strings."""
+    lower = np.frombuffer(np.ascontiguousarray(raw).tobytes().hex().encode("ascii"), dtype=np.uint8).reshape(-1, 40)
+    text = checksum_digits(lower).tobytes().decode("ascii")
+    return tuple("0x" + text[i:i + 40] for i in range(0, len(text), 40))
+
+
+def _hash_order(hashes: np.ndarray) -> tuple[np.ndarray, bool]:
+    """Indices that sort 32-byte rows ascending as byte strings, and whether two rows are equal. Sorted by the
+    first 8 bytes (one argsort; keccak outputs rarely share them), and by all 32 only when two rows do."""
     columns = np.ascontiguousarray(hashes).view(">u8")
-    return np.lexsort(tuple(columns[:, i] for i in range(3, -1, -1)))
+    order = np.argsort(columns[:, 0], kind="stable")
+    if not (columns[order[1:], 0] == columns[order[:-1], 0]).any():
+        return order, False
+    order = np.lexsort(tuple(columns[:, i] for i in range(3, -1, -1)))
+    return order, bool((columns[order[1:]] == columns[order[:-1]]).all(axis=1).any())
 
 
 @dataclass(frozen=True, eq=False)
@@ -75,10 +88,10 @@ class AllowlistTree:
         count = len(raw)
         if count == 0:
             raise ValueError("an allowlist needs at least one address")
-        if len(np.unique(raw.view("V20"))) != count:
-            raise ValueError("an address is listed twice")
         leaves = leaf_hashes(raw)
-        order = _hash_order(leaves)  # order[k]: the file position of the k-th smallest leaf
+        order, repeated = _hash_order(leaves)  # order[k]: the file position of the k-th smallest leaf
+        if repeated:
+            raise ValueError("an address is listed twice")
         size = 2 * count - 1
         nodes = np.empty((size, 32), dtype=np.uint8)
         nodes[size - 1 - np.arange(count)] = leaves[order]
@@ -87,8 +100,7 @@ class AllowlistTree:
         high = count - 1  # internal nodes are 0 .. count-2; a batch needs its children computed already
         while high > 0:
             low = max(0, high // 2)
-            parents = np.arange(low, high)
-            nodes[low:high] = sorted_pair_hashes(nodes[2 * parents + 1], nodes[2 * parents + 2])
+            nodes[low:high] = sorted_pair_hashes(nodes[2 * low + 1:2 * high:2], nodes[2 * low + 2:2 * high + 1:2])
             high = low
         return cls(np.ascontiguousarray(raw), nodes, leaf_index)
 
@@ -102,7 +114,7 @@ class AllowlistTree:
     @property
     def addresses(self) -> tuple[str, ...]:
         """Checksummed, in the file's order (computed on demand: a long list is mostly handled as arrays)."""
-        return tuple(to_checksum_address("0x" + bytes(row).hex()) for row in self.raw)
+        return checksummed(self.raw)
 
     def proof(self, address: str) -> list[bytes]:
         """Sibling hashes from the address's leaf to the root; KeyError when it is not listed."""
