@@ -59,15 +59,14 @@ def checksummed(raw: np.ndarray) -> tuple[str, ...]:
     return tuple("0x" + text[i:i + 40] for i in range(0, len(text), 40))
 
 
-def _hash_order(hashes: np.ndarray) -> tuple[np.ndarray, bool]:
-    """Indices that sort 32-byte rows ascending as byte strings, and whether two rows are equal. Sorted by the
-    first 8 bytes (one argsort; keccak outputs rarely share them), and by all 32 only when two rows do."""
-    columns = np.ascontiguousarray(hashes).view(">u8")
-    order = np.argsort(columns[:, 0], kind="stable")
-    if not (columns[order[1:], 0] == columns[order[:-1], 0]).any():
-        return order, False
-    order = np.lexsort(tuple(columns[:, i] for i in range(3, -1, -1)))
-    return order, bool((columns[order[1:]] == columns[order[:-1]]).all(axis=1).any())
+def row_order(rows: np.ndarray) -> np.ndarray:
+    """Indices that sort (n, w) uint8 rows ascending as byte strings, equal rows in their given order. By the first
+    8 bytes (one argsort: hashes and random addresses rarely share them), by every byte only when two rows do."""
+    head = np.ascontiguousarray(rows[:, :8]).view(">u8").ravel()
+    order = np.argsort(head, kind="stable")
+    if (head[order[1:]] == head[order[:-1]]).any():
+        order = np.lexsort(rows.T[::-1])
+    return order
 
 
 @dataclass(frozen=True, eq=False)
@@ -89,12 +88,13 @@ class AllowlistTree:
         if count == 0:
             raise ValueError("an allowlist needs at least one address")
         leaves = leaf_hashes(raw)
-        order, repeated = _hash_order(leaves)  # order[k]: the file position of the k-th smallest leaf
-        if repeated:
+        order = row_order(leaves)  # order[k]: the file position of the k-th smallest leaf
+        ranked = leaves[order]
+        if (ranked[1:] == ranked[:-1]).all(axis=1).any():
             raise ValueError("an address is listed twice")
         size = 2 * count - 1
         nodes = np.empty((size, 32), dtype=np.uint8)
-        nodes[size - 1 - np.arange(count)] = leaves[order]
+        nodes[size - count:] = ranked[::-1]
         leaf_index = np.empty(count, dtype=np.int64)
         leaf_index[order] = size - 1 - np.arange(count)
         high = count - 1  # internal nodes are 0 .. count-2; a batch needs its children computed already

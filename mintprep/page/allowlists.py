@@ -12,13 +12,12 @@ and `check` reads the same files to prove every listed address, so what a buyer 
 from __future__ import annotations
 
 import json
-from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from mintprep.chain.merkle import AllowlistTree
+from mintprep.chain.merkle import AllowlistTree, row_order
 from mintprep.chain.phases import SalePhase
 
 ALLOWLIST_DIR = "allowlist"
@@ -55,15 +54,17 @@ def allowlist_files(phases: list[SalePhase]) -> dict[str, bytes]:
 
 
 def _shard_files(folder: str, tree: AllowlistTree) -> dict[str, bytes]:
+    """Shard JSON as json.dumps(sorted entries, separators=(",", ":")) writes it, made from arrays: the addresses
+    sorted once, each shard a slice of one list of `"0x…":leaf` entries."""
     chars = shard_chars(len(tree))
-    hexes = tree.raw.tobytes().hex()
-    shards: dict[str, dict[str, int]] = defaultdict(dict)
-    for i, leaf in enumerate(tree.leaf_index.tolist()):
-        address = hexes[40 * i:40 * i + 40]
-        shards[address[:chars]]["0x" + address] = leaf
-    every = (format(n, f"0{chars}x") for n in range(16**chars))  # empty shards too: a 404 is a broken site
-    return {f"{folder}a/{prefix}.json": json.dumps(dict(sorted(shards.get(prefix, {}).items())),
-                                                   separators=(",", ":")).encode() for prefix in every}
+    order = row_order(tree.raw)
+    hexes = tree.raw[order].tobytes().hex()
+    entries = [f'"0x{hexes[40 * i:40 * i + 40]}":{leaf}' for i, leaf in enumerate(tree.leaf_index[order].tolist())]
+    prefix = np.ascontiguousarray(tree.raw[order, :4]).view(">u4").ravel() >> np.uint32(32 - 4 * chars)
+    bounds = np.concatenate([[0], np.cumsum(np.bincount(prefix, minlength=16**chars))]).tolist()
+    # every prefix gets a file, an empty shard too: a 404 is a broken site
+    return {f"{folder}a/{n:0{chars}x}.json": ("{" + ",".join(entries[bounds[n]:bounds[n + 1]]) + "}").encode()
+            for n in range(16**chars)}
 
 
 def _depth(index: int) -> int:
