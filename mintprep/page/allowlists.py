@@ -93,8 +93,9 @@ def _node_files(folder: str, tree: AllowlistTree) -> dict[str, bytes]:
 
 
 def read_site_allowlist(site_dir: Path, phase_number: int) -> dict[str, Any] | None:
-    """{"leaves": {address: leaf index}, "nodes": {index: 32 bytes}} as published for a phase; None when the site
-    has no allowlist folder for it (not built yet). Unreadable files are left out: their addresses then fail."""
+    """{"leaves": {address: leaf index}, "nodes": (size, 32) uint8 array, zeros where no file gives a node} as
+    published for a phase; None when the site has no allowlist folder for it (not built yet). Unreadable files
+    are left out: their addresses then fail."""
     folder = Path(site_dir) / allowlist_dir(phase_number)
     if not folder.is_dir():
         return None
@@ -105,17 +106,25 @@ def read_site_allowlist(site_dir: Path, phase_number: int) -> dict[str, Any] | N
             leaves.update({str(a).lower(): int(i) for a, i in entries.items()})
         except (OSError, ValueError, TypeError, AttributeError):
             continue
-    nodes: dict[int, bytes] = {}
+    indices, values = [np.zeros(0, dtype=np.int64)], [np.zeros((0, 32), dtype=np.uint8)]
     for path in (folder / "n").glob("*.bin"):
         try:
             root, data = int(path.stem), path.read_bytes()
         except (OSError, ValueError):
             continue
-        for slot in range(len(data) // 32):
-            node = data[32 * slot:32 * slot + 32]
-            if node == bytes(32):
-                continue  # no node there (past the tree's end, or the root's missing sibling)
-            j = slot.bit_length() - 1  # slot 1 is r (j=0), slots 2-3 its children (j=1), ...; slot 0 r's sibling
-            index = (root + 1) * 2**j - 1 + slot - 2**j if slot else (root + 1 if root % 2 else root - 1)
-            nodes[index] = node
+        slots = np.frombuffer(data[:len(data) // 32 * 32], dtype=np.uint8).reshape(-1, 32)[:len(_SLOT_INDEX)]
+        index = (root + 1) * _SLOT_SCALE[:len(slots)] + _SLOT_INDEX[:len(slots)]
+        index[0] = root + 1 if root % 2 else root - 1  # slot 0: r's sibling (none for the root: -1)
+        present = slots.any(axis=1) & (index >= 0)  # zeros: no node there (past the tree's end)
+        indices.append(index[present])
+        values.append(slots[present])
+    index = np.concatenate(indices)
+    nodes = np.zeros((int(index.max(initial=-1)) + 1, 32), dtype=np.uint8)
+    nodes[index] = np.concatenate(values)
     return {"leaves": leaves, "nodes": nodes}
+
+
+# slot s >= 1 of a node file for r holds node (r + 1) * 2**j - 1 + s - 2**j, where j = depth of s below r
+_SLOT_DEPTH = np.array([max(s.bit_length() - 1, 0) for s in range(2**BAND)], dtype=np.int64)
+_SLOT_SCALE = 2**_SLOT_DEPTH
+_SLOT_INDEX = np.arange(2**BAND) - _SLOT_SCALE - 1
