@@ -36,6 +36,7 @@ from mintprep.ipfs import (CID, Block, BlockFetcher, Unreadable, first_verified,
 from mintprep.stages.pin import pin_content
 from mintprep.state.ledger import IMPORTED_KEY, IMPORTED_TX, Ledger, PieceRecord
 from mintprep.collection.manifest import PinnedPiece, build_manifest, token_file_name
+from mintprep.collection.traits import token_ids
 from mintprep.commands.run import publish_metadata, record_manifest
 from mintprep.base.progress import NoProgress, ProgressSink
 from mintprep.state.workspace import Workspace
@@ -278,11 +279,6 @@ def _read_token(token_id: int, metadata_cid: CID, plan: ImportPlan, fetch: Block
         return
     plan.tokens.append(ImportedToken(token_id, data, str(metadata_cid), document["image"], str(image_cid), image,
                                      _traits(document), _provenance(document, plan.source)))
-
-
-def token_ids(size: int, zero_indexed: bool) -> range:
-    """The ids a source's `size` tokens have: from 0 when it has a token 0 (Sugar, thirdweb, ERC721A), else from 1."""
-    return range(0, size) if zero_indexed else range(1, size + 1)
 
 
 def _read_bounded(cid: CID, fetch: BlockFetcher, max_bytes: int) -> bytes:
