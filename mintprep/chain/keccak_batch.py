@@ -1,9 +1,10 @@
 """Keccak-256 of many short messages: the rows of an array in, the digests as an array out.
 
-A Merkle tree of a million addresses needs about four million hashes (and a checksummed list a million more).
-Each row goes through safe-pysha3's C Keccak (the backend eth-hash itself offers): about a microsecond a hash,
-three times the speed of Keccak-f[1600] run lane-wise in numpy and ten times pycryptodome's through ctypes.
-Rows are hashed in chunks, so the digests in flight stay a few MB whatever the list's length.
+A Merkle tree of a million addresses needs three million hashes (two per leaf, one per node; a checksummed list
+a million more). Each row goes through safe-pysha3's C Keccak (the backend eth-hash itself offers): 1.3 µs a hash
+on a loaded two-core machine, against 3.4-5.5 µs for Keccak-f[1600] run lane-wise in numpy over all rows at once
+and 3.7 µs for pycryptodome's C Keccak called through ctypes (docs/benchmarks.md). Rows are hashed in chunks, so
+the digests in flight stay a few MB whatever the list's length.
 """
 
 from __future__ import annotations
