@@ -32,7 +32,7 @@ import numpy as np  # noqa: E402
 
 from mintprep.chain.allowlist_file import read_allowlist  # noqa: E402
 from mintprep.chain.merkle import checksummed, verify  # noqa: E402
-from mintprep.page.allowlists import BAND, _depth, allowlist_dir, allowlist_files, shard_chars  # noqa: E402
+from mintprep.page.allowlists import _depth, allowlist_dir, allowlist_files, band_levels, shard_chars  # noqa: E402
 from mintprep.chain.phases import SalePhase  # noqa: E402
 from mintprep.chain.settings import PhaseSettings  # noqa: E402
 
@@ -43,8 +43,9 @@ def wallet_files(files: dict[str, bytes], address: str, count: int) -> tuple[int
     shard_path = f"{folder}a/{address[2:2 + shard_chars(count)]}.json"
     fetched = len(files[shard_path])
     i, proof = json.loads(files[shard_path])[address], []
+    band = band_levels(2 * count - 1)
     while True:
-        top = _depth(i) // BAND * BAND
+        top = _depth(i) // band * band
         root = ((i + 1) >> (_depth(i) - top)) - 1
         nodes = files[f"{folder}n/{root}.bin"]
         fetched += len(nodes)
@@ -91,7 +92,7 @@ def measure(count: int, mixed_case: bool) -> dict[str, object]:
             "page_files_s": round(site, 2), "page_files_cpu_s": round(site_cpu, 2),
             "page_files": len(files), "page_bytes": sum(map(len, files.values())),
             "per_wallet_bytes_mean": round(sum(per_wallet) / len(per_wallet)), "per_wallet_bytes_max": max(per_wallet),
-            "per_wallet_requests": 1 + -(-(_depth(len(tree.nodes) - 1) + 1) // BAND),
+            "per_wallet_requests": 1 + -(-(_depth(len(tree.nodes) - 1) + 1) // band_levels(len(tree.nodes))),
             "peak_rss_mib": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024),
             "load_average": round(os.getloadavg()[0], 1),
         }

@@ -2,10 +2,11 @@
 
 `allowlist/<phase>/a/<prefix>.json` maps each listed address (lower case) whose hex starts with `prefix` to its
 leaf's index in the tree; `prefix` has as many hex digits as keep a shard to a few dozen addresses. The tree
-(StandardMerkleTree's node array, see chain.merkle) is cut into bands of BAND levels: `allowlist/<phase>/n/<r>.bin`
-holds, for a node r at a depth that is a multiple of BAND, the sibling of r and then the nodes under r down to
-the band's last level, breadth first, 32 bytes each (zeros where the tree has no node). A wallet's proof needs
-one shard and one node file per band (three for a million addresses); the page walks from the leaf to the root,
+(StandardMerkleTree's node array, see chain.merkle) is cut into bands of `band` levels (the page config says how
+many: the tree's levels shared evenly, at most MAX_BAND each): `allowlist/<phase>/n/<r>.bin` holds, for a node r
+at a depth that is a multiple of `band`, the sibling of r and then the nodes under r down to the band's last
+level, breadth first, 32 bytes each (zeros where the tree has no node). A wallet's proof needs one shard and one
+node file per band (three for a million addresses); the page walks from the leaf to the root,
 and `check` reads the same files to prove every listed address, so what a buyer uses is what is verified.
 """
 
@@ -21,7 +22,7 @@ from mintprep.chain.merkle import AllowlistTree, row_order
 from mintprep.chain.phases import SalePhase
 
 ALLOWLIST_DIR = "allowlist"
-BAND = 8  # levels per node file: 256 slots of 32 bytes at most
+MAX_BAND = 8  # levels per node file: 256 slots of 32 bytes at most
 SHARD_TARGET = 32  # addresses per shard, about
 _NODE_BATCH = 4096  # band roots gathered at once (bounded memory for a million-address tree)
 
@@ -40,7 +41,17 @@ def shard_chars(count: int) -> int:
 
 def page_allowlist(phase_number: int, tree: AllowlistTree) -> dict[str, Any]:
     """What the page config says about a phase's allowlist: where its files are and how they are cut."""
-    return {"dir": allowlist_dir(phase_number), "shard_chars": shard_chars(len(tree)), "band": BAND}
+    return {"dir": allowlist_dir(phase_number), "shard_chars": shard_chars(len(tree)),
+            "band": band_levels(len(tree.nodes))}
+
+
+def band_levels(node_count: int) -> int:
+    """Levels per node file: the tree's levels in as few bands of at most MAX_BAND as hold them, shared evenly.
+    Bands of 8 from the top left a million-address tree's last 5 levels in 65,536 files of a few nodes each;
+    three bands of 7 make 16,513 files in all, and a wallet fetches 12 KB of nodes instead of 17 KB."""
+    levels = _depth(node_count - 1) + 1
+    bands = -(-levels // MAX_BAND)
+    return -(-levels // bands)
 
 
 def allowlist_files(phases: list[SalePhase]) -> dict[str, bytes]:
@@ -75,9 +86,10 @@ def _node_files(folder: str, tree: AllowlistTree) -> dict[str, bytes]:
     size = len(tree.nodes)
     padded = np.concatenate([tree.nodes, np.zeros((1, 32), dtype=np.uint8)])  # index `size`: the missing node
     deepest = _depth(size - 1)
+    band = band_levels(size)
     files = {}
-    for top in range(0, deepest + 1, BAND):
-        levels = min(BAND, deepest - top + 1)
+    for top in range(0, deepest + 1, band):
+        levels = min(band, deepest - top + 1)
         roots_all = np.arange(2**top - 1, min(2 ** (top + 1) - 1, size))
         for start in range(0, len(roots_all), _NODE_BATCH):
             roots = roots_all[start:start + _NODE_BATCH]
@@ -125,6 +137,6 @@ def read_site_allowlist(site_dir: Path, phase_number: int) -> dict[str, Any] | N
 
 
 # slot s >= 1 of a node file for r holds node (r + 1) * 2**j - 1 + s - 2**j, where j = depth of s below r
-_SLOT_DEPTH = np.array([max(s.bit_length() - 1, 0) for s in range(2**BAND)], dtype=np.int64)
+_SLOT_DEPTH = np.array([max(s.bit_length() - 1, 0) for s in range(2**MAX_BAND)], dtype=np.int64)
 _SLOT_SCALE = 2**_SLOT_DEPTH
-_SLOT_INDEX = np.arange(2**BAND) - _SLOT_SCALE - 1
+_SLOT_INDEX = np.arange(2**MAX_BAND) - _SLOT_SCALE - 1
