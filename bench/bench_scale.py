@@ -77,7 +77,8 @@ def timed(rows: dict[str, float], name: str, work: Callable[[], object]) -> obje
 def made_here(work: Path, size: int, rows: dict[str, float]) -> None:
     """A collection as `run` leaves it (images stored, not generated), then every command that reads it."""
     from mintprep.commands.audit import audit_collection
-    from mintprep.commands.review import gather_review, render_review
+    from mintprep.commands.review import gather_review
+    from mintprep.commands.review_pages import render_review
     from mintprep.commands.status import collection_status
 
     col = load_collection(write_yaml(work / "made", size))
