@@ -185,7 +185,10 @@ class CID:
             if text.startswith("Qm") and len(text) == 46:
                 return cls.from_bytes(b58decode(text))
             if text.startswith("b"):
-                return cls.from_bytes(b32decode(text[1:]))
+                cid = cls.from_bytes(b32decode(text[1:]))
+                if text.islower():  # as `str` writes it: kept, not written again
+                    cid.__dict__["text"] = text
+                return cid
         except ValueError as exc:
             raise UserError(f"invalid CID {text!r}: {exc}") from None
         raise UserError(f"invalid CID {text!r}: expected a CIDv0 (Qm…) or a base32 CIDv1 (b…)")

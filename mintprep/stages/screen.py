@@ -78,8 +78,10 @@ def stored_verdicts(col: Collection, ledger: Ledger, shas: Iterable[str], *,
     judges without writing)."""
     key = settings_key(col)
     found, fresh = {}, []
+    shas = list(shas)
+    known = ledger.verdicts(shas, key)
     for png_sha256 in shas:
-        cached = ledger.verdict(png_sha256, key)
+        cached = known.get(png_sha256)
         if cached is None:
             upscale = col.spec.generator.upscale
             # Judged (and hashed) at the resolution it was generated at: the nearest-neighbour upscale adds nothing.
