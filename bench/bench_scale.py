@@ -20,9 +20,11 @@ the protocol needed would take at 16 in flight (its breakdown: requests per piec
 PSA and Pinata pins are read back through, answers without the delay. Prints one JSON object (`--markdown`: the
 table docs/benchmarks.md shows); `--quick` runs 200 and 1,000 pieces and 100 remote pins (< 60 s).
 
-Per command: seconds, ms per piece, pieces/s, the 10k/1k per-piece ratio, and memory: the peak resident set during
-the command (Linux: VmHWM, reset before each command through /proc/self/clear_refs) and how far it rose above the
-resident set the command started with (what the command itself held at most).
+Per command: seconds, ms per piece, pieces/s, the 10k/1k per-piece ratio (of wall time, and of the process's CPU
+time, which moves less with the neighbours on a shared machine but leaves out waits on the disk), and memory: the
+peak resident set during the command (Linux: VmHWM, reset before each command through /proc/self/clear_refs) and
+how far it rose above the resident set the command started with (what the command itself held at most; memory an
+earlier command freed is reused first, so a rise is a lower bound).
 """
 
 from __future__ import annotations
@@ -90,12 +92,12 @@ def reset_peak() -> None:
 def timed(rows: dict[str, dict[str, float]], name: str, work: Callable[[], object]) -> object:
     reset_peak()
     before = memory_kib("VmRSS")
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     result = work()
-    elapsed = time.perf_counter() - start
+    elapsed, cpu = time.perf_counter() - start, time.process_time() - cpu
     peak = memory_kib("VmHWM")
-    rows[name] = {"s": elapsed, "peak_rss_mib": peak / 1024, "rss_rise_mib": max(0, peak - before) / 1024}
-    print(f"  {name}: {elapsed:.2f} s, peak RSS {peak / 1024:.0f} MiB (+{max(0, peak - before) / 1024:.0f})",
+    rows[name] = {"s": elapsed, "cpu_s": cpu, "peak_rss_mib": peak / 1024, "rss_rise_mib": max(0, peak - before) / 1024}
+    print(f"  {name}: {elapsed:.2f} s ({cpu:.2f} s CPU), peak RSS {peak / 1024:.0f} MiB (+{max(0, peak - before) / 1024:.0f})",
           file=sys.stderr, flush=True)  # a capped run keeps what it measured
     return result
 
@@ -242,6 +244,7 @@ def main() -> None:
         rows = at_size(size)
         load.append(os.getloadavg()[0])
         per_size[size] = {name: {"s": round(row["s"], 3), "ms_per_piece": round(1000 * row["s"] / size, 3),
+                                 "cpu_ms_per_piece": round(1000 * row["cpu_s"] / size, 3),
                                  "pieces_per_s": round(size / row["s"], 1),
                                  "peak_rss_mib": round(row["peak_rss_mib"]), "rss_rise_mib": round(row["rss_rise_mib"])}
                           for name, row in rows.items()}
@@ -250,11 +253,14 @@ def main() -> None:
     small, large = min(args.sizes), max(args.sizes)
     ratios = {name: round(per_size[large][name]["ms_per_piece"] / per_size[small][name]["ms_per_piece"], 2)
               for name in per_size[small]} if small != large and per_size else {}
+    cpu_ratios = {name: round(per_size[large][name]["cpu_ms_per_piece"] / per_size[small][name]["cpu_ms_per_piece"], 2)
+                  for name in per_size[small]} if small != large and per_size else {}
     result: dict[str, object] = {"sizes": per_size, f"per_piece_ratio_{large}_over_{small}": ratios,
+                                 f"cpu_per_piece_ratio_{large}_over_{small}": cpu_ratios,
                                  "max_rss_mib": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024),
                                  "load_average": load}
     if args.markdown and ratios:
-        print(markdown(per_size, ratios, small, large), file=sys.stderr, flush=True)
+        print(markdown(per_size, ratios, cpu_ratios, small, large), file=sys.stderr, flush=True)
     if not args.skip_remote:
         with tempfile.TemporaryDirectory(prefix="mintprep-scale-pin-") as tmp:
             result["pinning"] = [pinning(Path(tmp), kind, args.pin_pieces, args.concurrency)
@@ -262,15 +268,17 @@ def main() -> None:
     print(json.dumps(result, indent=2))
 
 
-def markdown(per_size: dict[int, dict[str, dict[str, float]]], ratios: dict[str, float], small: int, large: int) -> str:
-    """One row per command: per-piece cost at both sizes, the ratio, pieces/s and the peak RSS (rise) at both."""
-    lines = [f"| command | ms/piece at {small:,} | ms/piece at {large:,} | ratio | pieces/s at {small:,} | "
+def markdown(per_size: dict[int, dict[str, dict[str, float]]], ratios: dict[str, float],
+             cpu_ratios: dict[str, float], small: int, large: int) -> str:
+    """One row per command: per-piece wall (and CPU) cost at both sizes, their ratios, pieces/s and the peak RSS
+    (rise) at both."""
+    lines = [f"| command | ms/piece at {small:,} | ms/piece at {large:,} | ratio | CPU ratio | pieces/s at {small:,} | "
              f"pieces/s at {large:,} | peak RSS (rise) at {small:,} | peak RSS (rise) at {large:,} |",
-             "|---|---|---|---|---|---|---|---|"]
+             "|---|---|---|---|---|---|---|---|---|"]
     for name, ratio in ratios.items():
         a, b = per_size[small][name], per_size[large][name]
         lines.append(f"| {name} | {a['ms_per_piece']:.2f} | {b['ms_per_piece']:.2f} | **{ratio:.2f}** | "
-                     f"{a['pieces_per_s']:,.0f} | {b['pieces_per_s']:,.0f} | {a['peak_rss_mib']} MiB "
+                     f"{cpu_ratios[name]:.2f} | {a['pieces_per_s']:,.0f} | {b['pieces_per_s']:,.0f} | {a['peak_rss_mib']} MiB "
                      f"(+{a['rss_rise_mib']}) | {b['peak_rss_mib']} MiB (+{b['rss_rise_mib']}) |")
     return "\n".join(lines)
 
