@@ -28,6 +28,7 @@ import tempfile
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from pathlib import Path
 from typing import Any, Literal
 
@@ -72,6 +73,11 @@ class FetchedDag:
     @property
     def blocks(self) -> Iterator[Block]:
         return _dag_blocks(self.root, self.fetch)
+
+    @cached_property
+    def size(self) -> int:
+        """Bytes of its blocks: what a backend cuts its uploads by (kubo's CARs)."""
+        return sum(len(block.data) for block in self.blocks)
 
 
 @dataclass(frozen=True)
