@@ -10,8 +10,11 @@ export TRANSFORMERS_OFFLINE := 1
 run: install
 	$(VENV)/bin/mintprep run collection/collection.yaml
 
+# Two workers, a test file per worker at a time (module fixtures such as a Ray cluster start once per file).
+XDIST := -n 2 --dist loadfile
+
 test: install tools
-	$(PY) -m pytest -q -p no:cacheprovider -m "not soak"
+	$(PY) -m pytest -q -p no:cacheprovider $(XDIST) -m "not soak"
 
 # Full-scale runs that take minutes of wall clock (the 32 MiB upload over a 2 Mbit/s link); scaled copies run in `test`.
 test-soak: install
@@ -20,7 +23,7 @@ test-soak: install
 # The inner loop: every test but those marked browser (Chromium), anvil (a contract node), ray (a Ray cluster) or
 # slow; tests/conftest.py sets the first three from the fixtures a test uses. CI runs `test`.
 test-fast: install
-	$(PY) -m pytest -q -p no:cacheprovider -m "not browser and not anvil and not ray and not slow and not soak"
+	$(PY) -m pytest -q -p no:cacheprovider $(XDIST) -m "not browser and not anvil and not ray and not slow and not soak"
 
 # torch is pinned here (not in pyproject, which asks torch>=2.4) because this exact CPU build is on the
 # machines' local disk; an unpinned install would fetch a multi-GB CUDA build.

@@ -7,6 +7,8 @@ import hashlib
 import json
 from pathlib import Path
 
+import pytest
+
 from tests.test_run import mintprep
 
 README = Path(__file__).resolve().parents[1] / "docs" / "decisions.md"  # the decisions behind README's commands
@@ -17,6 +19,7 @@ def readme_rule(images_in_file_order: list[bytes]) -> str:
     return hashlib.sha256(b"".join(hashlib.sha256(png).digest() for png in images_in_file_order)).hexdigest()
 
 
+@pytest.mark.slow
 def test_provenance_from_the_published_directory_follows_the_readme_rule(small_collection: Path):
     from mintprep.collection.config import load_collection
     from mintprep.ipfs.backends import LocalBackend

@@ -10,6 +10,7 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
 import yaml
 
 from mintprep.collection.config import load_collection
@@ -28,6 +29,7 @@ def pinned_cids(col_path: Path) -> dict[int, str]:
     return {t["token_id"]: t["image_cid"] for t in collection_status(load_collection(col_path))["tokens"]}
 
 
+@pytest.mark.slow
 def test_run_then_rerun_does_no_work(small_collection: Path):
     first = mintprep("run", str(small_collection), "--json")
     assert first.returncode == 0, first.stderr
@@ -54,6 +56,7 @@ def test_run_then_rerun_does_no_work(small_collection: Path):
         assert verify_dag(manifest["metadata_root"], backend.fetch_block).ok
 
 
+@pytest.mark.slow
 def test_changing_one_trait_regenerates_exactly_that_piece(tmp_path: Path):
     path = write_collection(tmp_path / "c", size=4, generator__steps=3)
     assert mintprep("run", str(path)).returncode == 0
@@ -67,6 +70,7 @@ def test_changing_one_trait_regenerates_exactly_that_piece(tmp_path: Path):
     assert {t for t in before if before[t] != after[t]} == {3}
 
 
+@pytest.mark.slow
 def test_shrinking_the_collection_leaves_no_token_beyond_size_in_the_ledger(tmp_path: Path):
     """size 3 -> 2: token 3 is no longer part of the collection; status and audit must agree with the manifest."""
     from mintprep.commands.audit import audit_collection
@@ -82,6 +86,7 @@ def test_shrinking_the_collection_leaves_no_token_beyond_size_in_the_ledger(tmp_
     assert audit_collection(col).problems == []
 
 
+@pytest.mark.slow
 def test_sigkill_mid_run_then_rerun_converges(tmp_path: Path):
     path = write_collection(tmp_path / "k", size=10, generator__steps=8)
     proc = subprocess.Popen([sys.executable, "-m", "mintprep", "run", str(path)], stdout=subprocess.DEVNULL,
@@ -130,6 +135,7 @@ def test_second_run_while_one_is_running_exits_2(small_collection: Path):
     assert "another mintprep process" in result.stderr
 
 
+@pytest.mark.slow
 def test_a_piece_whose_vae_overflows_is_rejected_never_written_never_pinned(tmp_path: Path):
     """Token 3 decodes in fp16 through a VAE whose activations really pass 65504 (no NaN is planted by hand);
     the other pieces decode the same model in fp32, where GroupNorm cancels the scale."""
@@ -164,6 +170,7 @@ OPENSEA_KEYS = {"name", "description", "image", "attributes", "external_url", "b
                 "image_data", "youtube_url"}
 
 
+@pytest.mark.slow
 def test_two_fresh_runs_give_identical_cids_and_opensea_metadata(tmp_path: Path):
     """Identical art → identical CIDs across two fresh runs (separate ledgers and stores)."""
     from mintprep.ipfs.reader import list_directory, read_file

@@ -19,7 +19,6 @@ import pytest
 from pydantic import BaseModel
 
 from mintprep.base.errors import RemoteError
-from mintprep.base.errors import register_secret as register_from_errors  # the old import still works
 from mintprep.base.secrets import register_secret, scrub
 from mintprep.chain.keys import PRIVATE_KEY_ENV, load_signer
 from mintprep.chain.settings import VerifySettings
@@ -96,7 +95,6 @@ def test_fixed_variables_are_registered_when_read(monkeypatch):
 
 def test_scrub_blanks_prefixes_and_url_encoded_forms():
     secret = "Zq9/+=" + uuid.uuid4().hex
-    assert register_from_errors is register_secret
     register_secret(secret)
     text = f"{secret} | {quote(secret, safe='')} | {secret[:9]}… | {secret[:5]}"
     assert scrub(text) == f"*** | *** | ***… | {secret[:5]}"  # five characters are not a secret's start

@@ -60,6 +60,3 @@ class LedgerBusy(UserError):
 
     kind = "busy"
 
-
-# Secrets live in mintprep.base.secrets; these names stay importable from here for existing callers.
-from mintprep.base.secrets import MIN_SECRET_LENGTH, register_secret, scrub  # noqa: E402,F401

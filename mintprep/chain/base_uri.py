@@ -129,15 +129,15 @@ def collection_base_uri_update(ws: "Workspace", *, include_minted: bool = False)
     manifest = ledger.current_manifest()
     if manifest is None:
         raise UserError(f"{col.path}: no metadata pinned yet; run `mintprep run` before setting the base URI")
-    if col.spec.chain.reveal is not None:
-        raise UserError(f"{col.path}: chain.reveal is set: the base URI is set by `mintprep reveal` (setting it "
-                        "earlier would show the art before the reveal)")
     address = deployed_address(col, ledger, network)
     root = manifest.metadata_root
     update = base_uri_update(network.chain_id, address, base_uri_for(root), contract_uri_for(root))
     require_public_root(col, ledger, url, root)  # before reading the chain: never aim a public one at private CIDs
     live = read_live_drop(col, ledger)
     assert live is not None  # deployed_address found the contract
+    if not live.revealed:
+        raise UserError(f"{col.path}: chain.reveal is set and the drop is not revealed yet: the base URI is set by "
+                        "`mintprep reveal` (setting it earlier would show the art before the reveal)")
     if live.base_uri != update.base_uri:
         check_base_uri_change(ledger, live.base_uri, root, live.minted_files, ws.backend.fetch_block,
                               include_minted=include_minted)

@@ -27,6 +27,7 @@ class LiveDrop:
     minted: tuple[int, ...]  # token ids
     shown: dict[int, int] = field(default_factory=dict)  # minted token id -> the metadata file id it shows
     token_suffix: str = ".json"  # tokenURI = base + id + this: the file names in the metadata directory
+    revealed: bool = True  # False: a hidden MintprepDrop before `reveal` (its tokens show the placeholder)
 
     @property
     def minted_files(self) -> list[int]:
@@ -69,4 +70,4 @@ def read_live_drop(col: Collection, ledger: Ledger | None, rpc_url: str | None =
                         f"{describe_failure(exc)}") from None
     minted = tuple(range(1, total + 1))
     shown = {t: metadata_id(t, offset, size) if revealed else t for t in minted}
-    return LiveDrop(address, base_uri, minted, shown)
+    return LiveDrop(address, base_uri, minted, shown, revealed=revealed or not str(drop.placeholderURI().call()))

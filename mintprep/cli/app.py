@@ -27,7 +27,8 @@ from mintprep.base.secrets import ScrubbingStream, scrub
 
 # Humans read stderr; stdout carries only what a script asked for (--json) or the command's result. Everything
 # the console prints (tracebacks under MINTPREP_DEBUG too) passes through scrub: no secret reaches the terminal.
-console = Console(file=ScrubbingStream(lambda: sys.stderr))  # type: ignore[arg-type]
+# soft_wrap: a long path or message stays one line (the terminal wraps it; a log file or a pipe gets it whole).
+console = Console(file=ScrubbingStream(lambda: sys.stderr), soft_wrap=True)  # type: ignore[arg-type]
 # Library warnings that reach no configured handler are printed by logging's last resort: through scrub too.
 logging.lastResort = logging.StreamHandler(ScrubbingStream(lambda: sys.stderr))  # type: ignore[arg-type]
 logging.lastResort.setLevel(logging.WARNING)

@@ -84,6 +84,8 @@ def status(collection: Path = CollectionArg, json: bool = JsonOpt) -> None:
             console.print(f"  token {token['token_id']}: {token['status']}")
     console.print(f"metadata root: {info['metadata_root']}  manifest: {info['manifest_cid']}  "
                   f"page: {escape(str(info['page']))}", highlight=False)
+    if info["withheld"]:
+        console.print("hidden drop: images and metadata stay in the local store until `mintprep reveal`")
 
 
 @app.command()

@@ -56,8 +56,16 @@ def plan_piece(spec: CollectionSpec, token_id: int, published: list[tuple[str, s
     return PiecePlan(token_id, tuple(chosen.items()), prompt, negative)
 
 
+def token_ids(size: int, zero_indexed: bool) -> range:
+    """A collection's `size` ids: from 0 when it has a token 0 (Sugar, thirdweb, ERC721A sources), else from 1."""
+    return range(0, size) if zero_indexed else range(1, size + 1)
+
+
 def plan_collection(spec: CollectionSpec, published: Mapping[int, list[tuple[str, str]]] | None = None
                     ) -> list[PiecePlan]:
-    """Every token's plan; `published`: imported tokens' traits (as the ledger's imports record them)."""
+    """Every token's plan; `published`: imported tokens' traits (as the ledger's imports record them).
+
+    A collection imported from a 0-indexed source kept its token 0, so its ids run 0..size-1."""
     published = published or {}
-    return [plan_piece(spec, token_id, published=published.get(token_id)) for token_id in range(1, spec.size + 1)]
+    return [plan_piece(spec, token_id, published=published.get(token_id))
+            for token_id in token_ids(spec.size, 0 in published)]

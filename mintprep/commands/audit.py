@@ -146,16 +146,17 @@ def audit_workspace(ws: Workspace, *, gateways: Sequence[str] = (), check_chain:
         report.add(None, "repair-interrupted", step=journal.step,
                    reason="a repair stopped midway; `mintprep audit --repair` finishes it")
     sources = block_sources(ws, gateways)
-    report.checked["sources"] = [s.name for s in sources]
-    # A hidden drop's metadata and manifest stay in the local store until the reveal: judged there, asked of no one.
-    metadata_sources = [backend_source(publication_backend(ws))] if withholding(col, ledger) else sources
+    # A hidden drop's images, metadata and manifest stay in the local store until the reveal: judged there, asked
+    # of no one (no gateway may have them yet).
+    published_sources = [backend_source(publication_backend(ws))] if withholding(col, ledger) else sources
+    report.checked["sources"] = [s.name for s in published_sources]
     pieces = ledger.pieces()
-    audit_manifest(record, pieces, metadata_sources[0], report)
+    audit_manifest(record, pieces, published_sources[0], report)
     audit_published(ws, record.manifest, report)
     intact = audit_objects(ws, record.manifest, report)
-    audit_images(col, record.manifest, pieces, sources, report, ledger)
+    audit_images(col, record.manifest, pieces, published_sources, report, ledger)
     audit_duplicates(ws, record.manifest, report, intact)
-    audit_metadata(record, pieces, metadata_sources, report)
+    audit_metadata(record, pieces, published_sources, report)
     audit_page(col, ledger, record, report)
     if live is not None:
         audit_live(record.manifest, live, sources, col, report)

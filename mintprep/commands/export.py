@@ -3,8 +3,9 @@
 `images/<id>.png` and `json/<id>.json` (or `json/<id>` for contracts whose tokenURI has no extension, ERC721A's
 default), plus `json/_metadata.json`, the array HashLips' engine writes. Each document is the one the current
 metadata root publishes, byte for byte (its `image` is the pinned `ipfs://` CID, so it needs no rewriting); each
-image is the pinned PNG, read from the local object store or else from verified blocks. The folder is built
-beside DIR and renamed into place: an interrupted export leaves nothing half-written.
+image is the pinned PNG, read from the local object store or else from verified blocks (a hidden drop's, before
+the reveal, from the local store that holds them). The folder is built beside DIR and renamed into place: an
+interrupted export leaves nothing half-written.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from mintprep.base.hashing import sha256_hex
 from mintprep.collection.config import Collection
 from mintprep.collection.manifest import token_file_name
 from mintprep.ipfs import Unreadable, list_directory, read_file
+from mintprep.stages.withheld import publication_backend
 from mintprep.state.objects import ObjectCorrupt
 from mintprep.state.workspace import Workspace
 
@@ -52,7 +54,7 @@ def export_collection(col: Collection, out: Path, *, names: Names = "json") -> E
         record = ws.ledger.current_manifest()
         if record is None:
             raise UserError(f"{col.path}: nothing pinned yet; run `mintprep run` or `mintprep import` first")
-        fetch = ws.backend.fetch_block
+        fetch = publication_backend(ws).fetch_block
         files: dict[str, bytes] = {}
         documents = []
         try:
@@ -75,7 +77,7 @@ def _image(ws: Workspace, png_sha256: str, image_cid: str) -> bytes:
     try:
         return ws.ledger.objects.get(png_sha256)
     except (ObjectCorrupt, OSError):
-        data = read_file(image_cid, ws.backend.fetch_block)  # verified block by block against its CID
+        data = read_file(image_cid, publication_backend(ws).fetch_block)  # verified block by block against its CID
         if sha256_hex(data) != png_sha256:
             raise UserError(f"image {image_cid} is not the pinned PNG {png_sha256}; run `mintprep audit`") from None
         return data

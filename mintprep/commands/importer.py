@@ -42,6 +42,7 @@ from mintprep.ipfs import (CID, Block, BlockFetcher, DagImport, Unreadable, firs
 from mintprep.stages.pin import PinItem, pin_content, pin_pieces
 from mintprep.state.ledger import IMPORTED_KEY, IMPORTED_TX, Ledger, PieceRecord
 from mintprep.collection.manifest import PinnedPiece, build_manifest, token_file_name
+from mintprep.collection.traits import token_ids
 from mintprep.commands.run import publish_metadata, record_manifest
 from mintprep.base.progress import NoProgress, ProgressSink
 from mintprep.state.workspace import Workspace
@@ -316,11 +317,6 @@ def _read_token(token_id: int, metadata_cid: CID, plan: ImportPlan, fetch: Block
                           _provenance(document, plan.source), _attributes(document))
     plan.tokens.append(token)
     yield _Read(token, image, FetchedDag(image_cid, fetch))
-
-
-def token_ids(size: int, zero_indexed: bool) -> range:
-    """The ids a source's `size` tokens have: from 0 when it has a token 0 (Sugar, thirdweb, ERC721A), else from 1."""
-    return range(0, size) if zero_indexed else range(1, size + 1)
 
 
 def _read_bounded(cid: CID, fetch: BlockFetcher, max_bytes: int) -> bytes:

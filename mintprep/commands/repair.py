@@ -26,6 +26,7 @@ from mintprep.collection.manifest import PinnedPiece, token_file_name
 from mintprep.state.objects import ObjectCorrupt
 from mintprep.stages.minted import keep_minted
 from mintprep.stages.pin import pin_bytes
+from mintprep.stages.withheld import art_committed_before_reveal, publication_backend, withholding
 from mintprep.commands.run import (generate, page_stage, piece_pointer, pin, plan_pieces, publish_metadata,
                                restore_object, validate)
 from mintprep.base.progress import ProgressSink
@@ -163,6 +164,13 @@ def plan_repair(ws: Workspace, report: AuditReport, *, include_minted: bool = Fa
         next_attempt = max(recorded + [first_attempts.get(token_id, 0) - 1]) + 1
         tokens.append(TokenRepair(token_id, action, kinds, str(piece.image_cid), piece.png_sha256, piece.metadata_cid,
                                   piece.request_key, next_attempt, attempt_seed(ws.spec.seed, token_id, next_attempt)))
+    new_art = [t.token_id for t in tokens if t.action == "regenerate"]
+    if new_art and art_committed_before_reveal(ws.col, ledger):
+        raise UserError(f"{ws.col.path}: token(s) {', '.join(map(str, new_art))} need new art, but the contract's "
+                        "provenance hash (set at deploy, immutable) commits to the current images and `mintprep "
+                        "reveal` proves against it: replacing art now would make the reveal fail. Reveal first and "
+                        "repair after it (`mintprep provenance` will then show these tokens changed), or deploy a "
+                        "new contract")
     refresh = sorted({record.metadata_root for p in report.problems if p.kind == "metadata-unretrievable"}
                      | {p.evidence["cid"] for p in report.problems if p.token_id is None and p.kind in REPIN_KINDS
                         and p.evidence.get("cid") == record.manifest_cid})
@@ -340,8 +348,9 @@ def _step_images(ws: Workspace, plan: RepairPlan, outcome: RepairOutcome, **_: A
                                                      if p.token_id in tokens else None)}
         for p in pinned.pieces}
     plan.failed = sorted(t for t in regenerate if str(t) not in plan.replacements)
+    art = publication_backend(ws)  # a still-hidden drop's art is pinned in the local store
     for token in (t for t in plan.tokens if t.action == "repin"):
-        pin_bytes(ledger, ws.backend, ws.profile, ledger.objects.get(str(token.old_png_sha256)), kind="image",
+        pin_bytes(ledger, art, ws.profile, ledger.objects.get(str(token.old_png_sha256)), kind="image",
                   name=f"{ws.spec.symbol}-{token.token_id}.png", force=True)  # the backend lost it: upload, verify
     for damaged in plan.restore_objects:
         restore_object(ws, damaged["sha256"], damaged["cid"])
@@ -393,8 +402,9 @@ def _step_page(ws: Workspace, plan: RepairPlan, outcome: RepairOutcome, **_: Any
 def _step_base_uri(ws: Workspace, plan: RepairPlan, outcome: RepairOutcome, *, signer: Any, **_: Any) -> bool:
     """Point the contract at the new metadata through its family's setter: sent with the key, or printed
     (--print-tx) and awaited on the next run. Every base-URI change passes `check_base_uri_change` first
-    (MintprepDrop's through `collection_base_uri_update`)."""
-    if ws.contract is None:
+    (MintprepDrop's through `collection_base_uri_update`). A hidden drop's stays as it is until `reveal` sets it to
+    the root current then."""
+    if ws.contract is None or withholding(ws.col, ws.ledger):
         return True
     from mintprep.chain.families import read_live
 
@@ -464,9 +474,10 @@ def _step_unpin(ws: Workspace, plan: RepairPlan, outcome: RepairOutcome, **_: An
         referenced.add(publish.site_cid)
     replaced = [t.old_image_cid for t in plan.tokens if str(t.token_id) in plan.replacements]
     old = [*replaced, plan.old_metadata_root, plan.old_manifest_cid, *([plan.old_site_cid] if plan.old_site_cid else [])]
+    backend = publication_backend(ws)  # where the old pins are: a still-hidden drop's are in the local store
     for cid in sorted(set(old) - referenced):
-        ws.backend.unpin(cid)
-        ws.ledger.record_unpin(cid, ws.backend.ledger_key)
+        backend.unpin(cid)
+        ws.ledger.record_unpin(cid, backend.ledger_key)
         if cid not in plan.unpinned:
             plan.unpinned.append(cid)
     return True

@@ -54,16 +54,23 @@ def reveal_target(ws: Workspace, signer: LocalAccount) -> RevealTarget:
 
 
 def release_metadata(ws: Workspace) -> str:
-    """Pin the current metadata directory and manifest, kept in the local store so far, on the configured backend
-    (same bytes, same CIDs; what is already there is skipped) and record the release. Before the reveal transaction:
-    the base URI it sets must resolve for every collector."""
+    """Pin the images, the current metadata directory and the manifest, kept in the local store so far, on the
+    configured backend (same bytes, same CIDs, each verified there before its ledger row; what the ledger has there
+    already is skipped, so a release cut short finishes when rerun) and record the release. Before the reveal
+    transaction: the base URI it sets must resolve, art included, for every collector."""
     from mintprep.collection.published import complete_publication
-    from mintprep.commands.run import pin_metadata_directory
+    from mintprep.commands.run import pin_images, pin_metadata_directory
     from mintprep.stages.pin import pin_bytes
 
     col, ledger = ws.col, ws.ledger
     record = ledger.current_manifest()
     assert record is not None
+    tokens = record.manifest.tokens
+    images = pin_images(ws, ws.backend, [(t.token_id, t.png_sha256) for t in tokens])
+    moved = [t.token_id for t, image in zip(tokens, images) if image.cid != t.image_cid]
+    if moved:
+        raise UserError(f"the images of tokens {moved} pinned for the reveal are not the manifest's CIDs; "
+                        "run `mintprep run` first")
     root = record.metadata_root
     if not ws.backend.is_pinned(root):
         pieces = complete_publication(ledger, [], col.spec.size)

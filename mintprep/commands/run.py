@@ -8,7 +8,7 @@ a pure function of a request (see mintprep.generate), so it can be fanned out wi
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -19,12 +19,13 @@ from mintprep.ipfs import PinBackend, Unreadable, import_bytes, import_directory
 from mintprep.state.drops import append_drops, attempt_drop, logged_decisions
 from mintprep.state.ledger import IMPORTED_KEY, AttemptRow, GenerationRow, PieceRecord
 from mintprep.collection.manifest import Manifest, PinnedPiece, build_manifest, metadata_files, token_file_name
-from mintprep.stages.pin import PinItem, pin_bytes, pin_content, pin_pieces
+from mintprep.stages.pin import PinItem, PinOutcome, pin_bytes, pin_content, pin_pieces
 from mintprep.base.progress import ProgressSink
 from mintprep.collection.published import complete_publication
 from mintprep.stages.minted import KeptMinted, keep_minted
 from mintprep.stages.screen import Rejection, failure_is_stale, judge, judged_under, log_rejection, resample
-from mintprep.collection.traits import PiecePlan, plan_piece
+from mintprep.stages.withheld import publication_backend
+from mintprep.collection.traits import PiecePlan, plan_collection
 from mintprep.state.workspace import Workspace
 
 
@@ -172,12 +173,8 @@ def piece_pointer(token_id: int, request_key: str, published: dict[int, Any], st
 
 
 def plan_pieces(ws: Workspace) -> list[PiecePlan]:
-    """Every token's traits and prompt; an imported token keeps the traits its published metadata carries.
-
-    Ids run 1..size, or 0..size-1 for a collection imported from a 0-indexed source (it kept its token 0)."""
-    imported = ws.ledger.imported_traits()
-    first = 0 if 0 in imported else 1
-    return [plan_piece(ws.spec, t, published=imported.get(t)) for t in range(first, first + ws.spec.size)]
+    """Every token's traits and prompt; an imported token keeps the traits its published metadata carries."""
+    return plan_collection(ws.spec, ws.ledger.imported_traits())
 
 
 def imported_as_published(ws: Workspace, plans: list[PiecePlan]) -> dict[int, Candidate]:
@@ -201,7 +198,7 @@ def restore_object(ws: Workspace, png_sha256: str, image_cid: str) -> bool:
     if ws.ledger.objects.intact(png_sha256):
         return True
     try:
-        data = read_file(image_cid, ws.backend.fetch_block)
+        data = read_file(image_cid, publication_backend(ws).fetch_block)
     except Unreadable:
         return False
     if sha256_hex(data) != png_sha256:
@@ -330,16 +327,23 @@ def _left_to(ws: Workspace, candidate: Candidate, rejection: Rejection) -> str:
 # -- pin -----------------------------------------------------------------------------------------
 
 def pin(ws: Workspace, candidates: list[Candidate]) -> Pinned:
-    """Pin every accepted image (verified on the backend, several in flight) and return the pinned pieces."""
-    ledger = ws.ledger
-    # Keyed by the sha256 the ledger already holds: an unchanged piece's PNG is not even read.
-    items = [PinItem(c.png_sha256, lambda sha=c.png_sha256: import_bytes(ledger.objects.get(sha), ws.profile),
-                     kind="image", name=f"{ws.spec.symbol}-{c.plan.token_id}.png") for c in candidates]
-    with ws.progress.task("pin", len(items)) as advance:
-        outcomes = pin_pieces(ledger, ws.backend, ws.profile, items, advance)
+    """Pin every accepted image where the drop's art is pinned (a hidden drop's: the local store until the reveal)
+    and return the pinned pieces."""
+    outcomes = pin_images(ws, publication_backend(ws), [(c.plan.token_id, c.png_sha256) for c in candidates])
     pieces = [PinnedPiece.of(c.plan, c.png_sha256, outcome.cid, c.provenance, c.request_key, c.source_metadata_sha256)
               for c, outcome in zip(candidates, outcomes)]
     return Pinned(pieces, sum(outcome.newly_pinned for outcome in outcomes))
+
+
+def pin_images(ws: Workspace, backend: PinBackend, images: Sequence[tuple[int, str]]) -> list[PinOutcome]:
+    """Pin each (token id, PNG sha256) image of the object store on `backend`, verified there, several in flight;
+    outcomes in order."""
+    ledger = ws.ledger
+    # Keyed by the sha256 the ledger already holds: an unchanged piece's PNG is not even read.
+    items = [PinItem(sha, lambda sha=sha: import_bytes(ledger.objects.get(sha), ws.profile),
+                     kind="image", name=f"{ws.spec.symbol}-{token_id}.png") for token_id, sha in images]
+    with ws.progress.task("pin", len(items)) as advance:
+        return pin_pieces(ledger, backend, ws.profile, items, advance)
 
 
 # -- manifest ------------------------------------------------------------------------------------
@@ -350,8 +354,6 @@ def publish_metadata(ws: Workspace, accepted: list[PinnedPiece], minted: list[in
     `kept_documents` (minted tokens' live documents) are written byte for byte instead of afresh; `force` pins
     both again even where the ledger has them (a repair of pins the backend lost). A hidden drop's are pinned in
     the local store only until the reveal (`stages.withheld`)."""
-    from mintprep.stages.withheld import publication_backend
-
     pieces = complete_publication(ws.ledger, accepted, ws.spec.size, minted)
     current = ws.ledger.current_manifest()
     suffix = current.manifest.token_suffix if current else ".json"  # the names tokenURI already forms
@@ -387,8 +389,6 @@ def source_documents(ws: Workspace, pieces: list[PinnedPiece]) -> dict[str, byte
 
 
 def record_manifest(ws: Workspace, manifest: Manifest, *, force: bool = False) -> Publication:
-    from mintprep.stages.withheld import publication_backend
-
     data = manifest.encode()
     manifest_pin = pin_bytes(ws.ledger, publication_backend(ws), ws.profile, data, kind="manifest",
                              name=f"{ws.spec.symbol}-manifest", force=force)

@@ -9,18 +9,20 @@ from mintprep.collection.config import Collection
 from mintprep.state.ledger import IMPORTED_KEY, Ledger
 from mintprep.collection.rarity import rarity_report
 from mintprep.collection.traits import plan_collection
+from mintprep.stages.withheld import withholding
 
 
 def collection_status(col: Collection) -> dict[str, Any]:
     if not col.state.has_ledger():
         return {"collection": str(col.path), "pieces": col.spec.size, "counts": {"pending": col.spec.size},
-                "tokens": [], "metadata_root": None, "manifest_cid": None, "page": None,
+                "tokens": [], "metadata_root": None, "manifest_cid": None, "page": None, "withheld": False,
                 "rarity": rarity_report(col.spec).to_json()}
     with Ledger.open(col.state_dir, readonly=True) as ledger:
         pieces = ledger.pieces()
         manifest = ledger.current_manifest()
         publish = ledger.latest_publish()
         imported = ledger.imported_traits()
+        withheld = withholding(col, ledger)
     counts = Counter(piece.status for token_id, piece in pieces.items() if token_id <= col.spec.size)
     counts["pending"] = col.spec.size - sum(counts.values())
     index = col.page_dir / "index.html"
@@ -36,6 +38,8 @@ def collection_status(col: Collection) -> dict[str, Any]:
         "provenance_hash": manifest.provenance_hash if manifest else None,
         "page": str(index) if index.exists() else None,
         "published": publish.location if publish else None,
+        # A hidden drop before its reveal: its pinned images and metadata are in the local store only.
+        "withheld": withheld,
         # Trait draws vs weights, per-token rarity rank; an imported token's traits are its published ones.
         "rarity": rarity_report(col.spec, plan_collection(col.spec, imported), imported=set(imported)).to_json(),
     }

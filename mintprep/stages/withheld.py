@@ -1,7 +1,8 @@
 """A hidden drop (`chain.reveal`) publishes nothing of its art or real metadata before the reveal.
 
-Until `mintprep reveal` releases it, the real metadata directory and the manifest (which lists every image CID)
-are pinned in the collection's local store only; the contract's contractURI names a placeholder collection
+Until `mintprep reveal` releases them, the images, the real metadata directory and the manifest (which lists every
+image CID) are pinned in the collection's local store only (`publication_backend`), so no public node holds, and
+so announces, any of their CIDs; the contract's contractURI names a placeholder collection
 document, and its tokens show the placeholder token document. Both placeholders are a pure function of the
 config (`placeholders`), so `check` knows what the chain should hold without the ledger. The directory's CID
 reaches the chain only inside the provenance hash's commitment until the reveal sets the base URI.
@@ -23,7 +24,7 @@ if TYPE_CHECKING:
     from mintprep.state.ledger import Ledger
     from mintprep.state.workspace import Workspace
 
-RELEASED_KIND = "metadata-released"  # ledger chain_txs row: the real directory is on the configured backend
+RELEASED_KIND = "metadata-released"  # ledger chain_txs row: the images and real directory are on the configured backend
 
 
 @dataclass(frozen=True)
@@ -86,12 +87,21 @@ def released(ledger: "Ledger") -> bool:
 
 
 def withholding(col: Collection, ledger: "Ledger") -> bool:
-    """A hidden drop whose real metadata has not been released yet."""
+    """A hidden drop whose art and real metadata have not been released yet: the one place this is decided."""
     return col.spec.chain.reveal is not None and not released(ledger)
 
 
+def art_committed_before_reveal(col: Collection, ledger: "Ledger") -> bool:
+    """A hidden drop deployed and not yet revealed: the contract's provenance hash (immutable since the deploy)
+    commits to today's images, and `reveal` derives its secret from that hash, so no image may change until then."""
+    from mintprep.chain.address import find_contract
+
+    return withholding(col, ledger) and find_contract(col, ledger) is not None
+
+
 def publication_backend(ws: "Workspace") -> "PinBackend":
-    """Where the metadata directory and manifest are pinned: the local store while withheld, else the backend."""
+    """Where the images, the metadata directory and the manifest are pinned and read back from: the local store
+    while withheld, else the configured backend."""
     if withholding(ws.col, ws.ledger):
         from mintprep.ipfs import LocalBackend
 

@@ -18,7 +18,9 @@ import pytest
 
 from mintprep.collection.config import load_collection
 from mintprep.commands.importer import FAULT_ENV, import_collection
+from mintprep.commands.review import gather_review
 from mintprep.commands.run import run_collection
+from mintprep.commands.status import collection_status
 from mintprep.ipfs.reader import read_file
 from tests.audit.foreign import make_foreign_collection
 from tests.conftest import REPO, write_collection
@@ -126,7 +128,8 @@ def test_an_import_killed_after_any_write_resumes_to_the_uninterrupted_ledger(wo
 
 
 def test_a_zero_indexed_folder_keeps_token_0_and_run_generates_nothing(tmp_path: Path):
-    """Sugar, thirdweb and ERC721A folders number tokens from 0: token 0 is imported, and no token `size` appears."""
+    """Sugar, thirdweb and ERC721A folders number tokens from 0: token 0 is imported, and no token `size` appears
+    in the run, the review or the status's rarity table."""
     foreign = make_foreign_collection(tmp_path / "node", SIZE, {})
     for token_id, document in foreign.documents.items():  # 1..SIZE written as 0..SIZE-1
         write_token(tmp_path / "export", token_id - 1, dict(document, image=f"{token_id - 1}.png"),
@@ -139,3 +142,8 @@ def test_a_zero_indexed_folder_keeps_token_0_and_run_generates_nothing(tmp_path:
     report = run_collection(load_collection(path))
     assert report.generated == 0 and report.pieces == SIZE and report.complete, report.to_json()
     assert [p[0] for p in ledger_state(tmp_path / "col")["pieces"]] == list(range(SIZE))
+    review = gather_review(load_collection(path))
+    assert [t.token_id for t in review.tokens] == list(range(SIZE))
+    assert {t.status for t in review.tokens} == {"pinned"}
+    ranked = collection_status(load_collection(path))["rarity"]["tokens"]
+    assert sorted(t["token_id"] for t in ranked) == list(range(SIZE))

@@ -105,6 +105,7 @@ def damage(path: Path, kind: str) -> set[tuple[int | None, str]]:
 
 
 @pytest.mark.parametrize("kind", DAMAGE)
+@pytest.mark.slow
 def test_each_kind_of_damage_is_named_then_healed(collection: Path, kind: str):
     expected = damage(collection, kind)
     col = load_collection(collection)

@@ -45,6 +45,7 @@ def test_family_test_artifacts_record_the_hash_of_their_current_source(name: str
         hashlib.sha256((CONTRACTS_DIR / source).read_bytes()).hexdigest()
 
 
+@pytest.mark.slow
 def test_committed_artifacts_match_a_fresh_solc_js_compile():
     """`mintprep contract build --check` (what CI runs) compiles the sources again and compares byte for byte."""
     require_solc_js()
@@ -54,6 +55,7 @@ def test_committed_artifacts_match_a_fresh_solc_js_compile():
         "MintprepDrop": True, "ReentrantMinter": True, **dict.fromkeys(FAMILY_TEST_CONTRACTS, True)}
 
 
+@pytest.mark.slow
 def test_check_reports_a_stale_artifact_when_the_source_changes(tmp_path):
     """The freshness check itself can fail: compile a copy whose source differs from what was committed."""
     require_solc_js()

@@ -2,8 +2,11 @@
 pipeline, a real anvil node, and as the public pinning service a local server following the kubo RPC API
 (tests/ipfs/fakes.py; no kubo daemon can run here). Every CID reachable from the chain (contractURI, tokenURI,
 placeholderURI) and from the built page's files is walked on what the public service holds, and none of them is,
-contains or links to a real image, a real metadata file, the real metadata directory or the manifest. After
-`reveal` the real directory is on the public service and the contract serves it."""
+contains or links to a real image, a real metadata file, the real metadata directory or the manifest; and none of
+those CIDs reached the public service at all (no block of them was uploaded to it, so it cannot announce them).
+A reveal whose release of the withheld pins is cut short (the service refuses one image) sends nothing and
+finishes when rerun. After `reveal` the images and the real directory are on the public service, the contract
+serves it, and audit finds it whole."""
 
 from __future__ import annotations
 
@@ -12,20 +15,30 @@ import json
 import re
 from pathlib import Path
 
+import pytest
 from PIL import Image
+from web3.contract import Contract
 
 from mintprep.chain.artifact import load_artifact
 from mintprep.chain.check import check_collection
-from mintprep.collection.config import load_collection
+from mintprep.base.errors import UserError
+from mintprep.chain.base_uri import collection_base_uri_update
+from mintprep.chain.reveal import RevealStep, read_state
+from mintprep.collection.config import Collection, load_collection
+from mintprep.chain.keys import PRIVATE_KEY_ENV
 from mintprep.commands.audit import audit_collection
+from mintprep.commands.repair import repair_collection
 from mintprep.commands.provenance import collection_provenance
 from mintprep.commands.reveal import reveal_collection
 from mintprep.commands.run import run_collection
+from mintprep.commands.status import collection_status
+from mintprep.ipfs.backends.local import LocalBackend
 from mintprep.ipfs.cid import CID
 from mintprep.ipfs.dagpb import DIRECTORY, decode_pbnode, decode_unixfs
 from mintprep.ipfs.reader import read_file
 from mintprep.ipfs.store import BlockStore
-from mintprep.state.ledger import Ledger
+from mintprep.stages.pin import PinsFailed
+from mintprep.state.ledger import Ledger, ManifestRecord
 from mintprep.state.workspace import Workspace
 from tests.chain.conftest import deploy_for
 from tests.conftest import write_collection
@@ -65,31 +78,47 @@ def cids_in(text: bytes) -> set[str]:
     return {m.decode() for m in CID_TEXT.findall(text)}
 
 
-def test_nothing_real_is_reachable_before_the_reveal_and_all_of_it_after(chain: Chain, tmp_path: Path):
-    node = FakeKubo(BlockStore(tmp_path / "public-node"))
+def hidden_drop(folder: Path, chain: Chain, api: str) -> tuple[Collection, Contract]:
+    """A 4-piece `chain.reveal` collection pinning on the kubo node at `api`: run, deployed by mintprep, run again
+    (the page, now with the contract; the chain gate runs `check`), and 2 tokens minted. (collection, contract)"""
     soon = io.BytesIO()
     Image.new("RGB", (8, 8), (200, 180, 40)).save(soon, format="PNG")
-    with running(node) as api:
-        settings = {"network": "base", "rpc_url": chain.node.url, "mint_price": "0.00063", "max_per_wallet": 5,
-                    "reveal": {"placeholder_image": "soon.png"}}
-        path = write_collection(tmp_path / "col", size=4, generator__steps=2, chain=settings,
-                                ipfs={"backend": "kubo", "api_url": api, "profile": "kubo-cidv1"})
-        (path.parent / "soon.png").write_bytes(soon.getvalue())
-        assert run_collection(load_collection(path)).exit_code == 0
-        col = load_collection(path)
-        deployed = deploy_for(col, chain.owner)
-        path = write_collection(tmp_path / "col", size=4, generator__steps=2, chain={**settings, "contract": deployed.address},
-                                ipfs={"backend": "kubo", "api_url": api, "profile": "kubo-cidv1"})
-        col = load_collection(path)
-        report = run_collection(col)  # the page, now with the contract; the chain gate runs `check`
-        assert report.exit_code == 0 and report.page, report.to_json()
-        drop = chain.w3.eth.contract(address=deployed.address, abi=load_artifact().abi)
-        drop.functions.mint(0, 2, []).transact({"from": chain.accounts[1].address, "value": 2 * PRICE})
+    settings = {"network": "base", "rpc_url": chain.node.url, "mint_price": "0.00063", "max_per_wallet": 5,
+                "reveal": {"placeholder_image": "soon.png"}}
+    ipfs = {"backend": "kubo", "api_url": api, "profile": "kubo-cidv1"}
+    path = write_collection(folder, size=4, generator__steps=2, chain=settings, ipfs=ipfs)
+    (path.parent / "soon.png").write_bytes(soon.getvalue())
+    assert run_collection(load_collection(path)).exit_code == 0
+    deployed = deploy_for(load_collection(path), chain.owner)
+    col = load_collection(write_collection(folder, size=4, generator__steps=2, ipfs=ipfs,
+                                           chain={**settings, "contract": deployed.address}))
+    report = run_collection(col)
+    assert report.exit_code == 0 and report.page, report.to_json()
+    drop = chain.w3.eth.contract(address=deployed.address, abi=load_artifact().abi)
+    drop.functions.mint(0, 2, []).transact({"from": chain.accounts[1].address, "value": 2 * PRICE})
+    return col, drop
 
-        with Ledger.open(col.state_dir, readonly=True) as ledger:
-            record = ledger.current_manifest()
-        real = {record.metadata_root, record.manifest_cid}
-        real |= {t.image_cid for t in record.manifest.tokens} | {t.metadata_cid for t in record.manifest.tokens}
+
+def real_cids(col: Collection) -> tuple[ManifestRecord, set[str]]:
+    """The ledger's current manifest, and every CID of the real art and metadata it names."""
+    with Ledger.open(col.state_dir, readonly=True) as ledger:
+        record = ledger.current_manifest()
+    real = {record.metadata_root, record.manifest_cid}
+    real |= {t.image_cid for t in record.manifest.tokens} | {t.metadata_cid for t in record.manifest.tokens}
+    return record, real
+
+
+def on_public_node(cids: set[str], node: FakeKubo) -> set[str]:
+    """Those of `cids` the public node pins or was sent any block of."""
+    return {cid for cid in cids if cid in node.pins or node.store.has(cid)}
+
+
+@pytest.mark.slow
+def test_nothing_real_is_reachable_before_the_reveal_and_all_of_it_after(chain: Chain, tmp_path: Path):
+    node = FakeKubo(BlockStore(tmp_path / "public-node"))
+    with running(node) as api:
+        col, drop = hidden_drop(tmp_path / "col", chain, api)
+        record, real = real_cids(col)
         assert len(real) == 2 + 2 * 4
 
         on_chain = {drop.functions.contractURI().call(), drop.functions.tokenURI(1).call(),
@@ -104,8 +133,8 @@ def test_nothing_real_is_reachable_before_the_reveal_and_all_of_it_after(chain: 
         for cid, data in walked.items():
             assert not real & cids_in(data), f"{cid} names {real & cids_in(data)}"
         assert not real & cids_in(page_text)
-        assert record.metadata_root not in node.pins and record.manifest_cid not in node.pins
-        assert not node.store.has(record.metadata_root), "the real directory is not on the public node"
+        assert not on_public_node(real, node), f"on the public node before the reveal: {on_public_node(real, node)}"
+        assert collection_status(col)["withheld"] is True
         collection_doc = json.loads(walked[drop.functions.contractURI().call().removeprefix("ipfs://")])
         assert collection_doc["name"] == col.spec.name and collection_doc["image"] != f"ipfs://{record.manifest.tokens[0].image_cid}"
 
@@ -115,11 +144,33 @@ def test_nothing_real_is_reachable_before_the_reveal_and_all_of_it_after(chain: 
         assert before.ok, before.to_json()
         audit = audit_collection(col)
         assert audit.exit_code == 0, audit.to_json()
+        assert audit.checked["sources"] == ["local"], "withheld art and metadata are judged in the local store"
+
+        # The release stops part way (the public node refuses token 3's image): nothing is sent, nothing recorded
+        # as released, and the rerun pins only what is left, then reveals.
+        refused = record.manifest.by_token()[3].image_cid
+        node.script.refuse = {refused}
+        with Workspace.open(col) as ws, pytest.raises(PinsFailed, match=f"{col.spec.symbol}-3.png"):
+            reveal_collection(ws, chain.owner)
+        assert read_state(drop).step == RevealStep.START, "no reveal transaction before the art is public"
+        assert collection_status(col)["withheld"] is True
+        images = {t.image_cid for t in record.manifest.tokens}
+        assert images - {refused} <= set(node.pins) and refused not in node.pins
+        node.script.refuse = set()
 
         with Workspace.open(col) as ws:
             revealed = reveal_collection(ws, chain.owner)
         assert revealed.base_uri == f"ipfs://{record.metadata_root}/"
-        assert record.metadata_root in node.pins and record.manifest_cid in node.pins
+        assert images | {record.metadata_root, record.manifest_cid} <= set(node.pins), "art and directory public"
+        assert collection_status(col)["withheld"] is False
+        # The page built before the reveal has no gallery; rebuilding it pins nothing: the reveal released it all.
+        rebuilt = run_collection(col)
+        assert rebuilt.exit_code == 0 and rebuilt.pinned == 0, rebuilt.to_json()
+        revealed_audit = audit_collection(col)
+        assert revealed_audit.exit_code == 0, revealed_audit.to_json()
+        assert revealed_audit.checked["sources"] == ["kubo"], "after the reveal the public node is what is judged"
+        with Workspace.open(col) as ws:  # a later repair may move the base URI: the gate no longer refuses
+            assert collection_base_uri_update(ws)[0].base_uri == revealed.base_uri
         served = drop.functions.tokenURI(1).call().removeprefix("ipfs://")
         document = json.loads(read_file(node_path(served, node), node.store.get))
         assert document["image"].removeprefix("ipfs://") in {t.image_cid for t in record.manifest.tokens}
@@ -137,3 +188,39 @@ def node_path(path: str, node: FakeKubo) -> str:
     from mintprep.ipfs.uri import resolve
 
     return str(resolve(f"ipfs://{path}", node.store.get))
+
+
+@pytest.mark.slow
+def test_a_repair_before_the_reveal_keeps_the_art_withheld(chain: Chain, tmp_path: Path, monkeypatch):
+    """An image pin lost from the local store before the reveal: audit names it (asking no public node), the repair
+    pins it there again and sends no base URI (the reveal sets it), and nothing real reaches the public node."""
+    node = FakeKubo(BlockStore(tmp_path / "public-node"))
+    with running(node) as api:
+        col, drop = hidden_drop(tmp_path / "col", chain, api)
+        record, real = real_cids(col)
+        lost = record.manifest.by_token()[3].image_cid
+        store = LocalBackend(col.state_dir)
+        store.unpin(lost)
+        store.store.collect_garbage()
+
+        audit = audit_collection(col)
+        assert [(p.token_id, p.kind, p.evidence["source"]) for p in audit.problems] == [
+            (3, "image-unretrievable", "local")], audit.to_json()
+        monkeypatch.setenv(PRIVATE_KEY_ENV, chain.owner.key.hex())
+        outcome = repair_collection(col)
+        assert outcome.status == "repaired" and outcome.after.ok, outcome.to_json()
+        assert [t.action for t in outcome.plan.tokens] == ["repin"] and outcome.plan.base_uri_tx is None
+        assert store.is_pinned(lost) and drop.functions.baseURI().call() == ""
+        assert not on_public_node(real, node), f"on the public node before the reveal: {on_public_node(real, node)}"
+
+        # Token 4's art (not minted) lost everywhere, pin and local copy: new art would break the provenance the
+        # reveal proves against, so the repair refuses before changing anything.
+        gone = record.manifest.by_token()[4]
+        store.unpin(gone.image_cid)
+        store.store.collect_garbage()
+        with Ledger.open(col.state_dir, readonly=True) as ledger:
+            ledger.objects.path(gone.png_sha256).unlink()
+        with pytest.raises(UserError, match=r"token\(s\) 4 need new art.*provenance hash"):
+            repair_collection(col)
+        _, unchanged = real_cids(col)
+        assert unchanged == real and drop.functions.baseURI().call() == ""

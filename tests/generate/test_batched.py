@@ -60,6 +60,7 @@ def test_a_planted_nan_in_one_sample_rejects_exactly_that_piece_and_retries_it(b
         assert result.png == clean[TOKENS.index(token)].png  # the NaN did not reach its mates
 
 
+@pytest.mark.slow
 def test_a_collection_at_batch_size_4_gives_the_same_bytes_on_two_runs(tmp_path: Path) -> None:
     from mintprep.collection.config import load_collection
     from mintprep.state.ledger import Ledger

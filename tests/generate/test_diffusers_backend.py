@@ -13,6 +13,7 @@ from mintprep.generate.tiny import build_tiny_pipeline
 from tests.generate.conftest import request, settings
 
 
+@pytest.mark.slow
 def test_saved_folder_loads_and_generates_the_same_image_as_the_tiny_model(tmp_path: Path, tiny: Generator) -> None:
     folder = tmp_path / "tiny-sd"
     build_tiny_pipeline().save_pretrained(folder)
@@ -63,6 +64,7 @@ def test_unknown_tiny_variant_and_scheduler_are_config_errors() -> None:
         settings(scheduler="NoSuchScheduler")
 
 
+@pytest.mark.slow
 def test_run_end_to_end_on_a_saved_diffusers_folder(tmp_path: Path) -> None:
     """`mintprep run` with generator.kind: diffusers pointed at a folder written by save_pretrained."""
     from mintprep.collection.config import load_collection

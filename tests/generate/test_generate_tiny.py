@@ -12,6 +12,7 @@ from tests.conftest import EXAMPLE
 from tests.generate.conftest import request, settings
 
 
+@pytest.mark.slow
 def test_example_collection_settings_pass_the_default_guards(tiny: Generator) -> None:
     """The example collection (tiny model, its steps and upscale) must not trip the default guards."""
     import yaml
@@ -31,6 +32,7 @@ def test_example_collection_settings_pass_the_default_guards(tiny: Generator) ->
         assert np.ptp(rgb.reshape(-1, 3).mean(axis=0)) > 5, "channels differ: the image has colour"
 
 
+@pytest.mark.slow
 def test_same_request_gives_the_same_bytes_and_a_fresh_load_too(tiny: Generator) -> None:
     req = request(tiny.settings, 5)
     first, second = tiny.generate(req), tiny.generate(req)
@@ -40,6 +42,7 @@ def test_same_request_gives_the_same_bytes_and_a_fresh_load_too(tiny: Generator)
     assert reloaded.generate(req).png == first.png
 
 
+@pytest.mark.slow
 def test_piece_reproduces_from_its_recorded_provenance(tiny: Generator) -> None:
     original = tiny.generate(request(tiny.settings, 9))
     p = original.provenance
@@ -74,6 +77,7 @@ def test_request_key_tracks_everything_that_changes_pixels(tiny: Generator, over
         tiny.request_key(request(settings(model="constant-decoder"), 3))
 
 
+@pytest.mark.slow
 def test_nan_at_step_k_aborts_at_step_k_without_decoding(tiny: Generator) -> None:
     """A NaN enters the latents at step k through the UNet's real output (a forward hook), as an fp16 overflow
     would; the step guard must stop sampling there: k+1 UNet calls, no VAE call."""
@@ -105,6 +109,7 @@ def test_nan_at_step_k_aborts_at_step_k_without_decoding(tiny: Generator) -> Non
     assert tiny.generate(request(settings(steps=steps), 2)).png == tiny.generate(request(settings(steps=steps), 2)).png
 
 
+@pytest.mark.slow
 def test_constant_decoder_is_rejected_as_flat_on_every_attempt() -> None:
     gen = load_generator(settings(model="constant-decoder", max_attempts=3))
     result = gen.generate(request(gen.settings, 6, first_attempt=4))

@@ -107,6 +107,7 @@ def test_art_photos_and_gradients_are_neither_half_black_nor_banded(name: str) -
     assert verdict.guard != "half_black" and "banded" not in verdict.properties, verdict.metrics
 
 
+@pytest.mark.slow
 def test_real_tiny_model_pieces_pass(tmp_path: Path) -> None:
     path = write_collection(tmp_path / "tiny", size=4, generator__steps=4)
     assert run_collection(load_collection(path)).complete

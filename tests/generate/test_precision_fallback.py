@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 import torch
 
 from mintprep.generate import Generator, attempt_seed
@@ -19,6 +20,7 @@ def test_the_overflow_is_real_in_fp16_and_absent_in_fp32(overflow: Generator) ->
     assert not torch.isfinite(fp16).all()
 
 
+@pytest.mark.slow
 def test_vae_overflow_is_rejected_then_the_same_latents_are_redecoded_in_fp32(overflow: Generator) -> None:
     mixed = settings(model="fp16-overflow-vae", precision={"default": "fp32", "vae": "fp16"}, fallback=["fp32"])
     result = overflow.generate(request(mixed, 4))

@@ -42,6 +42,7 @@ def _single_file_settings(checkpoint: Path, configs: Path) -> GeneratorSettings:
     return settings(kind="diffusers", model=str(checkpoint), config=str(configs))
 
 
+@pytest.mark.slow
 def test_single_file_checkpoint_generates_the_folder_models_png(tiny_files: TinyFiles) -> None:
     assert not [p for p in tiny_files.configs.rglob("*") if p.suffix in {".safetensors", ".bin"}]
     file_settings = _single_file_settings(tiny_files.checkpoint, tiny_files.configs)

@@ -120,6 +120,7 @@ def test_cluster_settings_are_checked_before_any_work(tmp_path, monkeypatch) -> 
     assert failure.value.field == "ipfs.cluster.basic_auth_env" and PASSWORD not in str(failure.value)
 
 
+@pytest.mark.slow
 def test_run_pins_a_collection_on_the_cluster_and_a_rerun_pins_nothing(tmp_path, monkeypatch) -> None:
     """`mintprep run` end to end: every piece, the metadata root and the manifest replicated, read back, recorded."""
     monkeypatch.setenv("CLUSTER_AUTH", f"{USER}:{PASSWORD}")

@@ -61,6 +61,7 @@ def _uploads(fake, kind: str) -> int:
 
 
 @pytest.mark.parametrize("kind", ["kubo", "pinata"])
+@pytest.mark.slow
 def test_a_thousand_pieces_pin_in_parallel_and_a_refused_few_fail_alone(kind: str, tmp_path: Path,
                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("PINATA_TEST_JWT", TOKEN)

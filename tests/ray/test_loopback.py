@@ -11,6 +11,8 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 CHILD = r"""
 import json, psutil, ray
 from mintprep.executors.ray import connect
@@ -25,6 +27,7 @@ print(json.dumps(listening))
 """
 
 
+@pytest.mark.ray  # starts its own cluster in a child process (no `ray_cluster` fixture to mark it)
 def test_a_local_cluster_binds_the_loopback_only():
     env = {k: v for k, v in os.environ.items() if k != "RAY_ADDRESS"}
     done = subprocess.run([sys.executable, "-c", CHILD], capture_output=True, text=True, timeout=240,

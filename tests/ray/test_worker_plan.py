@@ -59,12 +59,13 @@ def closed_port() -> int:
         return probe.getsockname()[1]
 
 
-@pytest.mark.parametrize(("address", "message"), [
-    (f"127.0.0.1:{closed_port()}", "no Ray cluster answers at 127.0.0.1"),
-    (f"ray://127.0.0.1:{closed_port()}", "no Ray cluster answers at ray://127.0.0.1"),
+@pytest.mark.parametrize(("address", "message"), [  # {port}: a closed port chosen when the test runs
+    ("127.0.0.1:{port}", "no Ray cluster answers at 127.0.0.1"),
+    ("ray://127.0.0.1:{port}", "no Ray cluster answers at ray://127.0.0.1"),
     ("head-node", "is not HOST:PORT"),
 ])
 def test_an_address_without_a_cluster_is_bad_input_said_at_once(address, message):
+    address = address.format(port=closed_port())
     assert not ray.is_initialized()
     with pytest.raises(UserError, match=message):
         connect(ExecutorSettings(kind="ray", address=address))

@@ -5,6 +5,8 @@ from __future__ import annotations
 import importlib.util
 from pathlib import Path
 
+import pytest
+
 BENCH = Path(__file__).resolve().parents[2] / "bench" / "bench_gpu.py"
 
 
@@ -15,6 +17,7 @@ def _bench():
     return bench
 
 
+@pytest.mark.slow
 def test_the_gpu_benchmark_runs_its_tiny_configuration_on_a_cpu(capsys) -> None:
     bench = _bench()
     rows = bench.main(["--tiny", "--batches", "1", "2", "--precisions", "fp32", "--steps", "1", "--json"])

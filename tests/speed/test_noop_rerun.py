@@ -57,6 +57,7 @@ def folder_collection(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, P
     return folder, collection
 
 
+@pytest.mark.slow
 def test_a_noop_rerun_opens_no_weight_file_and_imports_no_torch(folder_collection: tuple[Path, Path]) -> None:
     folder, collection = folder_collection
     again = _run(collection)

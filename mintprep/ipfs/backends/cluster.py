@@ -19,7 +19,8 @@ from typing import Any
 
 import requests
 
-from mintprep.base.errors import RemoteError, register_secret, scrub
+from mintprep.base.errors import RemoteError
+from mintprep.base.secrets import register_secret, scrub
 from mintprep.ipfs.backends.base import GatewayVerifiedBackend, check_root, spooled_car
 from mintprep.ipfs.cid import CID, as_cid
 from mintprep.ipfs.unixfs import DagImport
