@@ -106,7 +106,7 @@ def made_here(work: Path, size: int, rows: dict[str, dict[str, float]]) -> None:
     """A collection as `run` leaves it (images stored, not generated), then every command that reads it."""
     from mintprep.commands.audit import audit_collection
     from mintprep.commands.review import gather_review
-    from mintprep.commands.review_pages import render_review
+    from mintprep.commands.review_pages import review_files
     from mintprep.commands.status import collection_status
 
     col = load_collection(write_yaml(work / "made", size))
@@ -129,7 +129,7 @@ def made_here(work: Path, size: int, rows: dict[str, dict[str, float]]) -> None:
     assert status["counts"].get("pinned") == size, status["counts"]
     report = timed(rows, "audit", lambda: audit_collection(load_collection(col.path), check_chain=False))
     assert report.ok, report.to_json()["problems"][:3]
-    timed(rows, "review", lambda: render_review(gather_review(load_collection(col.path))))
+    timed(rows, "review", lambda: sum(len(html) for _, html in review_files(gather_review(load_collection(col.path)))))
 
 
 def folder_source(folder: Path, size: int) -> None:
