@@ -48,6 +48,7 @@ def seed_blind_first_attempt(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr("mintprep.generate.generator.attempt_seed", colliding)
 
 
+@pytest.mark.slow
 def test_a_near_duplicate_is_resampled_before_pinning_and_the_drop_log_names_the_collision(
         tmp_path: Path, seed_blind_first_attempt: None) -> None:
     # One full stop apart: other bytes, a pHash 2 bits away (different seeds of one prompt sit 12 or more apart).
@@ -87,6 +88,7 @@ def test_a_near_duplicate_is_resampled_before_pinning_and_the_drop_log_names_the
     assert len(drops(path)) == len(logged) + sum(d["guard"] != "duplicate" for d in drops(path))
 
 
+@pytest.mark.slow
 def test_changing_only_a_pixel_threshold_revalidates_without_resampling_what_still_passes(tmp_path: Path) -> None:
     path = write_collection(tmp_path / "thr", size=4, generator__steps=3)
     assert run_collection(load_collection(path)).complete
@@ -119,6 +121,7 @@ def test_changing_only_a_pixel_threshold_revalidates_without_resampling_what_sti
     assert any(d["token_id"] == victim and d["stage"] == "validate" and d["guard"] == "flat" for d in drops(path))
 
 
+@pytest.mark.slow
 def test_a_piece_that_failed_every_attempt_is_retried_when_a_pixel_guard_is_loosened(tmp_path: Path) -> None:
     """Pixel thresholds are not in the generation key, so a cached failure notes the thresholds that failed it."""
     path = write_collection(tmp_path / "flat", size=2, generator__steps=3, generator__model="constant-decoder",

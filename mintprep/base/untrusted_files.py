@@ -14,11 +14,12 @@ import stat
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import BinaryIO
-
-from PIL import Image
+from typing import TYPE_CHECKING, BinaryIO
 
 from mintprep.base.errors import UserError
+
+if TYPE_CHECKING:  # `status` must not import PIL (tests/speed/test_cli_imports.py); only the annotation needs it
+    from PIL import Image
 
 MAX_FILE_BYTES = 256 * 1024 * 1024
 MAX_PIXELS = 4096 * 4096  # the largest image the generator makes (before mintprep's own upscale)

@@ -166,6 +166,7 @@ class RevealResult:
     starting_offset: int
     base_uri: str
     tx_hashes: tuple[str, ...]
+    page: str | None = None  # the collection page, rebuilt by the command driver with the revealed gallery
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)

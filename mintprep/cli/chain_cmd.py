@@ -225,7 +225,8 @@ def reveal_command(
     if as_json:
         print_json(result.to_json())
     say(f"revealed: starting offset {result.starting_offset} (seed {result.seed}, block {result.reveal_block}); "
-        f"base URI {result.base_uri}" + ("" if result.tx_hashes else " (already revealed; nothing sent)"))
+        f"base URI {result.base_uri}" + ("" if result.tx_hashes else " (already revealed; nothing sent)")
+        + f"; page rebuilt: {result.page}")
 
 
 @contract_app.command("verify")

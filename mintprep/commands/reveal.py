@@ -104,7 +104,12 @@ def release_and_check(ws: Workspace, target: RevealTarget) -> None:
 
 def reveal_collection(ws: Workspace, signer: LocalAccount, *, redraw: bool = False,
                       on_block: Callable[[int, int], None] = lambda head, target: None) -> RevealResult:
-    """Release the real metadata, then reveal the drop from wherever it stands, recording each transaction."""
+    """Release the real metadata, reveal the drop from wherever it stands (recording each transaction), then rebuild
+    the page: its gallery and metadata root were left out until now."""
+    from dataclasses import replace
+
+    from mintprep.commands.run import page_stage
+
     target = reveal_target(ws, signer)
     if target.reveal.state().step != RevealStep.DONE:
         release_and_check(ws, target)
@@ -116,8 +121,9 @@ def reveal_collection(ws: Workspace, signer: LocalAccount, *, redraw: bool = Fal
             os.kill(os.getpid(), signal.SIGKILL)
 
     reveal = target.reveal
-    return run_reveal(reveal.w3, signer, target.address, reveal.secret, reveal.base_uri, reveal.contract_uri,
-                      mine=target.mine, redraw=redraw, on_block=on_block, on_sent=record)
+    result = run_reveal(reveal.w3, signer, target.address, reveal.secret, reveal.base_uri, reveal.contract_uri,
+                        mine=target.mine, redraw=redraw, on_block=on_block, on_sent=record)
+    return replace(result, page=page_stage(ws))
 
 
 def planned_reveal(ws: Workspace, signer: LocalAccount) -> list[PlannedTx]:

@@ -67,6 +67,7 @@ def imported(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return path
 
 
+@pytest.mark.slow
 def test_each_planted_pair_is_decided_once_reported_everywhere_and_repaired(imported: Path):
     planted = {copy: original for copy, (original, _) in LAYERED.duplicates.items()}
     report = run_collection(load_collection(imported))

@@ -68,6 +68,7 @@ def ledger_state(col_dir: Path) -> dict:
         }
 
 
+@pytest.mark.slow
 def test_bad_tokens_are_named_exit_1_and_a_fixed_folder_imports_them(workdir: Path):
     export = workdir / "export"
     good = {t: (export / "json" / f"{t}.json").read_bytes() for t in (1, 2, 3)}

@@ -121,6 +121,7 @@ def test_each_kind_of_damage_is_named_then_healed(collection: Path, kind: str):
     assert audit_collection(col).ok and not no_temp_files(collection)
 
 
+@pytest.mark.slow
 def test_run_notices_a_corrupt_object_it_relies_on(collection: Path):
     col = load_collection(collection)
     with Ledger.open(col.state_dir, readonly=True) as ledger:
@@ -133,6 +134,7 @@ def test_run_notices_a_corrupt_object_it_relies_on(collection: Path):
         assert ledger.objects.intact(piece.png_sha256) and ledger.pieces()[3].image_cid == piece.image_cid
 
 
+@pytest.mark.slow
 def test_a_repair_that_fails_midway_closes_its_journal_and_the_next_one_finishes(collection: Path,
                                                                                monkeypatch: pytest.MonkeyPatch):
     col = load_collection(collection)

@@ -20,6 +20,7 @@ from tests.audit.breakage import broken_pngs, plant_images
 from tests.audit.state import assert_repaired, final_state, generations_per_token, state_fingerprint
 
 
+@pytest.mark.slow
 def test_repair_replaces_broken_pieces_and_everything_pointing_at_them(collection: Path):
     col = load_collection(collection)
     broken = broken_pngs(col)
@@ -79,6 +80,7 @@ def test_a_lost_block_is_pinned_again_under_the_same_cid_without_regenerating(co
     assert lost in after["backend_pins"]
 
 
+@pytest.mark.slow
 def test_repair_after_the_collection_shrank_writes_no_token_beyond_size(collection: Path):
     """size 5 -> 4 with no `run` in between: the rewritten manifest and metadata stop at token 4."""
     import yaml

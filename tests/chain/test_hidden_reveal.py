@@ -163,7 +163,13 @@ def test_nothing_real_is_reachable_before_the_reveal_and_all_of_it_after(chain: 
         assert revealed.base_uri == f"ipfs://{record.metadata_root}/"
         assert images | {record.metadata_root, record.manifest_cid} <= set(node.pins), "art and directory public"
         assert collection_status(col)["withheld"] is False
-        # The page built before the reveal has no gallery; rebuilding it pins nothing: the reveal released it all.
+        # The reveal rebuilt the page with its gallery: nothing is stale before any other command runs.
+        assert revealed.page and Path(revealed.page).parent == col.page_dir
+        shown = b"".join(p.read_bytes() for p in col.page_dir.rglob("*") if p.is_file())
+        assert record.metadata_root in cids_in(shown) and images <= cids_in(shown), "the gallery, now public"
+        just_revealed = audit_collection(col)
+        assert just_revealed.exit_code == 0, just_revealed.to_json()
+        # A later run pins nothing: the reveal released it all.
         rebuilt = run_collection(col)
         assert rebuilt.exit_code == 0 and rebuilt.pinned == 0, rebuilt.to_json()
         revealed_audit = audit_collection(col)

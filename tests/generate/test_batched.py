@@ -22,6 +22,7 @@ def _requests(gen: Generator, tokens=TOKENS, **changes):
     return [request(gen.settings, token, prompt=f"a tulip, study {token}", **changes) for token in tokens]
 
 
+@pytest.mark.slow
 def test_a_batch_gives_the_same_bytes_twice_and_each_piece_ignores_what_its_mates_are(batched: Generator) -> None:
     first = batched.generate_batch(_requests(batched))
     again = batched.generate_batch(_requests(batched))

@@ -37,6 +37,7 @@ def test_vae_overflow_is_rejected_then_the_same_latents_are_redecoded_in_fp32(ov
     assert result.png == fp32_run.png, "re-decoded image must equal an all-fp32 run of the same seed"
 
 
+@pytest.mark.slow
 def test_without_a_fallback_the_piece_is_reported_not_written(overflow: Generator) -> None:
     stuck = settings(model="fp16-overflow-vae", precision={"vae": "fp16"}, fallback=[], max_attempts=2)
     result = overflow.generate(request(stuck, 7))

@@ -58,6 +58,7 @@ def flagging(tmp_path_factory: pytest.TempPathFactory) -> Generator:
     return load_generator(settings(kind="diffusers", model=str(folder), max_attempts=3))
 
 
+@pytest.mark.slow
 def test_flagged_image_is_rejected_on_every_attempt_and_no_png_exists(flagging: Generator) -> None:
     assert type(flagging.pipe.safety_checker).__name__ == "StableDiffusionSafetyChecker"
     result = flagging.generate(request(flagging.settings, 4))

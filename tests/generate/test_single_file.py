@@ -59,6 +59,7 @@ def test_single_file_checkpoint_generates_the_folder_models_png(tiny_files: Tiny
     assert source["config"] == str(tiny_files.configs.resolve())
 
 
+@pytest.mark.slow
 def test_weights_come_from_the_checkpoint_not_the_configs(tiny_files: TinyFiles, tmp_path: Path) -> None:
     """The same configs with the `constant-decoder` weights: every image is flat, so the file was read."""
     flat = tmp_path / "flat.safetensors"

@@ -67,6 +67,7 @@ def test_a_noop_rerun_opens_no_weight_file_and_imports_no_torch(folder_collectio
     assert not {"web3", "eth_account"} & set(again["imported"]), "no contract: the chain gate needs no web3"
 
 
+@pytest.mark.slow
 def test_a_touched_weight_file_is_hashed_again_and_nothing_regenerates(folder_collection: tuple[Path, Path]) -> None:
     folder, collection = folder_collection
     weight = folder / "unet" / "diffusion_pytorch_model.safetensors"
