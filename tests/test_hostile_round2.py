@@ -4,7 +4,8 @@ memory limit (RLIMIT_AS) and a time limit, with the first round's rows kept besi
 A row is the command, what it is given, the exit status it must end with, its bounds in seconds and MiB, and
 a text its answer must contain; every row's output must hold no traceback and no secret (nor the first
 characters of one). Etherscan is a local stand-in on 127.0.0.1 that echoes the form's `apikey`, as the real
-API V2 does in its "Invalid API Key" answers; the chain is a real anvil node. A full disk is a real tmpfs
+API V2 does in its "Invalid API Key" answers; the chain is a real anvil node; a slow uplink is a kubo stand-in
+(tests/ipfs/fakes.py, kubo's RPC API) that reads request bodies at a fixed rate. A full disk is a real tmpfs
 mounted in a private mount namespace (`unshare`); where the kernel allows none, those rows fail under CI and
 are skipped elsewhere.
 """
@@ -12,6 +13,7 @@ are skipped elsewhere.
 from __future__ import annotations
 
 import contextlib
+import io
 import json
 import os
 import resource
@@ -25,7 +27,9 @@ from pathlib import Path
 from typing import Any, Callable
 from urllib.parse import parse_qs
 
+import numpy as np
 import pytest
+from PIL import Image
 from tests.conftest import write_collection
 from tests.support.servers import JsonHandler, http_server
 from tests.test_hostile_config import ROWS as FIRST_ROUND
@@ -40,6 +44,7 @@ class Case:
     env: dict[str, str] = field(default_factory=dict)
     full_disk: int | None = None  # bytes free on a tmpfs the command writes to (its folder is copied there)
     after: Callable[[list[str]], None] | None = None  # checks on the names the folder holds afterwards
+    then: Callable[[], None] | None = None  # checks on what a local server saw, once the command has ended
 
 
 @dataclass(frozen=True)
@@ -134,17 +139,45 @@ def long_list_duplicate_at_end(path: Path) -> None:
 
 
 def ledger_with_log(folder: Path) -> Path:
-    """A healthy ledger whose last writes are still in its write-ahead log (copied while the writer held it)."""
-    from mintprep.state.ledger import Ledger
+    """A healthy ledger whose last writes (tokens 1 and 3 pinned, 2 rejected, a publish) are still in its
+    write-ahead log (copied while the writer held it)."""
+    from mintprep.state.ledger import Ledger, PieceRecord
 
     path = collection(folder / "src")
     state = folder / "src" / ".mintprep"
     with Ledger.open(state) as ledger:
+        ledger.set_pieces([PieceRecord(t, f"key{t}", None, None, None, s)
+                           for t, s in ((1, "pinned"), (2, "rejected"), (3, "pinned"))])
         ledger.record_publish("dir", "site", None, "bafy", None)
         shutil.copytree(state, folder / "copy", ignore=shutil.ignore_patterns("lock", "*-shm"))
     shutil.rmtree(state)
     shutil.move(folder / "copy", state)
     return path
+
+
+def slow_link_import(folder: Path, _: Any, stack: contextlib.ExitStack) -> Case:
+    """`import` pins a 197 KB image on a kubo stand-in (tests/ipfs/fakes.py) that reads request bodies at
+    128 KiB/s: 1.5 s an upload, three times the fixed allowance (0.5 s) that a flat deadline would have cut it at,
+    well within the allowance plus its bytes at the 32 KiB/s floor (6.5 s). The issue's case, 32 MiB over 2 Mbit/s,
+    scaled down (tests/test_payload_deadlines.py runs it in-process, in full under `soak`)."""
+    from mintprep.ipfs.store import BlockStore
+    from tests.ipfs.fakes import FakeKubo, Script, running
+
+    node = FakeKubo(BlockStore(folder / "node"), script=Script(bytes_per_s=128 * 1024))
+    url = stack.enter_context(running(node))
+    y, x = np.mgrid[0:256, 0:256]
+    image = io.BytesIO()
+    Image.fromarray(np.stack([x, y, (x + y) // 2], axis=2).astype(np.uint8)).save(image, "PNG", compress_level=0)
+    for name, data in (("images/1.png", image.getvalue()), ("json/1.json", b'{"name": "One", "image": "1.png"}')):
+        (folder / "export" / name).parent.mkdir(parents=True, exist_ok=True)
+        (folder / "export" / name).write_bytes(data)
+    path = write_collection(folder / "col", size=1, ipfs={"backend": "kubo", "api_url": url, "request_timeout_s": 0.5,
+                                                          "min_throughput_kib_s": 32, "give_up_after_s": 3})
+
+    def uploads_were_slow() -> None:
+        assert node.script.slowest_body_s > 1.0, "the link was not throttled"
+
+    return Case(["import", str(path), "--from", str(folder / "export"), "--json"], then=uploads_were_slow)
 
 
 def car_source(folder: Path) -> Path:
@@ -186,10 +219,13 @@ ROUND_2: list[Row] = [
     Row("full-disk-export-car", lambda f, *_: Case(["export-car", str(car_source(f)), "-o", str(f / "art.car")],
                                                   full_disk=4096, after=assert_no_car),
         1, 60, 768, "disk full at"),
-    # SQLite cannot read a write-ahead log without room for its index (-shm): status says so, and that the
-    # ledger is not damaged (it used to say "not a readable ledger, move it aside").
-    Row("full-disk-status-with-log", lambda f, *_: Case(["status", str(ledger_with_log(f))], full_disk=0), 1, 60, 768,
-        "it is not damaged"),
+    # SQLite cannot read a write-ahead log without room for its index (-shm); status reads the file and the log's
+    # committed pages in memory and shows what they hold (it used to say "not a readable ledger, move it aside",
+    # then "cannot be used right now").
+    Row("full-disk-status-with-log", lambda f, *_: Case(["status", str(ledger_with_log(f)), "--json"], full_disk=0),
+        0, 60, 768, '"pending": 0,\n    "pinned": 2,\n    "rejected": 1\n'),
+    # 7. a deadline that grows with the payload: a slow honest uplink finishes
+    Row("slow-link-import", slow_link_import, 0, 60, 1024, '"token_id": 1'),
     # 8. debug switch, output paths, modes
     Row("debug-0-no-traceback", lambda f, *_: Case(["status", str(f / "nope.yaml")], env={"MINTPREP_DEBUG": "0"}),
         2, 60, 768, "no such file"),
@@ -277,6 +313,8 @@ def test_hostile_row(row: Row, tmp_path: Path, request):
         json.loads(done.stdout)  # exactly one JSON object on stdout
     if case.full_disk is not None and case.after is not None:
         case.after(Path(f"{folder}.listing").read_text().split())
+    if case.then is not None:
+        case.then()
     if row.name == "car-follows-umask":
         assert (folder / "art.car").stat().st_mode & 0o777 == 0o644  # the rows run with umask 022
 
@@ -284,6 +322,6 @@ def test_hostile_row(row: Row, tmp_path: Path, request):
 def test_table_covers_every_case_of_the_issue():
     names = {r.name for r in ROUND_2}
     assert {"etherscan-key-closed-port", "allowlist-dev-zero", "phases-300", "phase-ended-1970", "bidi-path",
-            "full-disk-export-car", "full-disk-status-with-log", "debug-0-no-traceback", "export-car-to-folder",
-            "car-follows-umask"} <= names
+            "full-disk-export-car", "full-disk-status-with-log", "slow-link-import", "debug-0-no-traceback",
+            "export-car-to-folder", "car-follows-umask"} <= names
     assert sum(r.name.startswith("round1-") for r in TABLE) == len(KEPT)

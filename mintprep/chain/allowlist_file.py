@@ -12,11 +12,8 @@ rebuild it.
 from __future__ import annotations
 
 import contextlib
-import csv
 import hashlib
-import io
 import os
-import re
 import tempfile
 from pathlib import Path
 
@@ -24,12 +21,16 @@ import numpy as np
 
 from mintprep.base.errors import ConfigError
 from mintprep.base.untrusted_files import read_regular_file
-from mintprep.chain.keccak_batch import keccak256_many
+from mintprep.chain.allowlist_scan import scan
+from mintprep.chain.eip55 import checksum_digits
 from mintprep.chain.merkle import AllowlistTree
 
 MAX_ENTRIES = 2_000_000  # a proof stays under 22 hashes; the page's shards and the cache stay in the hundreds of MB
 MAX_FILE_BYTES = 128 * 1024 * 1024  # MAX_ENTRIES lines of a 42-character address and a few columns more
-_ADDRESS = re.compile(r"0[xX][0-9a-fA-F]{40}")
+_HEX_VALUE = np.zeros(256, dtype=np.uint8)
+_HEX_VALUE[list(b"0123456789abcdef")] = range(16)
+_HEX_VALUE[list(b"ABCDEF")] = range(10, 16)
+_MIX = np.array([0x9E3779B97F4A7C15, 0xC2B2AE3D27D4EB4F, 0x165667B19E3779F9], dtype=np.uint64)  # odd constants
 
 
 def read_allowlist(path: Path, where: str, *, within: Path | None = None, cache_dir: Path | None = None) -> AllowlistTree:
@@ -53,53 +54,69 @@ def parse_allowlist(data: bytes, source: str) -> np.ndarray:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise ConfigError(f"{source}: not UTF-8 text (byte {exc.start})") from None
-    first_line: dict[bytes, int] = {}
-    mixed: list[tuple[int, str]] = []
-    reader = csv.reader(io.StringIO(text, newline=""))
-    try:
-        for row in reader:
-            entry = row[0].split("#", 1)[0].strip() if row else ""
-            number = reader.line_num
-            if not entry or (not first_line and entry.lower() == "address"):
-                continue
-            if not _ADDRESS.fullmatch(entry):
-                raise ConfigError(f"{source} line {number}: not an address: {entry[:60]!r}")
-            raw = bytes.fromhex(entry[2:])
-            if raw in first_line:
-                raise ConfigError(f"{source} lines {first_line[raw]} and {number}: {entry} is listed twice")
-            if len(first_line) >= MAX_ENTRIES:
-                raise ConfigError(f"{source}: more than {MAX_ENTRIES} addresses, mintprep's cap for one phase "
-                                  "(split the list across phases)")
-            first_line[raw] = number
-            digits = entry[2:]
-            if digits != digits.lower() and digits != digits.upper():
-                mixed.append((number, entry))
-    except csv.Error as exc:
-        raise ConfigError(f"{source} line {reader.line_num}: not CSV ({exc})") from None
-    if not first_line:
+    listing = scan(data, text, source)
+    numbers, digits = listing.numbers, listing.digits
+    problems = [listing.problem] if listing.problem else []  # the one on the earliest line is reported
+    if len(numbers) > MAX_ENTRIES:
+        problems.append((int(numbers[MAX_ENTRIES]), f"{source}: more than {MAX_ENTRIES} addresses, mintprep's cap "
+                                                    "for one phase (split the list across phases)"))
+    raw = _bytes_of(digits)
+    repeat = _first_repeat(raw)
+    if repeat is not None:
+        first, second = (int(numbers[i]) for i in repeat)
+        shown = "0x" + digits[repeat[1]].tobytes().decode()
+        problems.append((second, f"{source} lines {first} and {second}: {shown} is listed twice"))
+    if problems:
+        raise ConfigError(min(problems)[1])
+    if not len(numbers):
         raise ConfigError(f"{source} lists no address")
-    if bytes(20) in first_line:
-        raise ConfigError(f"{source} line {first_line[bytes(20)]}: the zero address cannot mint (no key signs for it)")
-    _check_checksums(mixed, source)
-    return np.frombuffer(b"".join(first_line), dtype=np.uint8).reshape(-1, 20)
+    zero = np.flatnonzero(~raw.any(axis=1))
+    if len(zero):
+        raise ConfigError(f"{source} line {numbers[zero[0]]}: the zero address cannot mint (no key signs for it)")
+    _check_checksums(digits, numbers, source)
+    return raw
 
 
-def _check_checksums(mixed: list[tuple[int, str]], source: str) -> None:
-    """EIP-55: letter i is upper case exactly when nibble i of keccak256(lower-case hex) is 8 or more."""
-    if not mixed:
+def _bytes_of(digits: np.ndarray) -> np.ndarray:
+    """(n, 40) uint8 ASCII hex digits (either case) -> (n, 20) uint8 bytes."""
+    values = _HEX_VALUE[digits]
+    return (values[:, 0::2] << 4) | values[:, 1::2]
+
+
+def _first_repeat(raw: np.ndarray) -> tuple[int, int] | None:
+    """(first, second) positions of the address whose second listing comes first, or None when all differ.
+
+    Rows are sorted by a 64-bit mix of their bytes (one argsort); only when two different rows share a mix (rare,
+    or a crafted list) are they sorted by all 20 bytes."""
+    words = np.ascontiguousarray(raw).view(np.dtype([("a", "<u8"), ("b", "<u8"), ("c", "<u4")])).reshape(-1)
+    with np.errstate(over="ignore"):
+        mix = (words["a"] * _MIX[0]) ^ (words["b"] * _MIX[1]) ^ (words["c"].astype(np.uint64) * _MIX[2])
+    order = np.argsort(mix, kind="stable")  # stable: equal rows stay in file order
+    same_mix = mix[order][1:] == mix[order][:-1]
+    same_row = same_mix & (raw[order][1:] == raw[order][:-1]).all(axis=1) if same_mix.any() else same_mix
+    if (same_mix != same_row).any():
+        order = np.lexsort((words["c"], words["b"], words["a"]))
+        same_row = (raw[order][1:] == raw[order][:-1]).all(axis=1)
+    repeats = np.flatnonzero(same_row) + 1  # sorted positions whose row equals the one before
+    if not len(repeats):
+        return None
+    run_start = np.maximum.accumulate(np.where(np.concatenate([[True], ~same_row]), np.arange(len(order)), 0))
+    pick = repeats[np.argmin(order[repeats])]  # the repeat listed earliest in the file
+    return int(order[run_start[pick]]), int(order[pick])
+
+
+def _check_checksums(digits: np.ndarray, numbers: np.ndarray, source: str) -> None:
+    """A mixed-case address (upper and lower case letters both) must be spelled exactly as EIP-55 has it."""
+    mixed = np.flatnonzero((digits >= ord("a")).any(axis=1) & ((digits >= ord("A")) & (digits <= ord("F"))).any(axis=1))
+    if not len(mixed):
         return
-    lower = np.frombuffer("".join(e[2:].lower() for _, e in mixed).encode(), dtype=np.uint8).reshape(-1, 40)
-    digest = keccak256_many(lower)
-    nibbles = np.stack([digest >> 4, digest & 0x0F], axis=2).reshape(-1, 64)[:, :40]
-    is_letter = lower >= ord("a")
-    expected = np.where(is_letter & (nibbles >= 8), lower - 32, lower)
-    given = np.frombuffer("".join(e[2:] for _, e in mixed).encode(), dtype=np.uint8).reshape(-1, 40)
-    wrong = np.flatnonzero((expected != given).any(axis=1))
+    expected = checksum_digits(digits[mixed] | 0x20)  # letters to lower case; the digits 0-9 have that bit
+    wrong = np.flatnonzero((expected != digits[mixed]).any(axis=1))
     if len(wrong):
-        number, entry = mixed[wrong[0]]
-        right = "0x" + bytes(expected[wrong[0]]).decode()
-        raise ConfigError(f"{source} line {number}: {entry} has an invalid EIP-55 checksum (a mistyped letter?); "
-                          f"the checksummed form of these digits is {right}")
+        row = mixed[wrong[0]]
+        given, right = digits[row].tobytes().decode(), expected[wrong[0]].tobytes().decode()
+        raise ConfigError(f"{source} line {numbers[row]}: 0x{given} has an invalid EIP-55 checksum (a mistyped "
+                          f"letter?); the checksummed form of these digits is 0x{right}")
 
 
 def _load_cached(cache_dir: Path | None, digest: str) -> AllowlistTree | None:

@@ -13,14 +13,13 @@ from decimal import Decimal
 from typing import Any, Callable
 
 import numpy as np
-from eth_utils import to_checksum_address
 from web3 import Web3
 from web3.contract import Contract
 from web3.exceptions import BadFunctionCallOutput, ContractLogicError
 
 from mintprep.chain.artifact import load_artifact
 from mintprep.chain.costs import MintCost, describe_estimate_failure, estimate_mint_cost
-from mintprep.chain.merkle import AllowlistTree, roots_of_proofs
+from mintprep.chain.merkle import AllowlistTree, checksummed, roots_of_proofs
 from mintprep.chain.networks import Network
 from mintprep.chain.phases import OnChainPhase, SalePhase, collection_phases
 from mintprep.chain.rpc import RPC_FAILURES, connect, describe_failure
@@ -234,7 +233,7 @@ def phase_rows(number: int, phase: SalePhase, deployed: OnChainPhase,
             for name in OnChainPhase.FIELDS]
     if phase.allowlist is not None:
         failing = allowlist_failures(phase, deployed.allowlist_root, published)
-        listed = len(phase.allowlist.addresses)
+        listed = len(phase.allowlist)
         rows.append(CheckRow(f"phases.{number}.allowlist_proofs", f"{listed} of {listed} addresses prove",
                              f"{listed - len(failing)} of {listed} prove" + (f"; first failing: {failing[0]}" if failing else ""),
                              not failing, None if not failing else
@@ -245,27 +244,22 @@ def phase_rows(number: int, phase: SalePhase, deployed: OnChainPhase,
 def allowlist_failures(phase: SalePhase, root: bytes, published: dict[str, Any] | None) -> list[str]:
     """Listed addresses whose proof does not lead to `root` (proofs from the published files when given).
 
-    Every proof is checked at once (chain.merkle.roots_of_proofs): a million addresses are a few array passes."""
+    Every proof is checked at once (chain.merkle.roots_of_proofs): a million addresses in about 4 million hashes."""
     assert phase.allowlist is not None
     tree = phase.allowlist
     if published is not None:
         tree = published_tree(tree, published)
-    siblings, lengths = tree.proofs()
-    reached = roots_of_proofs(tree.raw, siblings, lengths)
+    reached = roots_of_proofs(tree.raw, tree.nodes, tree.leaf_index)
     expected = np.frombuffer(bytes(root), dtype=np.uint8)
     # The page refuses a published tree whose root is not the contract's, whatever the proofs say.
     failing = (reached != expected).any(axis=1) | bool((tree.nodes[0] != expected).any())
-    return [to_checksum_address("0x" + bytes(tree.raw[i]).hex()) for i in np.flatnonzero(failing)]
+    return list(checksummed(tree.raw[failing]))
 
 
 def published_tree(listed: AllowlistTree, published: dict[str, Any]) -> AllowlistTree:
     """The listed addresses with the leaf indices and nodes the site publishes, as written, not rebuilt: so a
     corrupt or missing file fails the proofs that need it (an address absent from its shard proves nothing)."""
-    nodes_at: dict[int, bytes] = published.get("nodes", {})
-    size = max(nodes_at, default=-1) + 1
-    nodes = np.zeros((max(size, 1), 32), dtype=np.uint8)
-    for index, node in nodes_at.items():
-        nodes[index] = np.frombuffer(node, dtype=np.uint8)
+    nodes = published["nodes"] if len(published["nodes"]) else np.zeros((1, 32), dtype=np.uint8)
     hexes = listed.raw.tobytes().hex()
     leaves = published.get("leaves", {})
     index = np.array([leaves.get("0x" + hexes[40 * i:40 * i + 40], 0) for i in range(len(listed))], dtype=np.int64)

@@ -7,6 +7,10 @@ import, eth-hash a tenth of that.
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import numpy as np
 
 HEX_ADDRESS = re.compile(r"0x[0-9a-fA-F]{40}", re.ASCII)
 
@@ -27,3 +31,17 @@ def has_valid_checksum(address: str) -> bool:
     """All lower or all upper case carries no checksum; mixed case must be exactly the EIP-55 spelling."""
     digits = address[2:]
     return digits in (digits.lower(), digits.upper()) or to_checksum_address(address) == address
+
+
+def checksum_digits(lower: np.ndarray) -> np.ndarray:
+    """(n, 40) uint8 lower-case ASCII hex digits -> the same digits as EIP-55 spells them, the whole list hashed at
+    once (chain.keccak_batch): a million addresses in about a second, where one call each takes a minute."""
+    import numpy as np
+
+    from mintprep.chain.keccak_batch import keccak256_many
+
+    digest = keccak256_many(lower)[:, :20]
+    nibbles = np.empty_like(lower)
+    nibbles[:, 0::2] = digest >> 4
+    nibbles[:, 1::2] = digest & 0x0F
+    return lower - ((lower >= ord("a")) & (nibbles >= 8)).astype(np.uint8) * 32

@@ -13,8 +13,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from eth_utils import keccak, to_checksum_address
+from eth_utils import keccak
 
+from mintprep.chain.eip55 import checksum_digits
 from mintprep.chain.keccak_batch import keccak256_many, sorted_pair_hashes
 
 LEAF_ENCODING = ["address"]
@@ -29,7 +30,7 @@ def raw_addresses(addresses: list[str]) -> np.ndarray:
 def leaf_hashes(raw: np.ndarray) -> np.ndarray:
     encoded = np.zeros((len(raw), 32), dtype=np.uint8)
     encoded[:, _ABI_PADDING:] = raw
-    return keccak256_many(keccak256_many(encoded))
+    return keccak256_many(encoded, rounds=2)
 
 
 def leaf_hash(address: str) -> bytes:
@@ -51,10 +52,21 @@ def verify(root: bytes, address: str, proof: list[bytes]) -> bool:
     return process_proof(leaf_hash(address), proof) == root
 
 
-def _hash_order(hashes: np.ndarray) -> np.ndarray:
-    """Indices that sort 32-byte rows ascending as byte strings (big-endian 64-bit columns, most significant last)."""
-    columns = np.ascontiguousarray(hashes).view(">u8")
-    return np.lexsort(tuple(columns[:, i] for i in range(3, -1, -1)))
+def checksummed(raw: np.ndarray) -> tuple[str, ...]:
+    """(n, 20) uint8 addresses as EIP-55 strings."""
+    lower = np.frombuffer(np.ascontiguousarray(raw).tobytes().hex().encode("ascii"), dtype=np.uint8).reshape(-1, 40)
+    text = checksum_digits(lower).tobytes().decode("ascii")
+    return tuple("0x" + text[i:i + 40] for i in range(0, len(text), 40))
+
+
+def row_order(rows: np.ndarray) -> np.ndarray:
+    """Indices that sort (n, w) uint8 rows ascending as byte strings, equal rows in their given order. By the first
+    8 bytes (one argsort: hashes and random addresses rarely share them), by every byte only when two rows do."""
+    head = np.ascontiguousarray(rows[:, :8]).view(">u8").ravel()
+    order = np.argsort(head, kind="stable")
+    if (head[order[1:]] == head[order[:-1]]).any():
+        order = np.lexsort(rows.T[::-1])
+    return order
 
 
 @dataclass(frozen=True, eq=False)
@@ -75,20 +87,20 @@ class AllowlistTree:
         count = len(raw)
         if count == 0:
             raise ValueError("an allowlist needs at least one address")
-        if len(np.unique(raw.view("V20"))) != count:
-            raise ValueError("an address is listed twice")
         leaves = leaf_hashes(raw)
-        order = _hash_order(leaves)  # order[k]: the file position of the k-th smallest leaf
+        order = row_order(leaves)  # order[k]: the file position of the k-th smallest leaf
+        ranked = leaves[order]
+        if (ranked[1:] == ranked[:-1]).all(axis=1).any():
+            raise ValueError("an address is listed twice")
         size = 2 * count - 1
         nodes = np.empty((size, 32), dtype=np.uint8)
-        nodes[size - 1 - np.arange(count)] = leaves[order]
+        nodes[size - count:] = ranked[::-1]
         leaf_index = np.empty(count, dtype=np.int64)
         leaf_index[order] = size - 1 - np.arange(count)
         high = count - 1  # internal nodes are 0 .. count-2; a batch needs its children computed already
         while high > 0:
             low = max(0, high // 2)
-            parents = np.arange(low, high)
-            nodes[low:high] = sorted_pair_hashes(nodes[2 * parents + 1], nodes[2 * parents + 2])
+            nodes[low:high] = sorted_pair_hashes(nodes[2 * low + 1:2 * high:2], nodes[2 * low + 2:2 * high + 1:2])
             high = low
         return cls(np.ascontiguousarray(raw), nodes, leaf_index)
 
@@ -102,7 +114,7 @@ class AllowlistTree:
     @property
     def addresses(self) -> tuple[str, ...]:
         """Checksummed, in the file's order (computed on demand: a long list is mostly handled as arrays)."""
-        return tuple(to_checksum_address("0x" + bytes(row).hex()) for row in self.raw)
+        return checksummed(self.raw)
 
     def proof(self, address: str) -> list[bytes]:
         """Sibling hashes from the address's leaf to the root; KeyError when it is not listed."""
@@ -115,22 +127,6 @@ class AllowlistTree:
             i = (i - 1) // 2
         return proof
 
-    def proofs(self) -> tuple[np.ndarray, np.ndarray]:
-        """Every address's proof at once: ((n, depth, 32) sibling hashes, (n,) proof lengths), in the file's order."""
-        index = self.leaf_index.copy()
-        depth = int(np.floor(np.log2(len(self.nodes)))) if len(self.nodes) > 1 else 0
-        siblings = np.zeros((len(index), depth, 32), dtype=np.uint8)
-        lengths = np.zeros(len(index), dtype=np.int64)
-        for level in range(depth):
-            live = index > 0
-            if not live.any():
-                break
-            sibling = np.where(index % 2 == 1, index + 1, index - 1)
-            siblings[live, level] = self.nodes[sibling[live]]
-            lengths += live
-            index = np.where(live, (index - 1) // 2, 0)
-        return siblings, lengths
-
     def dump(self) -> dict[str, Any]:
         """StandardMerkleTree.dump()'s "standard-v1" JSON (for tools that load OpenZeppelin's format)."""
         return {
@@ -141,11 +137,35 @@ class AllowlistTree:
         }
 
 
-def roots_of_proofs(raw: np.ndarray, siblings: np.ndarray, lengths: np.ndarray) -> np.ndarray:
-    """(n, 32): the root each address's proof leads to (MerkleProof.processProof, for every address at once)."""
-    current = leaf_hashes(raw)
-    for level in range(siblings.shape[1] if siblings.ndim == 3 else 0):
-        live = lengths > level
-        if live.any():
-            current[live] = sorted_pair_hashes(current[live], siblings[live, level])
-    return current
+def roots_of_proofs(raw: np.ndarray, nodes: np.ndarray, leaf_index: np.ndarray) -> np.ndarray:
+    """(n, 32): the root each address's proof leads to (MerkleProof.processProof over the siblings `nodes` holds
+    on the way up from its `leaf_index`; a missing sibling reads as zeros), for every address at once.
+
+    Proofs that arrive at a node with the same value go on as one: in a sound tree the two halves under a node
+    meet there, so the whole list costs about 2n hashes rather than n per level (a million addresses: 20
+    million), and memory stays a few arrays of n rows."""
+    padded = np.concatenate([nodes, np.zeros((1, 32), dtype=np.uint8)])  # index len(nodes): no node there
+    node = leaf_index.astype(np.int64)
+    value = leaf_hashes(raw)
+    owner = np.arange(len(raw))  # owner[a]: the arrival (row of node/value) that address a's proof is at now
+    while (node > 0).any():
+        live = np.flatnonzero(node > 0)
+        sibling = np.where(node[live] % 2 == 1, node[live] + 1, node[live] - 1)
+        value[live] = sorted_pair_hashes(value[live], padded[np.minimum(sibling, len(nodes))])
+        node[live] = (node[live] - 1) // 2
+        node, value, owner = _merged(node, value, owner)
+    return value[owner]
+
+
+def _merged(node: np.ndarray, value: np.ndarray, owner: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Arrivals at the same node with the same value made one (sorted by node, then by the value's first 8 bytes;
+    rows whose value only shares those bytes stay apart, which costs hashes, never correctness)."""
+    head = np.ascontiguousarray(value[:, :8]).view(">u8").ravel()
+    order = np.lexsort((head, node))
+    value = value[order]
+    same = (node[order][1:] == node[order][:-1]) & (value[1:] == value[:-1]).all(axis=1)
+    keep = np.concatenate([[True], ~same])
+    new_id = np.cumsum(keep) - 1  # sorted row -> merged row
+    moved = np.empty_like(order)
+    moved[order] = new_id
+    return node[order][keep], value[keep], moved[owner]

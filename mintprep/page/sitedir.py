@@ -45,9 +45,10 @@ def ensure_replaceable(dest: Path, *, protect: tuple[Path, ...] = ()) -> None:
 def replace_tree(files: Mapping[str, bytes], dest: Path) -> bool:
     """Make `dest` hold exactly `files`; return False when it already did (nothing written).
 
-    The new tree is written and fsynced in a sibling temp folder, then swapped in by two renames:
-    a crash leaves either the old complete site or the new complete one at `dest` (or, between
-    the renames, no folder at all, which the next build recreates), never a mix.
+    The new tree is written in a sibling temp folder and made durable by one sync, then swapped in by two
+    renames: a crash leaves either the old complete site or the new complete one at `dest` (or, between the
+    renames, no folder at all, which the next build recreates), never a mix. One `os.sync` rather than an fsync
+    per file (as state.objects.write_durably): a 100,000-address allowlist's 69,889 files took 138 s with one each.
     """
     if dest.is_dir() and read_tree(dest) == dict(files):
         return False
@@ -58,8 +59,8 @@ def replace_tree(files: Mapping[str, bytes], dest: Path) -> bool:
     retired = dest.with_name(f".{dest.name}.old-{tag}")
     try:
         for rel, data in sorted(files.items()):
-            _write_synced(staging / rel, data)
-        fsync_dir(staging)
+            _write_file(staging / rel, data)
+        os.sync()  # every file and folder of the new tree, before it takes the site's name
         if dest.exists():
             os.rename(dest, retired)
         os.rename(staging, dest)
@@ -77,11 +78,13 @@ def _remove_leftovers(dest: Path) -> None:
             shutil.rmtree(stale, ignore_errors=True)
 
 
-def _write_synced(path: Path, data: bytes) -> None:
+def _write_file(path: Path, data: bytes) -> None:
     if ".." in Path(path).parts:
         raise ValueError(f"site path escapes its folder: {path}")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "wb") as handle:
+    try:
+        handle = open(path, "wb")
+    except FileNotFoundError:  # a new folder (made only then: a mkdir per file cost as much as the write)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        handle = open(path, "wb")
+    with handle:
         handle.write(data)
-        handle.flush()
-        os.fsync(handle.fileno())

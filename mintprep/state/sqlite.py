@@ -3,7 +3,10 @@
 Writers: WAL (readers never block on the writer), `synchronous=FULL` (a committed transaction survives a power
 cut), autocommit off only inside `transaction`. Readers: read-only; with no write-ahead log beside the file it is
 complete, so `immutable` reads it without creating the -wal/-shm files a WAL database otherwise needs, and a
-read-only folder (a backup, a mount) can be read with nothing written.
+read-only folder (a backup, a mount) can be read with nothing written. With a log beside it SQLite needs room
+for its -shm index; where there is none (a full disk, a read-only folder) the reader gets the file and the log's
+committed pages as an in-memory copy (state.wal_image) instead, so a read-only command never fails, nor calls a
+healthy ledger damaged, for want of space.
 """
 
 from __future__ import annotations
@@ -12,6 +15,12 @@ import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+
+from mintprep.state.wal_image import committed_image
+
+# SQLite primary result codes (https://www.sqlite.org/rescode.html) of a WAL reader that could not create or grow
+# its -shm index: READONLY (CANTINIT), IOERR (SHMSIZE, SHMOPEN...), FULL, CANTOPEN. Never CORRUPT or NOTADB.
+_NO_ROOM_FOR_INDEX = frozenset({8, 10, 13, 14})
 
 
 def open_writer(path: Path) -> sqlite3.Connection:
@@ -23,8 +32,25 @@ def open_writer(path: Path) -> sqlite3.Connection:
 
 def open_reader(path: Path) -> sqlite3.Connection:
     wal = path.with_name(path.name + "-wal")
-    mode = "mode=ro" if wal.exists() else "mode=ro&immutable=1"
-    return sqlite3.connect(f"{path.resolve().as_uri()}?{mode}", uri=True, isolation_level=None)
+    if not wal.exists():
+        return sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro&immutable=1", uri=True, isolation_level=None)
+    conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True, isolation_level=None)
+    try:
+        conn.execute("SELECT count(*) FROM sqlite_master").fetchone()  # the first read opens the log's -shm index
+        return conn
+    except sqlite3.Error as exc:
+        conn.close()
+        code = getattr(exc, "sqlite_errorcode", 0) & 0xFF
+        if code not in _NO_ROOM_FOR_INDEX or not hasattr(conn, "deserialize"):  # deserialize: Python 3.11+
+            raise
+    return _in_memory_copy(path, wal)
+
+
+def _in_memory_copy(path: Path, wal: Path) -> sqlite3.Connection:
+    conn = sqlite3.connect(":memory:", isolation_level=None)
+    conn.deserialize(bytes(committed_image(path.read_bytes(), wal.read_bytes())))
+    conn.execute("PRAGMA query_only=1")
+    return conn
 
 
 @contextmanager

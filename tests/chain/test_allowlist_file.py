@@ -110,3 +110,60 @@ def test_published_files_prove_every_address_and_a_corrupt_node_fails(tmp_path: 
     data[40] ^= 1  # the root's first bytes
     node_file.write_bytes(bytes(data))
     assert len(allowlist_failures(phase, tree.root, read_site_allowlist(tmp_path, 0))) == count
+
+
+def reference_root(addresses: list[str]) -> bytes:
+    """StandardMerkleTree's root computed the plain way: one library keccak per leaf and per node."""
+    from eth_utils import keccak
+
+    level = sorted(keccak(keccak(bytes(12) + bytes.fromhex(a[2:]))) for a in addresses)
+    nodes = list(reversed(level))  # the leaves, at the end of the node array in reverse order
+    tree = [b""] * (len(nodes) - 1) + nodes
+    for i in range(len(nodes) - 2, -1, -1):
+        tree[i] = keccak(b"".join(sorted((tree[2 * i + 1], tree[2 * i + 2]))))
+    return tree[0]
+
+
+def test_ten_thousand_checksummed_lines_give_the_reference_tree_either_way_the_file_is_read(tmp_path: Path):
+    """10,000 EIP-55 lines (every checksum verified), read line-wise as arrays; the same list with one quoted
+    field running across a line break is read whole by the csv module: both give the plain computation's root."""
+    addresses = [to_checksum_address("0x" + os.urandom(20).hex()) for _ in range(10_000)]
+    started = time.monotonic()
+    tree = listed(tmp_path, "address,note\r\n" + "".join(f"{a},x\r\n" for a in addresses))
+    assert time.monotonic() - started < 10
+    assert tree.root == reference_root(addresses) and tree.addresses == tuple(addresses)
+    across = listed(tmp_path, "address,note\n" + "".join(f"{a},x\n" for a in addresses) + '0x' + '1' * 40 + ',"a\nb"\n')
+    assert across.root == reference_root(addresses + ["0x" + "1" * 40])
+
+
+def test_rows_whose_sort_keys_collide_are_still_told_apart(tmp_path: Path):
+    """Duplicates are found by sorting a 64-bit mix of each address; two different addresses crafted to share
+    a mix (and a third with the same first 8 bytes) must neither pass as duplicates nor hide a real one."""
+    mix = [int(k) for k in allowlist_file._MIX]
+    a, b, c = (int.from_bytes(os.urandom(8), "little") for _ in range(3))
+    tail = int.from_bytes(os.urandom(4), "little")
+    b2 = b ^ 0xFF
+    a2 = ((a * mix[0] ^ b * mix[1] ^ b2 * mix[1]) * pow(mix[0], -1, 2**64)) % 2**64  # same mix as (a, b, tail)
+
+    def address(x: int, y: int) -> str:
+        return "0x" + (x.to_bytes(8, "little") + y.to_bytes(8, "little") + tail.to_bytes(4, "little")).hex()
+
+    first, twin = address(a, b), address(a2, b2)
+    assert first != twin
+    tree = listed(tmp_path, f"{first}\n{twin}\n{address(a, c)}\n")
+    assert len(tree) == 3
+    with pytest.raises(ConfigError, match="lines 2 and 4"):
+        listed(tmp_path, f"{first}\n{twin}\n{address(a, c)}\n{twin}\n")
+
+
+def test_addresses_that_share_their_first_bytes_prove_from_the_published_files(tmp_path: Path):
+    """Vanity addresses (a common first 8 bytes) take the byte-by-byte sort for the shards."""
+    addresses = ["0x" + "00" * 8 + os.urandom(12).hex() for _ in range(300)]
+    tree = AllowlistTree.of(addresses)
+    phase = SalePhase(PhaseSettings(name="friends", allowlist="list.csv"), tree)
+    for path, data in allowlist_files([phase]).items():
+        (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / path).write_bytes(data)
+    published = read_site_allowlist(tmp_path, 0)
+    assert len(published["leaves"]) == 300
+    assert allowlist_failures(phase, tree.root, published) == []

@@ -14,7 +14,8 @@
   GET /pins?filter=pinned streamed one object per line; DELETE /pins/{cid} (404 when untracked).
 Uploaded blocks go into a real BlockStore that mintprep's own gateway serves, so verification reads
 back what the service holds. Each fake can be told to answer 429/5xx first, or to lie about the root, to
-take `delay_s` over every request (it counts the most requests it had in flight at once), and to refuse
+take `delay_s` over every request (it counts the most requests it had in flight at once), to read request bodies
+at `bytes_per_s` (a slow uplink; it notes the slowest), and to refuse
 chosen pieces (kubo: their root's PinErrorMsg; Pinata: HTTP 400 to their upload).
 The CAR parsing here is written independently of mintprep.ipfs.car so it checks the writer.
 """
@@ -90,6 +91,8 @@ class Script:
     lie_root: str | None = None  # answer this root instead of the real one
     requests: list[str] = field(default_factory=list)
     delay_s: float = 0.0  # every request takes this long, as a remote service's round trip does
+    bytes_per_s: float = 0.0  # when set, request bodies are read no faster than this: a slow uplink
+    slowest_body_s: float = 0.0  # the longest a body took to arrive
     refuse: set[str] = field(default_factory=set)  # roots (kubo) or names (Pinata) whose upload fails
     in_flight: int = 0
     max_in_flight: int = 0
@@ -124,7 +127,18 @@ class _Handler(BaseHTTPRequestHandler):
         self.wfile.write(payload)
 
     def _body(self) -> bytes:
-        return self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        length, rate = int(self.headers.get("Content-Length") or 0), self.service.script.bytes_per_s
+        if not rate:
+            return self.rfile.read(length)
+        started, body = time.monotonic(), b""
+        while len(body) < length:
+            chunk = self.rfile.read(min(4096, length - len(body)))
+            if not chunk:
+                break
+            body += chunk
+            time.sleep(max(0.0, started + len(body) / rate - time.monotonic()))
+        self.service.script.slowest_body_s = max(self.service.script.slowest_body_s, time.monotonic() - started)
+        return body
 
     def _handle(self) -> None:
         service = self.service

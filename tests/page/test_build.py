@@ -116,7 +116,7 @@ def test_a_crash_mid_write_leaves_the_old_site_whole(collection, tmp_path: Path,
     manifest = sample_collection(3).manifest
     old = build_page(collection, manifest, tmp_path / "site", contract=None, **TARGET)
     before = read_tree(old.out_dir)
-    real_write = sitedir._write_synced
+    real_write = sitedir._write_file
     written: list[Path] = []
 
     def crash_on_second_file(path: Path, data: bytes) -> None:
@@ -125,7 +125,7 @@ def test_a_crash_mid_write_leaves_the_old_site_whole(collection, tmp_path: Path,
         written.append(path)
         real_write(path, data)
 
-    monkeypatch.setattr(sitedir, "_write_synced", crash_on_second_file)
+    monkeypatch.setattr(sitedir, "_write_file", crash_on_second_file)
     with pytest.raises(OSError, match="disk full"):
         build_page(collection, manifest, tmp_path / "site", contract=CONTRACT, **TARGET)
     assert read_tree(old.out_dir) == before

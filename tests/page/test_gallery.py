@@ -121,7 +121,7 @@ def test_a_crash_while_writing_chunks_leaves_the_old_site_whole(collection, larg
     old = build_page(collection, large_sample.manifest | {"tokens": large_sample.manifest["tokens"][:5]},
                      tmp_path / "site", contract=None, **TARGET)
     before = read_tree(old.out_dir)
-    real_write = sitedir._write_synced
+    real_write = sitedir._write_file
     chunks_written: list[Path] = []
 
     def crash_on_fifth_chunk(path: Path, data: bytes) -> None:
@@ -131,7 +131,7 @@ def test_a_crash_while_writing_chunks_leaves_the_old_site_whole(collection, larg
             chunks_written.append(path)
         real_write(path, data)
 
-    monkeypatch.setattr(sitedir, "_write_synced", crash_on_fifth_chunk)
+    monkeypatch.setattr(sitedir, "_write_file", crash_on_fifth_chunk)
     with pytest.raises(OSError, match="disk full"):
         build_page(collection, large_sample.manifest, tmp_path / "site", contract=None, **TARGET)
     assert read_tree(old.out_dir) == before
