@@ -1,6 +1,6 @@
 """Everything but sampling at 1,000 and 10,000 pieces, side by side: is the cost per piece flat?
 
-    python bench/bench_scale.py [--sizes 1000 10000] [--quick]
+    python bench/bench_scale.py [--sizes 1000 10000] [--quick] [--markdown]
 
 Images come from a fast deterministic source (smooth 64x64 PNGs that pass the default guards, no model). For each
 size, in one process, one after another:
@@ -14,7 +14,13 @@ size, in one process, one after another:
   import-folder  `mintprep import --from <folder of images + metadata>` into a fresh collection
   import-ipfs    `mintprep import --from ipfs://<root>` (blocks in the collection's local store) into a fresh one
 Pinning to the kubo, PSA and Pinata stand-ins at 100 ms per request is bench/bench_pinning.py. Prints one JSON
-object; `--quick` runs 200 and 1,000 pieces.
+object (`--markdown`: also the table docs/benchmarks.md shows); `--quick` runs 200 and 1,000 pieces.
+
+Per command: seconds, ms per piece, pieces/s, the 10k/1k per-piece ratio (of wall time, and of the process's CPU
+time, which moves less with the neighbours on a shared machine but leaves out waits on the disk), and memory: the
+peak resident set during the command (Linux: VmHWM, reset before each command through /proc/self/clear_refs) and
+how far it rose above the resident set the command started with (what the command itself held at most; memory an
+earlier command freed is reused first, so a rise is a lower bound).
 """
 
 from __future__ import annotations
@@ -58,18 +64,41 @@ def write_yaml(folder: Path, size: int) -> Path:
     return path
 
 
-def timed(rows: dict[str, float], name: str, work: Callable[[], object]) -> object:
-    start = time.perf_counter()
+def memory_kib(field: str) -> int:
+    """A VmRSS / VmHWM line of /proc/self/status, in KiB (0 where there is no /proc)."""
+    try:
+        status = Path("/proc/self/status").read_text()
+    except OSError:
+        return 0
+    return next((int(line.split()[1]) for line in status.splitlines() if line.startswith(field + ":")), 0)
+
+
+def reset_peak() -> None:
+    """Start VmHWM afresh at the current resident set (Linux >= 4.0: `5` in clear_refs)."""
+    try:
+        Path("/proc/self/clear_refs").write_text("5")
+    except OSError:
+        pass
+
+
+def timed(rows: dict[str, dict[str, float]], name: str, work: Callable[[], object]) -> object:
+    reset_peak()
+    before = memory_kib("VmRSS")
+    start, cpu = time.perf_counter(), time.process_time()
     result = work()
-    rows[name] = time.perf_counter() - start
-    print(f"  {name}: {rows[name]:.2f} s", file=sys.stderr, flush=True)  # a capped run keeps what it measured
+    elapsed, cpu = time.perf_counter() - start, time.process_time() - cpu
+    peak = memory_kib("VmHWM")
+    rows[name] = {"s": elapsed, "cpu_s": cpu, "peak_rss_mib": peak / 1024, "rss_rise_mib": max(0, peak - before) / 1024}
+    print(f"  {name}: {elapsed:.2f} s ({cpu:.2f} s CPU), peak RSS {peak / 1024:.0f} MiB (+{max(0, peak - before) / 1024:.0f})",
+          file=sys.stderr, flush=True)  # a capped run keeps what it measured
     return result
 
 
-def made_here(work: Path, size: int, rows: dict[str, float]) -> None:
+def made_here(work: Path, size: int, rows: dict[str, dict[str, float]]) -> None:
     """A collection as `run` leaves it (images stored, not generated), then every command that reads it."""
     from mintprep.commands.audit import audit_collection
-    from mintprep.commands.review import gather_review, render_review
+    from mintprep.commands.review import gather_review
+    from mintprep.commands.review_pages import review_files
     from mintprep.commands.status import collection_status
 
     col = load_collection(write_yaml(work / "made", size))
@@ -92,7 +121,7 @@ def made_here(work: Path, size: int, rows: dict[str, float]) -> None:
     assert status["counts"].get("pinned") == size, status["counts"]
     report = timed(rows, "audit", lambda: audit_collection(load_collection(col.path), check_chain=False))
     assert report.ok, report.to_json()["problems"][:3]
-    timed(rows, "review", lambda: render_review(gather_review(load_collection(col.path))))
+    timed(rows, "review", lambda: sum(len(html) for _, html in review_files(gather_review(load_collection(col.path)))))
 
 
 def folder_source(folder: Path, size: int) -> None:
@@ -121,7 +150,7 @@ def ipfs_source(state_dir: Path, size: int, profile_name: str) -> str:
     return str(metadata.root)
 
 
-def imported(work: Path, size: int, rows: dict[str, float]) -> None:
+def imported(work: Path, size: int, rows: dict[str, dict[str, float]]) -> None:
     from mintprep.commands.importer import import_collection
 
     folder = work / "elsewhere"
@@ -135,8 +164,8 @@ def imported(work: Path, size: int, rows: dict[str, float]) -> None:
     assert len(plan.tokens) == size, plan.skipped
 
 
-def at_size(size: int) -> dict[str, float]:
-    rows: dict[str, float] = {}
+def at_size(size: int) -> dict[str, dict[str, float]]:
+    rows: dict[str, dict[str, float]] = {}
     with tempfile.TemporaryDirectory(prefix=f"mintprep-scale-{size}-") as tmp:
         made_here(Path(tmp), size, rows)
         imported(Path(tmp), size, rows)
@@ -147,24 +176,50 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[1000, 10000])
     parser.add_argument("--quick", action="store_true", help="200 and 1,000 pieces")
+    parser.add_argument("--markdown", action="store_true", help="also print the side-by-side table (stderr)")
     args = parser.parse_args()
     if args.quick:
         args.sizes = [200, 1000]
     per_size = {}
+    load = [os.getloadavg()[0]]
     for size in args.sizes:
         print(f"{size} pieces:", file=sys.stderr, flush=True)
         rows = at_size(size)
-        per_size[size] = {name: {"s": round(s, 3), "ms_per_piece": round(1000 * s / size, 3),
-                                 "pieces_per_s": round(size / s, 1)} for name, s in rows.items()}
+        load.append(os.getloadavg()[0])
+        per_size[size] = {name: {"s": round(row["s"], 3), "ms_per_piece": round(1000 * row["s"] / size, 3),
+                                 "cpu_ms_per_piece": round(1000 * row["cpu_s"] / size, 3),
+                                 "pieces_per_s": round(size / row["s"], 1),
+                                 "peak_rss_mib": round(row["peak_rss_mib"]), "rss_rise_mib": round(row["rss_rise_mib"])}
+                          for name, row in rows.items()}
         print(f"{size}: " + ", ".join(f"{n} {r['pieces_per_s']}/s" for n, r in per_size[size].items()),
               file=sys.stderr, flush=True)
     small, large = min(args.sizes), max(args.sizes)
     ratios = {name: round(per_size[large][name]["ms_per_piece"] / per_size[small][name]["ms_per_piece"], 2)
               for name in per_size[small]} if small != large and per_size else {}
+    cpu_ratios = {name: round(per_size[large][name]["cpu_ms_per_piece"] / per_size[small][name]["cpu_ms_per_piece"], 2)
+                  for name in per_size[small]} if small != large and per_size else {}
     result: dict[str, object] = {"sizes": per_size, f"per_piece_ratio_{large}_over_{small}": ratios,
+                                 f"cpu_per_piece_ratio_{large}_over_{small}": cpu_ratios,
                                  "max_rss_mib": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024),
-                                 "load_average": os.getloadavg()[0]}
+                                 "load_average": load}
+    if args.markdown and ratios:
+        print(markdown(per_size, ratios, cpu_ratios, small, large), file=sys.stderr, flush=True)
     print(json.dumps(result, indent=2))
+
+
+def markdown(per_size: dict[int, dict[str, dict[str, float]]], ratios: dict[str, float],
+             cpu_ratios: dict[str, float], small: int, large: int) -> str:
+    """One row per command: per-piece wall (and CPU) cost at both sizes, their ratios, pieces/s and the peak RSS
+    (rise) at both."""
+    lines = [f"| command | ms/piece at {small:,} | ms/piece at {large:,} | ratio | CPU ratio | pieces/s at {small:,} | "
+             f"pieces/s at {large:,} | peak RSS (rise) at {small:,} | peak RSS (rise) at {large:,} |",
+             "|---|---|---|---|---|---|---|---|---|"]
+    for name, ratio in ratios.items():
+        a, b = per_size[small][name], per_size[large][name]
+        lines.append(f"| {name} | {a['ms_per_piece']:.2f} | {b['ms_per_piece']:.2f} | **{ratio:.2f}** | "
+                     f"{cpu_ratios[name]:.2f} | {a['pieces_per_s']:,.0f} | {b['pieces_per_s']:,.0f} | {a['peak_rss_mib']} MiB "
+                     f"(+{a['rss_rise_mib']}) | {b['peak_rss_mib']} MiB (+{b['rss_rise_mib']}) |")
+    return "\n".join(lines)
 
 
 if __name__ == "__main__":

@@ -24,7 +24,7 @@ def review_command(
     by id and trait. Reads the ledger only."""
     from mintprep.collection.config import load_collection
     from mintprep.commands.review import gather_review
-    from mintprep.commands.review_pages import render_review
+    from mintprep.commands.review_pages import review_files
     from mintprep.state.objects import write_atomic
 
     if out is not None:
@@ -32,10 +32,11 @@ def review_command(
     col = load_collection(collection)
     review = gather_review(col)
     target = out if out is not None else col.base_dir / "review.html"
-    files = render_review(review, stem=target.stem, per_page=per_page)
-    folder = target.parent / f"{target.stem}-pages"
-    for name, text in files.items():
+    files = []  # written as rendered: one page is held at a time
+    for name, text in review_files(review, stem=target.stem, per_page=per_page):
         write_atomic(target.parent / name, text.encode(), for_people=True)
+        files.append(name)
+    folder = target.parent / f"{target.stem}-pages"
     if folder.is_dir():  # pages of an earlier, longer sheet
         for stale in folder.glob("*-*.html"):
             if f"{folder.name}/{stale.name}" not in files:

@@ -153,9 +153,9 @@ def audit_workspace(ws: Workspace, *, gateways: Sequence[str] = (), check_chain:
     pieces = ledger.pieces()
     audit_manifest(record, pieces, published_sources[0], report)
     audit_published(ws, record.manifest, report)
-    audit_objects(ws, record.manifest, report)
+    intact = audit_objects(ws, record.manifest, report)
     audit_images(col, record.manifest, pieces, published_sources, report, ledger)
-    audit_duplicates(ws, record.manifest, report)
+    audit_duplicates(ws, record.manifest, report, intact)
     audit_metadata(record, pieces, published_sources, report)
     audit_page(col, ledger, record, report)
     if live is not None:
@@ -218,38 +218,49 @@ def audit_published(ws: Workspace, manifest: Manifest, report: AuditReport) -> N
                    + f" but the manifest and metadata directory lack it: tokenURI({token_id}) resolves to nothing")
 
 
-def audit_objects(ws: Workspace, manifest: Manifest, report: AuditReport) -> None:
-    """The local copies repair and `run` rely on are whole (a garbled file in objects/ is named, not trusted)."""
+def audit_objects(ws: Workspace, manifest: Manifest, report: AuditReport) -> set[int]:
+    """The local copies repair and `run` rely on are whole (a garbled file in objects/ is named, not trusted);
+    returns the tokens whose copies are."""
+    intact = set()
     for token in manifest.tokens:
-        if not ws.ledger.objects.intact(token.png_sha256):
+        if ws.ledger.objects.intact(token.png_sha256):
+            intact.add(token.token_id)
+        else:
             report.add(token.token_id, "object-corrupt", sha256=token.png_sha256, cid=token.image_cid,
                        path=str(ws.ledger.objects.path(token.png_sha256)),
                        reason="the local copy is absent or no longer hashes to its name")
+    return intact
 
 
 # -- images --------------------------------------------------------------------------------------
 
 def audit_images(col: Collection, manifest: Manifest, pieces: dict[int, PieceRecord],
                  sources: list[BlockSource], report: AuditReport, ledger: Ledger | None = None) -> None:
+    passed = ledger.passed((t.png_sha256 for t in manifest.tokens), settings_key(col)) if ledger is not None else set()
     for token in manifest.tokens:
         token_id = token.token_id
         piece = pieces.get(token_id)
         cid = piece.image_cid if piece and piece.image_cid else token.image_cid
         data = fetch_content(cid, sources, report, token_id, kind_prefix="image")
         if data is not None:
-            _judge_image(col, token_id, cid, data, report, ledger=ledger)
+            _judge_image(col, token_id, cid, data, report, ledger=ledger, passed=passed)
     report.checked["images"] = len(manifest.tokens)
 
 
 def _judge_image(col: Collection, token_id: int, cid: str, data: bytes, report: AuditReport,
-                 where: Where = "published", ledger: Ledger | None = None) -> None:
+                 where: Where = "published", ledger: Ledger | None = None,
+                 passed: set[str] = frozenset()) -> None:
     """Today's pixel guards on the bytes served; `image-broken` naming the guard when they fail.
 
     Bytes the ledger already has a verdict for under today's guard settings (the validate stage judged them: same
     sha256, same thresholds) keep it: the guards are a pure function of the bytes and the settings, and judging
-    them again was most of an audit."""
+    them again was most of an audit. `passed`: the bytes the manifest names that have a passing verdict, read
+    in bulk."""
     guards, upscale = col.spec.guards, col.spec.generator.upscale
-    stored = ledger.verdict(sha256_hex(data), settings_key(col)) if ledger is not None else None
+    served = sha256_hex(data)
+    if served in passed:
+        return
+    stored = ledger.verdict(served, settings_key(col)) if ledger is not None else None
     if stored is not None:
         ok, reasons, facts = stored
         if not ok:
@@ -269,15 +280,14 @@ def _judge_image(col: Collection, token_id: int, cid: str, data: bytes, report: 
     report.warnings += [{"token_id": token_id, "cid": cid, "where": where, **w} for w in verdict.warnings]
 
 
-def audit_duplicates(ws: Workspace, manifest: Manifest, report: AuditReport) -> None:
+def audit_duplicates(ws: Workspace, manifest: Manifest, report: AuditReport, intact: set[int]) -> None:
     """Near-duplicate pairs among the published images, decided as the validate stage decides them (one problem
     per pair, on the member a repair replaces: the later or unminted one). Judged on the local copies, which
     `audit_objects` has just checked hash to the manifest's sha256 (a garbled one is left out)."""
     from mintprep.stages.screen import judge
 
     broken = set(report.tokens_with(ART_KINDS))
-    images = {t.token_id: t.png_sha256 for t in manifest.tokens
-              if t.token_id not in broken and ws.ledger.objects.intact(t.png_sha256)}
+    images = {t.token_id: t.png_sha256 for t in manifest.tokens if t.token_id not in broken and t.token_id in intact}
     for rejection in judge(ws.col, ws.ledger, images, minted=set(report.minted), excluded=broken, record=False):
         if rejection.collides_with is None:
             continue  # a pixel-guard failure: audit_images judged the served bytes already

@@ -10,17 +10,22 @@ Every image must be a raster image within size and pixel limits and every docume
 (mintprep.guards.imported_content) before anything is recorded; a token that is not is skipped, named, and the
 import exits 1. The recording is journaled: a killed import is finished by running it again, and importing again
 from the same source (a folder fixed since) updates what changed.
+
+Tokens are read, checked and recorded `TOKENS_PER_BATCH` at a time (objects at two syncs per batch, pins in one
+backend batch and one ledger transaction), so memory holds one batch of images, not the collection; a contract
+source is read whole first, as every minted token must be readable before anything is written.
 """
 
 from __future__ import annotations
 
 import functools
+import itertools
 import json
 import os
 import re
 import signal
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -31,9 +36,9 @@ from mintprep.base.errors import UserError
 from mintprep.base.untrusted_files import read_regular_file
 from mintprep.guards.imported_content import (MAX_DOCUMENT_BYTES, MAX_IMPORTED_IMAGE_BYTES, NotAcceptable,
                                               check_raster_image, parse_json_document)
-from mintprep.ipfs import (CID, Block, BlockFetcher, Unreadable, first_verified, import_bytes, ipfs_path, iter_file,
-                           list_directory, resolve, walk_dag)
-from mintprep.stages.pin import pin_content
+from mintprep.ipfs import (CID, Block, BlockFetcher, DagImport, Unreadable, first_verified, import_bytes, ipfs_path,
+                           iter_file, list_directory, resolve, walk_dag)
+from mintprep.stages.pin import PinItem, pin_content, pin_pieces
 from mintprep.state.ledger import IMPORTED_KEY, IMPORTED_TX, Ledger, PieceRecord
 from mintprep.collection.manifest import PinnedPiece, build_manifest, token_file_name
 from mintprep.collection.traits import token_ids
@@ -45,6 +50,7 @@ ADDRESS = re.compile(r"^0x[0-9a-fA-F]{40}$")
 # Metadata keys that say how a piece was made; kept in its provenance (HashLips writes dna, edition, date).
 PROVENANCE_KEYS = ("dna", "edition", "date", "seed", "prompt", "compiler")
 JOURNAL_KIND = "import"
+TOKENS_PER_BATCH = 256  # tokens recorded per batch: two syncs and one pin transaction each; bounds the images held
 # Test hook: SIGKILL this process right after its Nth durable write while recording (objects, pins, ledger rows).
 # The fault-injection test sets it; nothing else should.
 FAULT_ENV = "MINTPREP_IMPORT_FAULT_AFTER_WRITE"
@@ -58,10 +64,20 @@ class Source:
 
 @dataclass(frozen=True)
 class FetchedDag:
-    """Blocks read (and verified) from elsewhere, pinned as they are: what a backend's `pin_dag` needs."""
+    """Blocks read (and verified) from elsewhere, pinned as they are: what a backend's `pin_dag` needs. The blocks
+    are walked afresh on each use (a directory of 10,000 images is never held whole)."""
 
     root: CID
-    blocks: tuple[Block, ...]
+    fetch: BlockFetcher
+
+    @property
+    def blocks(self) -> Iterator[Block]:
+        return _dag_blocks(self.root, self.fetch)
+
+    @functools.cached_property
+    def size(self) -> int:
+        """Bytes of its blocks: what a backend cuts its uploads by (kubo's CARs)."""
+        return sum(len(block.data) for block in self.blocks)
 
 
 @dataclass(frozen=True)
@@ -71,13 +87,22 @@ class ImportedToken:
     metadata_cid: str | None  # in the published directory; None for a folder source
     image_uri: str
     image_cid: str
-    image: bytes
     traits: list[tuple[str, str]]
     provenance: dict[str, Any]
+    attributes: list[Any] = field(default_factory=list, repr=False)  # the document's, as the manifest keeps them
 
     def to_json(self) -> dict[str, Any]:
         return {"token_id": self.token_id, "image": self.image_uri, "image_cid": self.image_cid,
                 "metadata_cid": self.metadata_cid, "traits": dict(self.traits), "provenance": self.provenance}
+
+
+@dataclass(frozen=True)
+class _Read:
+    """A token read and checked, with its image: held only until its batch is recorded."""
+
+    token: ImportedToken
+    image: bytes
+    dag: DagImport | FetchedDag
 
 
 @dataclass
@@ -94,7 +119,7 @@ class ImportPlan:
     minted: list[int] = field(default_factory=list)
     tokens: list[ImportedToken] = field(default_factory=list)
     skipped: dict[int, str] = field(default_factory=dict)  # token id -> why it was not imported (left to `run`)
-    blocks: dict[CID, bytes] = field(default_factory=dict, repr=False)  # every verified block read
+    blocks: dict[CID, bytes] = field(default_factory=dict, repr=False)  # verified blocks read (this batch's)
     listings: dict[CID, dict[str, CID]] = field(default_factory=dict, repr=False)  # directories, listed once
 
     def to_json(self) -> dict[str, Any]:
@@ -128,20 +153,29 @@ def import_collection(col: Collection, source_text: str, *, gateways: tuple[str,
         _require_importable(ws, source)
         plan = ImportPlan(source)
         fetch = _block_reader(ws, gateways, plan.blocks)
+        reads: Iterable[_Read]
         match source.kind:  # the one place that reads by the kind of source
-            case "contract":  # through its family: its base URI's directory, or each token's own URI
-                _read_contract(ws, plan, fetch)
+            case "contract":  # through its family: its base URI's directory, or each token's own URI; read whole,
+                reads = list(_read_contract(ws, plan, fetch))  # as a minted token lacking stops it before any write
+                _require_minted(plan)
             case "ipfs":
-                _read_ipfs_root(ws, source.text, plan, fetch)
+                reads = _read_ipfs_root(ws, source.text, plan, fetch)
             case "folder":
-                _read_folder(ws, Path(source.text), plan)
-        lacking = sorted(t for t in plan.minted if t not in {tok.token_id for tok in plan.tokens})
-        if lacking:
-            raise UserError(f"{source.text}: minted token(s) {', '.join(map(str, lacking))} could not be imported ("
-                            + "; ".join(plan.skipped.get(t, "beyond size") for t in lacking[:3]) + ")")
-        if not dry_run:
-            _record(ws, plan, fetch)
+                reads = _read_folder(ws, Path(source.text), plan)
+        if dry_run:
+            for _ in reads:
+                plan.blocks.clear()
+        else:
+            _record(ws, plan, reads, fetch)
     return plan
+
+
+def _require_minted(plan: ImportPlan) -> None:
+    read = {token.token_id for token in plan.tokens}  # once: built per minted id, it was quadratic at 10,000
+    lacking = sorted(t for t in plan.minted if t not in read)
+    if lacking:
+        raise UserError(f"{plan.source.text}: minted token(s) {', '.join(map(str, lacking))} could not be imported ("
+                        + "; ".join(plan.skipped.get(t, "beyond size") for t in lacking[:3]) + ")")
 
 
 def _require_importable(ws: Workspace, source: Source) -> None:
@@ -180,7 +214,7 @@ def _block_reader(ws: Workspace, gateways: tuple[str, ...], seen: dict[CID, byte
     return first_verified([ws.backend.fetch_block, *(TrustlessGateway(url).fetch_block for url in gateways)], seen)
 
 
-def _read_contract(ws: Workspace, plan: ImportPlan, fetch: BlockFetcher) -> None:
+def _read_contract(ws: Workspace, plan: ImportPlan, fetch: BlockFetcher) -> Iterator[_Read]:
     """The contract's family (detected from the chain), its minted ids, and what each token's URI serves."""
     from mintprep.chain.families import detect_family
     from mintprep.chain.rpc import RPC_FAILURES, connect
@@ -205,7 +239,7 @@ def _read_contract(ws: Workspace, plan: ImportPlan, fetch: BlockFetcher) -> None
                         f"{redact_url(url)} ({type(exc).__name__})") from None
     plan.contract, plan.chain_id, plan.family = family.address, network.chain_id, family.name
     if family.token_suffix is None:  # per-token URIs: each minted token read from its own
-        _read_token_uris(ws, token_uris, plan, fetch)
+        yield from _read_token_uris(ws, token_uris, plan, fetch)
         return
     plan.token_suffix = family.token_suffix
     if plan.base_uri is None:
@@ -215,10 +249,12 @@ def _read_contract(ws: Workspace, plan: ImportPlan, fetch: BlockFetcher) -> None
         raise UserError(f"--from {plan.source.text}: its base URI {plan.base_uri!r} is not an IPFS address; "
                         "import reads metadata trustlessly from IPFS only")
     first = family.first_id(plan.minted)
-    _read_ipfs_root(ws, plan.base_uri, plan, fetch, sorted(set(range(first, first + ws.spec.size)) | set(plan.minted)))
+    yield from _read_ipfs_root(ws, plan.base_uri, plan, fetch,
+                               sorted(set(range(first, first + ws.spec.size)) | set(plan.minted)))
 
 
-def _read_token_uris(ws: Workspace, token_uris: dict[int, str], plan: ImportPlan, fetch: BlockFetcher) -> None:
+def _read_token_uris(ws: Workspace, token_uris: dict[int, str], plan: ImportPlan,
+                     fetch: BlockFetcher) -> Iterator[_Read]:
     plan.token_uris = token_uris
     with ws.progress.task("import", len(token_uris)) as advance:
         for token_id, uri in sorted(token_uris.items()):
@@ -229,12 +265,12 @@ def _read_token_uris(ws: Workspace, token_uris: dict[int, str], plan: ImportPlan
             if metadata_cid is None:
                 plan.skipped.setdefault(token_id, f"tokenURI {uri!r} is not an IPFS address")
             else:
-                _read_token(token_id, metadata_cid, plan, fetch)
+                yield from _read_token(token_id, metadata_cid, plan, fetch)
             advance()
 
 
 def _read_ipfs_root(ws: Workspace, uri: str, plan: ImportPlan, fetch: BlockFetcher,
-                    wanted: list[int] | None = None) -> None:
+                    wanted: list[int] | None = None) -> Iterator[_Read]:
     """Each token's file in the metadata directory `uri` names (`wanted` ids when the contract says which, else
     `size` ids from 0 or 1 as the directory has a token 0)."""
     try:
@@ -254,11 +290,11 @@ def _read_ipfs_root(ws: Workspace, uri: str, plan: ImportPlan, fetch: BlockFetch
             if name is None:
                 plan.skipped[token_id] = f"no {names[0]} in {root}"
             else:
-                _read_token(token_id, listing[name], plan, fetch)
+                yield from _read_token(token_id, listing[name], plan, fetch)
             advance()
 
 
-def _read_token(token_id: int, metadata_cid: CID, plan: ImportPlan, fetch: BlockFetcher) -> None:
+def _read_token(token_id: int, metadata_cid: CID, plan: ImportPlan, fetch: BlockFetcher) -> Iterator[_Read]:
     try:
         data = _read_bounded(metadata_cid, fetch, MAX_DOCUMENT_BYTES)
     except (Unreadable, NotAcceptable) as exc:
@@ -277,8 +313,10 @@ def _read_token(token_id: int, metadata_cid: CID, plan: ImportPlan, fetch: Block
     except (Unreadable, NotAcceptable) as exc:
         plan.skipped[token_id] = f"image {document['image']}: {exc}"
         return
-    plan.tokens.append(ImportedToken(token_id, data, str(metadata_cid), document["image"], str(image_cid), image,
-                                     _traits(document), _provenance(document, plan.source)))
+    token = ImportedToken(token_id, data, str(metadata_cid), document["image"], str(image_cid), _traits(document),
+                          _provenance(document, plan.source), _attributes(document))
+    plan.tokens.append(token)
+    yield _Read(token, image, FetchedDag(image_cid, fetch))
 
 
 def _read_bounded(cid: CID, fetch: BlockFetcher, max_bytes: int) -> bytes:
@@ -292,7 +330,7 @@ def _read_bounded(cid: CID, fetch: BlockFetcher, max_bytes: int) -> bytes:
     return b"".join(parts)
 
 
-def _read_folder(ws: Workspace, folder: Path, plan: ImportPlan) -> None:
+def _read_folder(ws: Workspace, folder: Path, plan: ImportPlan) -> Iterator[_Read]:
     """`<id>.json` (or `<id>`) per token, its `image` a path relative to the folder (or to a json/ subfolder)."""
     meta_dir = folder / "json" if (folder / "json").is_dir() else folder
     zero = (meta_dir / "0.json").is_file() or (meta_dir / "0").is_file()
@@ -321,11 +359,14 @@ def _read_folder(ws: Workspace, folder: Path, plan: ImportPlan) -> None:
             except (UserError, NotAcceptable) as exc:
                 plan.skipped[token_id] = f"image {image_path}: {exc}"
                 continue
-            image_cid = str(import_bytes(image, ws.profile).root)
+            dag = import_bytes(image, ws.profile)
+            image_cid = str(dag.root)
             document = dict(document, image=f"ipfs://{image_cid}")  # the folder's path means nothing once pinned
-            plan.tokens.append(ImportedToken(token_id, json.dumps(document, indent=2, ensure_ascii=False).encode(),
-                                             None, f"ipfs://{image_cid}", image_cid, image, _traits(document),
-                                             _provenance(document, plan.source)))
+            token = ImportedToken(token_id, json.dumps(document, indent=2, ensure_ascii=False).encode(), None,
+                                  f"ipfs://{image_cid}", image_cid, _traits(document),
+                                  _provenance(document, plan.source), _attributes(document))
+            plan.tokens.append(token)
+            yield _Read(token, image, dag)
 
 
 def _local_image(folder: Path, reference: str, token_id: int) -> Path | None:
@@ -376,31 +417,20 @@ class _Writes:
             os.kill(os.getpid(), signal.SIGKILL)
 
 
-def _record(ws: Workspace, plan: ImportPlan, fetch: BlockFetcher) -> None:
-    """Journal, objects, pins (verified, by the pin stage), then ledger rows: every step is idempotent, so a killed
-    import is finished (and a changed source's import updated) by importing again; the journal names the source
-    meanwhile. Fetched DAGs are pinned as they are, under their own CIDs, whatever the ledger holds for the same
-    bytes (`force`): a healthy token keeps its CIDs byte for byte."""
+def _record(ws: Workspace, plan: ImportPlan, reads: Iterable[_Read], fetch: BlockFetcher) -> None:
+    """Journal, then per batch of tokens: objects, pins (verified, by the pin stage); then directories and ledger
+    rows. Every step is idempotent, so a killed import is finished (and a changed source's import updated) by
+    importing again; the journal names the source meanwhile. Fetched DAGs are pinned as they are, under their own
+    CIDs, whatever the ledger holds for the same bytes (`force`): a healthy token keeps its CIDs byte for byte."""
     ledger, writes = ws.ledger, _Writes()
     journal = ledger.open_journal(JOURNAL_KIND) or ledger.begin_journal(JOURNAL_KIND, {"source": plan.source.text})
     writes.done()
-    pin = functools.partial(pin_content, ledger, ws.backend, ws.profile, force=True)
     pieces = []
-    with ws.progress.task("pin", len(plan.tokens)) as advance:
-        for token in plan.tokens:
-            png_sha256 = ledger.objects.put(token.image)
-            writes.done()
-            source_sha256 = ledger.objects.put(token.metadata)
-            writes.done()
-            image_cid = CID.parse(token.image_cid)
-            dag = (import_bytes(token.image, ws.profile) if plan.source.kind == "folder"
-                   else FetchedDag(image_cid, _dag_blocks(image_cid, fetch)))
-            pin(content_sha256=png_sha256, make_dag=lambda dag=dag: dag, kind="image",
-                name=f"{ws.spec.symbol}-{token.token_id}.png")
-            writes.done()
-            pieces.append(PinnedPiece(token.token_id, _attributes(token), png_sha256, token.image_cid,
-                                      token.provenance, IMPORTED_KEY + png_sha256, source_sha256))
-            advance()
+    batches = iter(reads)
+    while batch := list(itertools.islice(batches, TOKENS_PER_BATCH)):
+        pieces += _record_batch(ws, batch, writes)
+        plan.blocks.clear()  # this batch's blocks are stored and pinned: read them from the backend from here on
+    pin = functools.partial(pin_content, ledger, ws.backend, ws.profile, force=True)
     # Images named by a path (ipfs://<images dir>/<n>.png) resolve only while their directory is pinned too; a
     # per-token contract's metadata files are pinned each under its own CID (what tokenURI names).
     directories = {parsed[0] for parsed in (ipfs_path(t.image_uri) for t in plan.tokens) if parsed and parsed[1]}
@@ -410,8 +440,7 @@ def _record(ws: Workspace, plan: ImportPlan, fetch: BlockFetcher) -> None:
     pins += [(CID.parse(str(t.metadata_cid)), "metadata-file", f"{ws.spec.symbol}-{t.token_id}.json")
              for t in plan.tokens if plan.token_uris and t.metadata_cid]
     for root, kind, name in pins:
-        dag = FetchedDag(root, _dag_blocks(root, fetch))
-        pin(content_sha256=f"imported:{root}", make_dag=lambda dag=dag: dag, kind=kind, name=name)
+        pin(content_sha256=f"imported:{root}", make_dag=lambda root=root: FetchedDag(root, fetch), kind=kind, name=name)
         writes.done()
     if plan.metadata_root:
         cids = {t.token_id: str(t.metadata_cid) for t in plan.tokens}
@@ -445,19 +474,30 @@ def _record(ws: Workspace, plan: ImportPlan, fetch: BlockFetcher) -> None:
     ledger.finish_journal(journal)
 
 
-def _attributes(token: ImportedToken) -> list[dict[str, Any]]:
-    document = json.loads(token.metadata)
+def _record_batch(ws: Workspace, batch: list[_Read], writes: _Writes) -> list[PinnedPiece]:
+    """A batch's images and source documents stored (two syncs), its images pinned and verified (one backend batch,
+    one ledger transaction for their rows): the pieces the manifest will name."""
+    shas = ws.ledger.objects.put_many(blob for read in batch for blob in (read.image, read.token.metadata))
+    writes.done()
+    png_shas, source_shas = shas[0::2], shas[1::2]
+    pin_pieces(ws.ledger, ws.backend, ws.profile,
+               [PinItem(sha, lambda read=read: read.dag, "image", f"{ws.spec.symbol}-{read.token.token_id}.png")
+                for read, sha in zip(batch, png_shas)], force=True)
+    writes.done()
+    return [PinnedPiece(t.token_id, t.attributes, png, t.image_cid, t.provenance, IMPORTED_KEY + png, source)
+            for t, png, source in zip((read.token for read in batch), png_shas, source_shas)]
+
+
+def _attributes(document: dict[str, Any]) -> list[Any]:
     attributes = document.get("attributes")
     return attributes if isinstance(attributes, list) else []
 
 
-def _dag_blocks(root: CID, fetch: BlockFetcher) -> tuple[Block, ...]:
-    """Every block under `root`, verified (most were read already; a directory's other files are read now)."""
-    found = []
+def _dag_blocks(root: CID, fetch: BlockFetcher) -> Iterator[Block]:
+    """Every block under `root`, verified (a token's were read already; a directory's others are read now)."""
     for step in walk_dag(root, fetch):
         if isinstance(step, Unreadable):
             raise UserError(f"block {step.cid} under {root} is not retrievable intact from any source; pass "
                             "--gateway URL of a gateway that has it")
-        found.append(step)
-    return tuple(found)
+        yield step
 

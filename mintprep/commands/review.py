@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from collections.abc import Iterator, Mapping
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -22,6 +23,7 @@ from mintprep.collection.rarity import RarityReport, rarity_report
 from mintprep.stages.screen import StoredVerdict, stored_verdicts
 from mintprep.collection.traits import plan_collection
 from mintprep.guards.image_guards import load_rgb, thumbnail_png
+from mintprep.state.objects import ObjectStore
 
 
 @dataclass(frozen=True)
@@ -67,7 +69,7 @@ class Review:
     tokens: list[TokenView]
     drops: list[DropView]
     rarity: RarityReport
-    images: dict[str, bytes]  # png sha256 -> thumbnail PNG
+    images: Mapping[str, bytes]  # png sha256 -> thumbnail PNG
 
     def to_json(self) -> dict[str, Any]:
         def token(t: TokenView) -> dict[str, Any]:
@@ -83,7 +85,7 @@ class Review:
 def gather_review(col: Collection) -> Review:
     spec = col.spec
     drops = read_drops(col.state.drop_log)
-    images: dict[str, bytes] = {}
+    images: Mapping[str, bytes] = {}
     pieces, imported, names, verdicts = {}, {}, {}, {}
     if col.state.has_ledger():
         with Ledger.open(col.state_dir, readonly=True) as ledger:
@@ -94,9 +96,9 @@ def gather_review(col: Collection) -> Review:
             stored = {p.png_sha256 for p in pieces.values() if p.png_sha256 and ledger.objects.has(p.png_sha256)}
             verdicts = stored_verdicts(col, ledger, sorted(stored), record=False)
             stored |= {d.png_sha256 for d in drops if d.png_sha256 and ledger.objects.has(d.png_sha256)}
-            images = {sha: thumbnail(ledger.objects.get(sha), spec.generator.upscale) for sha in stored}
-            images.update({d.thumbnail_sha256: ledger.objects.get(d.thumbnail_sha256) for d in drops
-                           if d.thumbnail_sha256 and ledger.objects.has(d.thumbnail_sha256)})
+            images = Thumbnails(ledger.objects, spec.generator.upscale, stored,
+                                {d.thumbnail_sha256 for d in drops
+                                 if d.thumbnail_sha256 and ledger.objects.has(d.thumbnail_sha256)})
     plans = plan_collection(spec, imported)
     rarity = rarity_report(spec, plans, imported=set(imported))
     ranks = {t.token_id: t for t in rarity.tokens}
@@ -130,6 +132,27 @@ def read_drops(path: Path) -> list[DropView]:
         except (ValueError, KeyError, TypeError):
             continue  # a line cut short by a killed run: the ledger, not the log, is the record
     return drops
+
+
+class Thumbnails(Mapping[str, bytes]):
+    """sha256 -> a small PNG, made from the object store when a page shows it: the sheet is written a page at a
+    time, and 10,000 thumbnails made up front were most of a review's memory."""
+
+    def __init__(self, objects: ObjectStore, upscale: int, pieces: set[str], made: set[str]) -> None:
+        self._objects, self._upscale, self._pieces, self._made = objects, upscale, pieces, made - pieces
+
+    def __getitem__(self, sha: str) -> bytes:
+        if sha in self._pieces:
+            return thumbnail(self._objects.get(sha), self._upscale)
+        if sha in self._made:  # the generate stage stored this one small already
+            return self._objects.get(sha)
+        raise KeyError(sha)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._pieces | self._made)
+
+    def __len__(self) -> int:
+        return len(self._pieces) + len(self._made)
 
 
 def thumbnail(png: bytes, upscale: int) -> bytes:

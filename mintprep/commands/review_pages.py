@@ -17,7 +17,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any, TypeVar
 
 from mintprep.base.shown_text import shown_html as _e
@@ -65,7 +65,13 @@ T = TypeVar("T")
 
 
 def render_review(review: Review, stem: str = "review", per_page: int = PER_PAGE) -> dict[str, str]:
-    """Relative path -> HTML of every file of the sheet: `<stem>.html` first, then `<stem>-pages/*.html`."""
+    """Relative path -> HTML of every file of the sheet, all in memory (`review_files` renders one at a time)."""
+    return dict(review_files(review, stem, per_page))
+
+
+def review_files(review: Review, stem: str = "review", per_page: int = PER_PAGE) -> Iterator[tuple[str, str]]:
+    """(relative path, HTML) of each file of the sheet as it is rendered: `<stem>.html` first, then
+    `<stem>-pages/*.html`; a caller writing each before taking the next holds one page at a time."""
     folder = f"{stem}-pages"
     pairs = [d for d in review.drops if d.guard == "duplicate"]
     by_id = {t.token_id: t for t in review.tokens}
@@ -76,27 +82,25 @@ def render_review(review: Review, stem: str = "review", per_page: int = PER_PAGE
         ("rejected", f"Rejected attempts ({review.counts['rejected_attempts']})", review.drops,
          lambda d: _drop_row(review, d), _drop_table),
     ]
-    files: dict[str, str] = {}
     previews: dict[str, str] = {}
     for key, title, items, one, wrap in sections:
-        pages = _chunks(list(items), per_page)
         shown = list(items)[:per_page if key == "tokens" else PREVIEW]
         more = f"<p class=small>the first {len(shown)} of {len(items)}; every one on the pages</p>" \
             if len(shown) < len(items) else ""
-        previews[key] = (f"<h2 id={key}>{_e(title)}</h2>{_pager(key, len(pages), 0, folder)}{more}"
-                         + (wrap([one(item) for item in shown]) if shown else "<p>None.</p>"))
-        if not items:
-            continue
-        for number, page in enumerate(pages, start=1):
-            pager = _pager(key, len(pages), number, "")
-            files[f"{folder}/{key}-{number}.html"] = _document(
-                f"{title}, page {number} of {len(pages)}", review.name, f"<p><a href=\"../{_e(stem)}.html\">"
-                f"back to the summary</a></p>{pager}{wrap([one(item) for item in page])}{pager}", script=None)
+        previews[key] = (f"<h2 id={key}>{_e(title)}</h2>{_pager(key, len(_chunks(list(items), per_page)), 0, folder)}"
+                         f"{more}" + (wrap([one(item) for item in shown]) if shown else "<p>None.</p>"))
     index = (f"<p class=counts id=counts>{_counts(review)}</p>{_warnings(review)}"
              f"<h2>Traits</h2>{_trait_table(review)}{_search(review, folder, per_page)}"
              f"{previews['duplicates']}{previews['rejected']}{previews['tokens']}"
              f"<p class=small>{_e(review.rarity.method)}</p>")
-    return {f"{stem}.html": _document(None, review.name, index, script=SEARCH_SCRIPT), **files}
+    yield f"{stem}.html", _document(None, review.name, index, script=SEARCH_SCRIPT)
+    for key, title, items, one, wrap in sections:
+        pages = _chunks(list(items), per_page) if items else []
+        for number, page in enumerate(pages, start=1):
+            pager = _pager(key, len(pages), number, "")
+            yield f"{folder}/{key}-{number}.html", _document(
+                f"{title}, page {number} of {len(pages)}", review.name, f"<p><a href=\"../{_e(stem)}.html\">"
+                f"back to the summary</a></p>{pager}{wrap([one(item) for item in page])}{pager}", script=None)
 
 
 def _chunks(items: list[T], size: int) -> list[list[T]]:

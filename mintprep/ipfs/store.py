@@ -28,11 +28,16 @@ class BlockStore:
     def __init__(self, root: Path) -> None:
         self.root = Path(root)
         self.blocks_dir = self.root / "blocks"
+        self._blocks = str(self.blocks_dir)
         self.pins = PinSet(self.root)
 
     def path_for(self, cid: CID) -> Path:
+        return Path(self._file_name(cid))
+
+    def _file_name(self, cid: CID) -> str:
+        """`path_for` as a string: pathlib's joins cost more than reading a small block."""
         key = cid.multihash_key
-        return self.blocks_dir / key[-3:-1] / key
+        return f"{self._blocks}/{key[-3:-1]}/{key}"
 
     # ---------------------------------------------------------------- blocks
 
@@ -43,7 +48,8 @@ class BlockStore:
         """The stored bytes, unchecked (verification's job); BlockNotFound when absent."""
         cid = as_cid(cid)
         try:
-            return self.path_for(cid).read_bytes()
+            with open(self._file_name(cid), "rb") as block:
+                return block.read()
         except FileNotFoundError:
             raise BlockNotFound(str(cid)) from None
 

@@ -52,14 +52,15 @@ class PinsFailed(RemoteError):
 
 
 def pin_pieces(ledger: Ledger, backend: PinBackend, profile: Profile, items: Sequence[PinItem],
-               advance: Callable[[], None] = lambda: None) -> list[PinOutcome]:
+               advance: Callable[[], None] = lambda: None, *, force: bool = False) -> list[PinOutcome]:
     """Pin every item not already pinned (verified) on this backend under this profile; outcomes in item order.
+    `force` pins and verifies every item whatever the ledger holds (as `pin_content`'s).
 
     Raises PinsFailed naming each piece that failed, after recording every one that did not."""
     outcomes: list[PinOutcome | None] = [None] * len(items)
     todo: list[int] = []
     for index, item in enumerate(items):
-        known = ledger.pinned_cid(item.content_sha256, profile.name, backend.ledger_key)
+        known = None if force else ledger.pinned_cid(item.content_sha256, profile.name, backend.ledger_key)
         if known is None:
             todo.append(index)
         else:

@@ -34,6 +34,7 @@ from mintprep.guards.image_guards import GuardSettings, check_pixels, load_rgb
 CHECK_VERSION = "mintprep.screening/v3"  # + tile signatures (#20); older verdicts are recomputed
 
 Images = dict[int, str]  # token id -> png sha256
+VERDICTS_PER_READ = 500
 # Piece statuses whose image a token currently publishes (a "kept" one was rejected later, and stays published).
 PUBLISHED = ("pinned", "kept")
 
@@ -71,15 +72,20 @@ def stored_verdict(col: Collection, ledger: Ledger, png_sha256: str, *, record: 
     return stored_verdicts(col, ledger, [png_sha256], record=record)[png_sha256]
 
 
-def stored_verdicts(col: Collection, ledger: Ledger, shas: Iterable[str], *,
-                    record: bool = True) -> dict[str, StoredVerdict]:
+def stored_verdicts(col: Collection, ledger: Ledger, shas: Iterable[str], *, record: bool = True,
+                    details: bool = True) -> dict[str, StoredVerdict]:
     """The guards' verdict and the hash of each stored image, from the ledger when already judged under these
     settings; the new ones are recorded there in one transaction (unless `record` is False: a read-only reader
-    judges without writing)."""
+    judges without writing). Without `details`, a passing verdict keeps only what the near-duplicate check needs
+    (its hashes), not its metrics: 10,000 verdicts' metrics were most of an audit's memory."""
     key = settings_key(col)
     found, fresh = {}, []
-    for png_sha256 in shas:
-        cached = ledger.verdict(png_sha256, key)
+    shas = list(shas)
+    known: dict[str, tuple[bool, list[str], dict[str, Any]]] = {}
+    for position, png_sha256 in enumerate(shas):
+        if position % VERDICTS_PER_READ == 0:  # read a slice at a time: parsed rows are not all held at once
+            known = ledger.verdicts(shas[position:position + VERDICTS_PER_READ], key)
+        cached = known.get(png_sha256)
         if cached is None:
             upscale = col.spec.generator.upscale
             # Judged (and hashed) at the resolution it was generated at: the nearest-neighbour upscale adds nothing.
@@ -90,8 +96,10 @@ def stored_verdicts(col: Collection, ledger: Ledger, shas: Iterable[str], *,
             cached = (verdict.ok, list(verdict.reasons), facts)
             fresh.append(VerdictRow(png_sha256, key, *cached))
         ok, reasons, facts = cached
-        found[png_sha256] = StoredVerdict(ok, facts["guard"], reasons, facts["pixels"], facts["decided_by"],
-                                          facts["properties"], int(facts["phash"], 16), bytes.fromhex(facts["tiles"]))
+        kept = details or not ok
+        found[png_sha256] = StoredVerdict(ok, facts["guard"], reasons, facts["pixels"] if kept else {},
+                                          facts["decided_by"] if kept else {}, facts["properties"] if kept else [],
+                                          int(facts["phash"], 16), bytes.fromhex(facts["tiles"]))
     if record and fresh:
         ledger.record_verdicts(fresh)
     return found
@@ -106,7 +114,7 @@ def judge(col: Collection, ledger: Ledger, images: Images, *, minted: Ids[int] =
     not taken back). `minted` and then published pieces, then `settled` ones (passed an earlier round of this run),
     win a pair; among equals the lower token id wins. `record` False: judge without writing (a read-only reader)."""
     guards = col.spec.guards
-    by_sha = stored_verdicts(col, ledger, sorted(set(images.values())), record=record)
+    by_sha = stored_verdicts(col, ledger, sorted(set(images.values())), record=record, details=False)
     verdicts = {t: by_sha[sha] for t, sha in sorted(images.items())}
     rejections = [Rejection(t, v.guard or "pixels", "stored image fails today's guards: " + "; ".join(v.reasons),
                             v.metrics) for t, v in verdicts.items() if not v.ok]
@@ -114,7 +122,7 @@ def judge(col: Collection, ledger: Ledger, images: Images, *, minted: Ids[int] =
     others = {t: p.png_sha256 for t, p in sorted(pieces.items())
               if t not in images and t not in excluded and t <= col.spec.size and p.status in PUBLISHED
               and p.png_sha256 and ledger.objects.has(p.png_sha256)}
-    by_sha = stored_verdicts(col, ledger, set(others.values()), record=record)
+    by_sha = stored_verdicts(col, ledger, set(others.values()), record=record, details=False)
     verdicts.update({t: by_sha[sha] for t, sha in others.items()})
 
     def published(token_id: int) -> bool:

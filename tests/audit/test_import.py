@@ -176,3 +176,29 @@ def test_a_refused_key_is_reported_without_echoing_it():
         [refresh] = request_refreshes(opensea, "wrong-key-456", "base", "0x" + "ab" * 20, [7])
     assert not refresh.accepted and refresh.detail == "HTTP 401" and seen == []
     assert "wrong-key-456" not in str(refresh.to_json())
+
+
+def test_an_ipfs_root_imports_onto_a_kubo_backend(tmp_path: Path):
+    """The fetched DAGs (each token's image, the image and metadata directories) are uploaded to kubo as CARs cut by
+    size, verified by reading them back, and recorded. Kubo is the stand-in of tests/ipfs/fakes.py, which follows
+    kubo's RPC API (dag/import, pin/add, block/get), on 127.0.0.1."""
+    from mintprep.ipfs.store import BlockStore
+    from tests.ipfs.fakes import FakeKubo, running
+
+    foreign: Foreign = make_foreign_collection(tmp_path / "node", 4, {})
+    kubo = FakeKubo(BlockStore(tmp_path / "kubo"))
+    server = serve_gateway(foreign.store)
+    try:
+        with running(kubo) as url:
+            path = write_collection(tmp_path / "col", size=4, generator__upscale=1, ipfs__backend="kubo",
+                                    ipfs__api_url=url)
+            gateway = f"http://127.0.0.1:{server.server_address[1]}"
+            code, imported = cli("import", str(path), "--from", f"ipfs://{foreign.metadata_root}", "--gateway",
+                                 gateway)
+            assert code == 0, imported
+            assert {t["token_id"]: t["image_cid"] for t in imported["imported"]} == foreign.image_cids
+            assert {foreign.metadata_root, *foreign.image_cids.values()} <= set(kubo.pins)
+            code, audit = cli("audit", str(path), "--gateway", gateway)
+    finally:
+        server.shutdown()
+    assert code == 0 and audit["ok"], audit
