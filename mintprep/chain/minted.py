@@ -65,9 +65,11 @@ def read_live_drop(col: Collection, ledger: Ledger | None, rpc_url: str | None =
         base_uri = str(drop.baseURI().call())
         revealed = bool(drop.revealed().call())
         offset, size = (int(drop.startingOffset().call()), int(drop.maxSupply().call())) if revealed else (0, 0)
+        # An empty placeholder: revealed from the start (MintprepDrop's `revealed` is set only by reveal()).
+        hidden = not revealed and bool(str(drop.placeholderURI().call()))
     except RPC_FAILURES as exc:
         raise UserError(f"cannot read which tokens are minted from {address} at {redact_url(url)}: "
                         f"{describe_failure(exc)}") from None
     minted = tuple(range(1, total + 1))
     shown = {t: metadata_id(t, offset, size) if revealed else t for t in minted}
-    return LiveDrop(address, base_uri, minted, shown, revealed=revealed or not str(drop.placeholderURI().call()))
+    return LiveDrop(address, base_uri, minted, shown, revealed=not hidden)
