@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import shutil
 import sqlite3
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -28,35 +28,49 @@ class PinSet:
     def read(self) -> dict[str, str]:
         """cid → name of every pin."""
         pins = self._legacy()
-        if self.path.exists():
-            with self._connection(writer=False) as conn:
+        with self._reader() as conn:
+            if conn is not None:
                 pins.update(conn.execute("SELECT cid, name FROM pins").fetchall())
         return pins
 
     def has(self, cid: str) -> bool:
-        if self.path.exists():
-            with self._connection(writer=False) as conn:
-                if conn.execute("SELECT 1 FROM pins WHERE cid=?", (cid,)).fetchone():
-                    return True
+        with self._reader() as conn:
+            if conn is not None and conn.execute("SELECT 1 FROM pins WHERE cid=?", (cid,)).fetchone():
+                return True
         return (self.legacy_dir / cid).is_file()
 
     def add(self, pins: Iterable[tuple[str, str]]) -> None:
         """Pin every (cid, name) in one transaction."""
-        with self._connection(writer=True) as conn, transaction(conn):
+        with self._writer() as conn, transaction(conn):
             conn.executemany("INSERT OR REPLACE INTO pins VALUES (?, ?)", list(pins))
 
     def remove(self, cid: str) -> bool:
-        with self._connection(writer=True) as conn, transaction(conn):
+        with self._writer() as conn, transaction(conn):
             return conn.execute("DELETE FROM pins WHERE cid=?", (cid,)).rowcount > 0
 
     @contextmanager
-    def _connection(self, *, writer: bool) -> Iterator[sqlite3.Connection]:
+    def _reader(self) -> Iterator[sqlite3.Connection | None]:
+        """A read-only connection, or None where there is no pin set yet (no file, or a file whose first writer
+        was killed before it made the table)."""
+        if not self.path.exists():
+            yield None
+            return
+        with self._connection(open_reader) as conn:
+            made = conn.execute("SELECT 1 FROM sqlite_master WHERE type='table' AND name='pins'").fetchone()
+            yield conn if made else None
+
+    @contextmanager
+    def _writer(self) -> Iterator[sqlite3.Connection]:
+        with self._connection(open_writer) as conn:
+            conn.execute("CREATE TABLE IF NOT EXISTS pins (cid TEXT PRIMARY KEY, name TEXT NOT NULL)")
+            self._migrate(conn)
+            yield conn
+
+    @contextmanager
+    def _connection(self, opener: Callable[[Path], sqlite3.Connection]) -> Iterator[sqlite3.Connection]:
         try:
-            conn = open_writer(self.path) if writer else open_reader(self.path)
+            conn = opener(self.path)
             try:
-                if writer:
-                    conn.execute("CREATE TABLE IF NOT EXISTS pins (cid TEXT PRIMARY KEY, name TEXT NOT NULL)")
-                    self._migrate(conn)
                 yield conn
             finally:
                 conn.close()

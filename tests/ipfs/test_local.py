@@ -114,3 +114,16 @@ def test_a_damaged_pin_set_is_a_clear_error(tmp_path) -> None:
     (tmp_path / "ipfs" / "pins" / "bafkreidamaged").write_text("{not json")
     with pytest.raises(Exception, match="bafkreidamaged is not valid JSON"):
         backend.list_pins()
+
+
+def test_a_pin_set_whose_first_writer_was_killed_reads_as_empty(tmp_path) -> None:
+    """A kill after SQLite created `pins.db` but before the table was committed leaves an empty database file:
+    readers see no pins (not an error), and the next writer makes the table."""
+    import sqlite3
+
+    sqlite3.connect(tmp_path / "pins.db").close()  # the file as a killed first writer left it
+    assert (tmp_path / "pins.db").exists()
+    store, root = BlockStore(tmp_path), import_bytes(b"x" * 10, PROFILE).root
+    assert store.read_pins() == {} and not store.is_pinned(root)
+    store.add_pin(root, "x")
+    assert store.read_pins() == {str(root): "x"} and store.is_pinned(root)
