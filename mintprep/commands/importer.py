@@ -33,11 +33,11 @@ from typing import Any, Literal
 
 from mintprep.collection.config import Collection
 from mintprep.base.errors import UserError
-from mintprep.base.untrusted_files import read_regular_file
+from mintprep.base.untrusted_files import FolderFiles
 from mintprep.guards.imported_content import (MAX_DOCUMENT_BYTES, MAX_IMPORTED_IMAGE_BYTES, NotAcceptable,
                                               check_raster_image, parse_json_document)
-from mintprep.ipfs import (CID, Block, BlockFetcher, DagImport, Unreadable, first_verified, import_bytes, ipfs_path,
-                           iter_file, list_directory, resolve, walk_dag)
+from mintprep.ipfs import (CID, Block, BlockFetcher, DagImport, LocalBackend, Unreadable, first_verified, import_bytes,
+                           ipfs_path, iter_file, list_directory, resolve, walk_dag)
 from mintprep.stages.pin import PinItem, pin_content, pin_pieces
 from mintprep.state.ledger import IMPORTED_KEY, IMPORTED_TX, Ledger, PieceRecord
 from mintprep.collection.manifest import PinnedPiece, build_manifest, token_file_name
@@ -334,29 +334,36 @@ def _read_folder(ws: Workspace, folder: Path, plan: ImportPlan) -> Iterator[_Rea
     """`<id>.json` (or `<id>`) per token, its `image` a path relative to the folder (or to a json/ subfolder)."""
     meta_dir = folder / "json" if (folder / "json").is_dir() else folder
     zero = (meta_dir / "0.json").is_file() or (meta_dir / "0").is_file()
-    with ws.progress.task("import", ws.spec.size) as advance:
+    with FolderFiles(folder) as files, ws.progress.task("import", ws.spec.size) as advance:
         for token_id in token_ids(ws.spec.size, zero):
-            path = next((p for p in (meta_dir / f"{token_id}.json", meta_dir / str(token_id)) if p.is_file()), None)
             advance()
-            if path is None:
-                plan.skipped[token_id] = f"no {token_id}.json in {meta_dir}"
-                continue
             try:
-                data = read_regular_file(path, MAX_DOCUMENT_BYTES, within=folder, what="metadata file")
+                found = _first_file(files, (f"{meta_dir}/{token_id}.json", f"{meta_dir}/{token_id}"),
+                                    MAX_DOCUMENT_BYTES, "metadata file")
             except UserError as exc:
                 plan.skipped[token_id] = str(exc)
                 continue
-            document = _document(data, token_id, plan)
+            if found is None:
+                plan.skipped[token_id] = f"no {token_id}.json in {meta_dir}"
+                continue
+            document = _document(found[1], token_id, plan)
             if document is None:
                 continue
-            image_path = _local_image(folder, document["image"], token_id)
-            if image_path is None:
-                plan.skipped[token_id] = f"image {document['image']!r} is no file under {folder}"
-                continue
+            reference = document["image"]
+            name = reference.rsplit("/", 1)[-1] if "://" in reference else reference
+            candidates = (os.path.join(folder, name), os.path.join(folder, "images", name))
             try:
-                image = read_regular_file(image_path, MAX_IMPORTED_IMAGE_BYTES, within=folder)
+                located = _first_file(files, candidates, MAX_IMPORTED_IMAGE_BYTES, "image file")
+            except UserError as exc:
+                plan.skipped[token_id] = f"image {reference!r}: {exc}"
+                continue
+            if located is None:
+                plan.skipped[token_id] = f"image {reference!r} is no file under {folder}"
+                continue
+            image_path, image = located
+            try:
                 check_raster_image(image)
-            except (UserError, NotAcceptable) as exc:
+            except NotAcceptable as exc:
                 plan.skipped[token_id] = f"image {image_path}: {exc}"
                 continue
             dag = import_bytes(image, ws.profile)
@@ -369,12 +376,12 @@ def _read_folder(ws: Workspace, folder: Path, plan: ImportPlan) -> Iterator[_Rea
             yield _Read(token, image, dag)
 
 
-def _local_image(folder: Path, reference: str, token_id: int) -> Path | None:
-    name = reference.rsplit("/", 1)[-1] if "://" in reference else reference
-    for base in (folder, folder / "images"):
-        candidate = (base / name).resolve()
-        if candidate.is_file() and candidate.is_relative_to(folder):
-            return candidate
+def _first_file(files: FolderFiles, paths: Iterable[str], max_bytes: int, what: str) -> tuple[str, bytes] | None:
+    """(path, bytes) of the first of `paths` that exists; UserError naming one that exists but may not be read."""
+    for path in paths:
+        data = files.read(path, max_bytes, what=what)
+        if data is not None:
+            return path, data
     return None
 
 
@@ -423,6 +430,8 @@ def _record(ws: Workspace, plan: ImportPlan, reads: Iterable[_Read], fetch: Bloc
     importing again; the journal names the source meanwhile. Fetched DAGs are pinned as they are, under their own
     CIDs, whatever the ledger holds for the same bytes (`force`): a healthy token keeps its CIDs byte for byte."""
     ledger, writes = ws.ledger, _Writes()
+    if isinstance(ws.backend, LocalBackend):  # each image and document is one file, its block a link to it
+        ws.backend.store.copies = ledger.objects
     journal = ledger.open_journal(JOURNAL_KIND) or ledger.begin_journal(JOURNAL_KIND, {"source": plan.source.text})
     writes.done()
     pieces = []

@@ -9,6 +9,7 @@ two objects per piece.
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import tempfile
 from collections.abc import Iterable
@@ -83,7 +84,7 @@ def fsync_dir(path: Path) -> None:
         os.close(fd)
 
 
-def write_durably(files: Iterable[tuple[Path, bytes]]) -> int:
+def write_durably(files: Iterable[tuple[Path | str, bytes]], links: Iterable[tuple[Path | str, str]] = ()) -> int:
     """Write each (path, bytes) so that a crash leaves every path absent or whole; return how many were written.
 
     All go to temp files beside their targets first, one sync makes their data durable, then each is renamed to
@@ -91,36 +92,84 @@ def write_durably(files: Iterable[tuple[Path, bytes]]) -> int:
     files (never a half file under a real name), which the next batch ignores and garbage collection removes.
     `os.sync` rather than an fsync per file and directory: measured on this project's disk, 200 small files
     took 0.90 s with an fsync each and 0.06 s with one sync.
+
+    `links`: (path, existing file) pairs, each path made a hard link to a file already durable under its real
+    name and never changed in place (a content-addressed copy of the same bytes), renamed into place with the
+    others. A link makes no new file: on this project's disk creating a file cost 0.03 to 1 ms of CPU (ext4's
+    inode allocation), a link 0.015 ms. Where the file system refuses links, the file's bytes are copied.
     """
-    staged: list[tuple[str, Path]] = []
+    staged: list[tuple[str, str]] = []
     try:
         for target, data in files:
-            try:
-                handle, temp = tempfile.mkstemp(dir=target.parent, prefix=".", suffix=".tmp")
-            except FileNotFoundError:  # a new shard folder (asked only then: a mkdir per file cost as much as the write)
-                target.parent.mkdir(parents=True, exist_ok=True)
-                handle, temp = tempfile.mkstemp(dir=target.parent, prefix=".", suffix=".tmp")
-            with os.fdopen(handle, "wb") as out:
-                out.write(data)
-            staged.append((temp, target))
+            staged.append((_staged_copy(str(target), data), str(target)))
+        for target, source in links:
+            staged.append((_staged_link(str(target), source), str(target)))
+        written = len(staged)
         if staged:
             os.sync()  # the data, before any file gets its real name
-            for temp, target in staged:
+            while staged:
+                temp, target = staged[-1]
                 os.replace(temp, target)
+                staged.pop()
             os.sync()  # the renames
+        return written
     finally:
-        for temp, _ in staged:
+        for temp, _ in staged:  # left by an error: not renamed, so none is under a real name
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(temp)
-    return len(staged)
+
+
+def _temp_beside(target: str) -> tuple[int, str]:
+    """An exclusive new dot-named temp file in `target`'s folder (the folder made if need be): (fd, its path).
+    Named from the target and the process, not drawn at random as `tempfile` does: that cost as much as the write."""
+    folder, name = os.path.split(target)
+    temp = f"{folder}/.{name}.{os.getpid()}.tmp"
+    try:
+        return os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600), temp
+    except FileNotFoundError:  # a new shard folder (asked only then: a mkdir per file cost as much as the write)
+        os.makedirs(folder, exist_ok=True)
+    except FileExistsError:  # a temp this process left before a kill, or one being written: never reused
+        pass
+    return tempfile.mkstemp(dir=folder, prefix=".", suffix=".tmp")
+
+
+def _staged_copy(target: str, data: bytes) -> str:
+    handle, temp = _temp_beside(target)
+    with os.fdopen(handle, "wb") as out:
+        out.write(data)
+    return temp
+
+
+def _staged_link(target: str, source: str) -> str:
+    folder, name = os.path.split(target)
+    temp = f"{folder}/.{name}.{os.getpid()}.tmp"
+    try:
+        os.link(source, temp)
+    except FileExistsError:  # left by a killed process of the same id: a temp, never a real name
+        os.unlink(temp)
+        os.link(source, temp)
+    except FileNotFoundError:  # a new shard folder (or no `source`, which the second try raises)
+        os.makedirs(folder, exist_ok=True)
+        os.link(source, temp)
+    except OSError as exc:
+        if exc.errno not in (errno.EXDEV, errno.EPERM, errno.EMLINK, errno.ENOTSUP):
+            raise
+        with open(source, "rb") as original:
+            return _staged_copy(target, original.read())
+    return temp
 
 
 class ObjectStore:
     def __init__(self, root: Path):
         self.root = root
+        self._root = str(root)
 
     def path(self, sha256: str) -> Path:
-        return self.root / sha256[:2] / sha256
+        return Path(self.file_name(sha256))
+
+    def file_name(self, sha256: str) -> str:
+        """`path` as a string: pathlib's joins cost more than reading a small object."""
+        return f"{self._root}/{sha256[:2]}/{sha256}"
 
     def put(self, data: bytes) -> str:
         digest = sha256_hex(data)
@@ -137,11 +186,12 @@ class ObjectStore:
             digests.append(digest)
             if digest not in missing and not self.intact(digest):
                 missing[digest] = data
-        write_durably((self.path(digest), data) for digest, data in missing.items())
+        write_durably((self.file_name(digest), data) for digest, data in missing.items())
         return digests
 
     def get(self, sha256: str) -> bytes:
-        data = self.path(sha256).read_bytes()
+        with open(self.file_name(sha256), "rb") as stored:
+            data = stored.read()
         if sha256_hex(data) != sha256:
             raise ObjectCorrupt(f"{self.path(sha256)} is corrupt: its bytes hash to {sha256_hex(data)}")
         return data
