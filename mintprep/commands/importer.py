@@ -25,10 +25,12 @@ import os
 import re
 import signal
 import tempfile
+import threading
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from queue import Full, Queue
 from typing import Any, Literal
 
 from mintprep.collection.config import Collection
@@ -160,8 +162,8 @@ def import_collection(col: Collection, source_text: str, *, gateways: tuple[str,
                 _require_minted(plan)
             case "ipfs":
                 reads = _read_ipfs_root(ws, source.text, plan, fetch)
-            case "folder":
-                reads = _read_folder(ws, Path(source.text), plan)
+            case "folder":  # read and checked a batch ahead, in a thread, while the batch before is recorded
+                reads = _read_ahead(_read_folder(ws, Path(source.text), plan), TOKENS_PER_BATCH)
         if dry_run:
             for _ in reads:
                 plan.blocks.clear()
@@ -374,6 +376,49 @@ def _read_folder(ws: Workspace, folder: Path, plan: ImportPlan) -> Iterator[_Rea
                                   _provenance(document, plan.source), _attributes(document))
             plan.tokens.append(token)
             yield _Read(token, image, dag)
+
+
+def _read_ahead(reads: Iterator[_Read], depth: int) -> Iterator[_Read]:
+    """`reads`, drawn by a thread of their own up to `depth` tokens ahead of the caller (so at most two batches of
+    images are held). Reading and checking the next batch (file reads, image decodes, hashing: much of it outside
+    the interpreter lock) then runs on the other core while this batch's files are created and synced. The
+    thread writes nothing; an error it meets is raised here, and it stops when the caller stops early."""
+    queue: Queue[tuple[_Read | None, BaseException | None]] = Queue(maxsize=depth)
+    stop = threading.Event()
+
+    def hand_over(item: tuple[_Read | None, BaseException | None]) -> bool:
+        while not stop.is_set():
+            try:
+                queue.put(item, timeout=0.1)
+                return True
+            except Full:
+                continue
+        return False
+
+    def produce() -> None:
+        try:
+            for read in reads:
+                if not hand_over((read, None)):
+                    return
+            hand_over((None, None))
+        except BaseException as exc:  # handed to the caller, which raises it as its own
+            hand_over((None, exc))
+        finally:
+            reads.close()  # type: ignore[attr-defined]  # a generator: its files and progress task are released
+
+    worker = threading.Thread(target=produce, name="import-read-ahead", daemon=True)
+    worker.start()
+    try:
+        while True:
+            read, error = queue.get()
+            if error is not None:
+                raise error
+            if read is None:
+                return
+            yield read
+    finally:
+        stop.set()
+        worker.join()
 
 
 def _first_file(files: FolderFiles, paths: Iterable[str], max_bytes: int, what: str) -> tuple[str, bytes] | None:

@@ -128,6 +128,30 @@ def test_an_import_killed_after_any_write_resumes_to_the_uninterrupted_ledger(wo
     assert report.generated == 0 and report.pinned == 0 and report.complete, report.to_json()
 
 
+def test_each_imported_file_is_stored_once_and_its_block_is_a_link_to_it(workdir: Path):
+    """kubo-cidv1 stores a one-block file as a raw leaf whose block is the file's bytes, named by their sha256 as
+    the object store names its copy: the block store links to that copy instead of writing the bytes again (an
+    image and its metadata document are one file each on disk), and what audit reads back is intact."""
+    from mintprep.commands.audit import audit_collection
+    from mintprep.ipfs.cid import CID
+    from mintprep.ipfs.store import BlockStore
+    from mintprep.state.objects import ObjectStore
+
+    path = workdir / "col" / "collection.yaml"
+    plan = import_collection(load_collection(path), "export", cwd=workdir)
+
+    col = load_collection(path)
+    store, objects = BlockStore(col.state.ipfs), ObjectStore(col.state_dir / "objects")
+    published = {p[0]: p[4] for p in ledger_state(workdir / "col")["pieces"]}
+    assert sorted(published) == [t.token_id for t in plan.tokens] == [1, 2, 3]
+    for token in plan.tokens:
+        image, document = CID.parse(token.image_cid), CID.parse(published[token.token_id])
+        assert os.path.samefile(store.path_for(image), objects.path(image.digest.hex())), token.token_id
+        assert os.path.samefile(store.path_for(document), objects.path(document.digest.hex())), token.token_id
+        assert store.get(document) == objects.get(document.digest.hex()) == token.metadata
+    assert audit_collection(col, check_chain=False).ok
+
+
 def test_a_zero_indexed_folder_keeps_token_0_and_run_generates_nothing(tmp_path: Path):
     """Sugar, thirdweb and ERC721A folders number tokens from 0: token 0 is imported, and no token `size` appears
     in the run, the review or the status's rarity table."""
