@@ -1,6 +1,6 @@
 """Everything but sampling at 1,000 and 10,000 pieces, side by side: is the cost per piece flat?
 
-    python bench/bench_scale.py [--sizes 1000 10000] [--quick] [--markdown]
+    python bench/bench_scale.py [--sizes 1000 10000] [--quick] [--markdown] [--imports-only]
 
 Images come from a fast deterministic source (smooth 64x64 PNGs that pass the default guards, no model). For each
 size, in one process, one after another:
@@ -17,7 +17,8 @@ Pinning to the kubo, PSA and Pinata stand-ins at 100 ms per request is bench/ben
 object (`--markdown`: also the table docs/benchmarks.md shows); `--quick` runs 200 and 1,000 pieces.
 
 Per command: seconds, ms per piece, pieces/s, the 10k/1k per-piece ratio (of wall time, and of the process's CPU
-time, which moves less with the neighbours on a shared machine but leaves out waits on the disk), and memory: the
+time, which moves less with the neighbours on a shared machine but leaves out waits on the disk, with its kernel
+part apart: file creation and syncs), and memory: the
 peak resident set during the command (Linux: VmHWM, reset before each command through /proc/self/clear_refs) and
 how far it rose above the resident set the command started with (what the command itself held at most; memory an
 earlier command freed is reused first, so a rise is a lower bound).
@@ -84,11 +85,13 @@ def reset_peak() -> None:
 def timed(rows: dict[str, dict[str, float]], name: str, work: Callable[[], object]) -> object:
     reset_peak()
     before = memory_kib("VmRSS")
-    start, cpu = time.perf_counter(), time.process_time()
+    start, cpu, system = time.perf_counter(), time.process_time(), resource.getrusage(resource.RUSAGE_SELF).ru_stime
     result = work()
     elapsed, cpu = time.perf_counter() - start, time.process_time() - cpu
+    system = resource.getrusage(resource.RUSAGE_SELF).ru_stime - system  # the kernel's part: file creation, syncs
     peak = memory_kib("VmHWM")
-    rows[name] = {"s": elapsed, "cpu_s": cpu, "peak_rss_mib": peak / 1024, "rss_rise_mib": max(0, peak - before) / 1024}
+    rows[name] = {"s": elapsed, "cpu_s": cpu, "sys_s": system, "peak_rss_mib": peak / 1024,
+                  "rss_rise_mib": max(0, peak - before) / 1024}
     print(f"  {name}: {elapsed:.2f} s ({cpu:.2f} s CPU), peak RSS {peak / 1024:.0f} MiB (+{max(0, peak - before) / 1024:.0f})",
           file=sys.stderr, flush=True)  # a capped run keeps what it measured
     return result
@@ -164,10 +167,11 @@ def imported(work: Path, size: int, rows: dict[str, dict[str, float]]) -> None:
     assert len(plan.tokens) == size, plan.skipped
 
 
-def at_size(size: int) -> dict[str, dict[str, float]]:
+def at_size(size: int, imports_only: bool = False) -> dict[str, dict[str, float]]:
     rows: dict[str, dict[str, float]] = {}
     with tempfile.TemporaryDirectory(prefix=f"mintprep-scale-{size}-") as tmp:
-        made_here(Path(tmp), size, rows)
+        if not imports_only:
+            made_here(Path(tmp), size, rows)
         imported(Path(tmp), size, rows)
     return rows
 
@@ -177,6 +181,7 @@ def main() -> None:
     parser.add_argument("--sizes", type=int, nargs="+", default=[1000, 10000])
     parser.add_argument("--quick", action="store_true", help="200 and 1,000 pieces")
     parser.add_argument("--markdown", action="store_true", help="also print the side-by-side table (stderr)")
+    parser.add_argument("--imports-only", action="store_true", help="only the two import rows")
     args = parser.parse_args()
     if args.quick:
         args.sizes = [200, 1000]
@@ -184,10 +189,11 @@ def main() -> None:
     load = [os.getloadavg()[0]]
     for size in args.sizes:
         print(f"{size} pieces:", file=sys.stderr, flush=True)
-        rows = at_size(size)
+        rows = at_size(size, args.imports_only)
         load.append(os.getloadavg()[0])
         per_size[size] = {name: {"s": round(row["s"], 3), "ms_per_piece": round(1000 * row["s"] / size, 3),
                                  "cpu_ms_per_piece": round(1000 * row["cpu_s"] / size, 3),
+                                 "sys_ms_per_piece": round(1000 * row["sys_s"] / size, 3),
                                  "pieces_per_s": round(size / row["s"], 1),
                                  "peak_rss_mib": round(row["peak_rss_mib"]), "rss_rise_mib": round(row["rss_rise_mib"])}
                           for name, row in rows.items()}
