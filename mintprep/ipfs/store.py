@@ -6,7 +6,9 @@ Layout under `<state_dir>/ipfs/`:
                                    (mintprep.ipfs.pinset; an older store's pins/<cid> files are migrated)
 Blocks are filed by multihash, so a CIDv0 and a CIDv1 of the same bytes share one file. A block is
 written to a temp file, synced and renamed (a batch at a time), so a crash never leaves a half block under a
-real name.
+real name. A store given `copies` (the importer gives it the object store) files a block whose bytes the object
+store already holds (a one-block raw-leaf file: the block is the file, named by the same sha256) as a hard link
+to that copy: same layout, same bytes for every reader, one file on disk instead of two.
 """
 
 from __future__ import annotations
