@@ -55,6 +55,7 @@ ADDRESS = re.compile(r"^0x[0-9a-fA-F]{40}$")
 PROVENANCE_KEYS = ("dna", "edition", "date", "seed", "prompt", "compiler")
 JOURNAL_KIND = "import"
 TOKENS_PER_BATCH = 256  # tokens recorded per batch: two syncs and one pin transaction each; bounds the images held
+READ_AHEAD_TOKENS = TOKENS_PER_BATCH  # a folder's tokens read ahead of the recording, by a thread (0: none)
 # Test hook: SIGKILL this process right after its Nth durable write while recording (objects, pins, ledger rows).
 # The fault-injection test sets it; nothing else should.
 FAULT_ENV = "MINTPREP_IMPORT_FAULT_AFTER_WRITE"
@@ -165,7 +166,7 @@ def import_collection(col: Collection, source_text: str, *, gateways: tuple[str,
             case "ipfs":
                 reads = _read_ipfs_root(ws, source.text, plan, fetch)
             case "folder":  # read and checked a batch ahead, in a thread, while the batch before is recorded
-                reads = _read_ahead(_read_folder(ws, Path(source.text), plan), TOKENS_PER_BATCH)
+                reads = _read_ahead(_read_folder(ws, Path(source.text), plan), READ_AHEAD_TOKENS)
         if dry_run:
             for _ in reads:
                 plan.blocks.clear()
@@ -385,6 +386,9 @@ def _read_ahead(reads: Iterator[_Read], depth: int) -> Iterator[_Read]:
     images are held). Reading and checking the next batch (file reads, image decodes, hashing: much of it outside
     the interpreter lock) then runs on the other core while this batch's files are created and synced. The
     thread writes nothing; an error it meets is raised here, and it stops when the caller stops early."""
+    if depth <= 0:
+        yield from reads
+        return
     queue: Queue[tuple[_Read | None, BaseException | None]] = Queue(maxsize=depth)
     stop = threading.Event()
 
