@@ -28,7 +28,7 @@ import re
 import signal
 import tempfile
 import threading
-from collections.abc import Iterable, Iterator
+from collections.abc import Generator, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -335,7 +335,7 @@ def _read_bounded(cid: CID, fetch: BlockFetcher, max_bytes: int) -> bytes:
     return b"".join(parts)
 
 
-def _read_folder(ws: Workspace, folder: Path, plan: ImportPlan) -> Iterator[_Read]:
+def _read_folder(ws: Workspace, folder: Path, plan: ImportPlan) -> Generator[_Read, None, None]:
     """`<id>.json` (or `<id>`) per token, its `image` a path relative to the folder (or to a json/ subfolder)."""
     meta_dir = folder / "json" if (folder / "json").is_dir() else folder
     zero = (meta_dir / "0.json").is_file() or (meta_dir / "0").is_file()
@@ -381,7 +381,7 @@ def _read_folder(ws: Workspace, folder: Path, plan: ImportPlan) -> Iterator[_Rea
             yield _Read(token, image, dag)
 
 
-def _read_ahead(reads: Iterator[_Read], depth: int) -> Iterator[_Read]:
+def _read_ahead(reads: Generator[_Read, None, None], depth: int) -> Iterator[_Read]:
     """`reads`, drawn by a thread of their own up to `depth` tokens ahead of the caller (so at most two batches of
     images are held). Reading and checking the next batch (file reads, image decodes, hashing: much of it outside
     the interpreter lock) then runs on the other core while this batch's files are created and synced. The
@@ -410,7 +410,7 @@ def _read_ahead(reads: Iterator[_Read], depth: int) -> Iterator[_Read]:
         except BaseException as exc:  # handed to the caller, which raises it as its own
             hand_over((None, exc))
         finally:
-            reads.close()  # type: ignore[attr-defined]  # a generator: its files and progress task are released
+            reads.close()  # its open folder and progress task are released
 
     worker = threading.Thread(target=produce, name="import-read-ahead", daemon=True)
     worker.start()
