@@ -141,22 +141,25 @@ def _staged_copy(target: str, data: bytes) -> str:
 
 
 def _staged_link(target: str, source: str) -> str:
+    """A temp hard link to `source` beside `target`; a temp copy of it where the file system refuses the link."""
     folder, name = os.path.split(target)
     temp = f"{folder}/.{name}.{os.getpid()}.tmp"
-    try:
-        os.link(source, temp)
-    except FileExistsError:  # left by a killed process of the same id: a temp, never a real name
-        os.unlink(temp)
-        os.link(source, temp)
-    except FileNotFoundError:  # a new shard folder (or no `source`, which the second try raises)
-        os.makedirs(folder, exist_ok=True)
-        os.link(source, temp)
-    except OSError as exc:
-        if exc.errno not in (errno.EXDEV, errno.EPERM, errno.EMLINK, errno.ENOTSUP):
-            raise
-        with open(source, "rb") as original:
-            return _staged_copy(target, original.read())
-    return temp
+    for _ in range(3):
+        try:
+            os.link(source, temp)
+            return temp
+        except FileExistsError:  # left by a killed process of the same id: a temp, never a real name
+            os.unlink(temp)
+        except FileNotFoundError:
+            if os.path.isdir(folder):
+                raise  # no `source`
+            os.makedirs(folder, exist_ok=True)  # a new shard folder
+        except OSError as exc:
+            if exc.errno not in (errno.EXDEV, errno.EPERM, errno.EMLINK, errno.ENOTSUP):
+                raise
+            break
+    with open(source, "rb") as original:
+        return _staged_copy(target, original.read())
 
 
 class ObjectStore:
