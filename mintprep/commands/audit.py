@@ -361,23 +361,26 @@ def audit_metadata(record: ManifestRecord, pieces: dict[int, PieceRecord], sourc
                    entries=unexpected)
     for token_id, token in sorted(tokens.items()):
         name = token_file_name(token_id, suffix)
-        if name not in listing:
+        entry = listing.get(name)
+        if entry is None:
             report.add(token_id, "metadata-unretrievable", cid=root, reason=f"{name} absent from the metadata directory")
             continue
-        cid = str(listing[name])
+        cid = entry.text
         if cid != token.metadata_cid:
             report.add(token_id, "metadata-root-mismatch", directory=cid, manifest=token.metadata_cid,
                        reason=f"{name} in the directory is not the file the manifest lists")
-        data = _read_metadata(cid, source, report, token_id)
+        data = _read_metadata(entry, source, report, token_id)
         if data is None:
-            continue
-        errors, document = metadata_errors(data)
-        if errors:
-            report.add(token_id, "metadata-invalid", cid=cid, errors=errors)
             continue
         piece = pieces.get(token_id)
         expected_image = piece.image_cid if piece and piece.image_cid else token.image_cid
-        if _image_cid(document["image"], source, listings) != expected_image:
+        expected_uri = f"ipfs://{expected_image}"
+        errors, document = metadata_errors(data, well_formed=expected_uri)
+        if errors:
+            report.add(token_id, "metadata-invalid", cid=cid, errors=errors)
+            continue
+        # A URI naming the expected CID itself needs no walk (most do); a path under a directory is resolved.
+        if document["image"] != expected_uri and _image_cid(document["image"], source, listings) != expected_image:
             report.add(token_id, "metadata-wrong-image", cid=cid, points_at=document["image"],
                        expected=f"ipfs://{expected_image}")
     report.checked["metadata"] = len(tokens)
@@ -392,7 +395,7 @@ def _image_cid(uri: str, source: BlockSource, listings: dict[CID, dict[str, CID]
     return str(found) if found else None
 
 
-def _read_metadata(cid: str, source: BlockSource, report: AuditReport, token_id: int) -> bytes | None:
+def _read_metadata(cid: CID, source: BlockSource, report: AuditReport, token_id: int) -> bytes | None:
     try:
         return read_file(cid, source.fetch_block)
     except Unreadable as exc:
@@ -400,8 +403,11 @@ def _read_metadata(cid: str, source: BlockSource, report: AuditReport, token_id:
         return None
 
 
-def metadata_errors(data: bytes) -> tuple[list[str], dict[str, Any]]:
-    """What is wrong with one token's metadata under the OpenSea standard (empty when valid), and the document."""
+def metadata_errors(data: bytes, well_formed: str | None = None) -> tuple[list[str], dict[str, Any]]:
+    """What is wrong with one token's metadata under the OpenSea standard (empty when valid), and the document.
+
+    `well_formed`: an image URI already known to be an IPFS address (the one the manifest expects), not parsed
+    again when the document names it."""
     try:
         document = json.loads(data)
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
@@ -411,7 +417,8 @@ def metadata_errors(data: bytes) -> tuple[list[str], dict[str, Any]]:
     errors = []
     if not isinstance(document.get("name"), str) or not document["name"]:
         errors.append("name: a non-empty string is required")
-    if not isinstance(document.get("image"), str) or ipfs_path(document["image"]) is None:
+    image = document.get("image")
+    if not isinstance(image, str) or (image != well_formed and ipfs_path(image) is None):
         errors.append(f"image: an ipfs:// URI (or a gateway URL with /ipfs/<CID>) is required, "
                       f"got {document.get('image')!r}")
     if not isinstance(document.get("description", ""), str):
@@ -428,13 +435,15 @@ def metadata_errors(data: bytes) -> tuple[list[str], dict[str, Any]]:
 
 def audit_page(col: Collection, ledger: Ledger, record: ManifestRecord, report: AuditReport) -> None:
     """The built page (and the last published one) must embed the current metadata root and contract."""
+    from mintprep.chain.address import find_contract
     from mintprep.page import read_page_config
-    from mintprep.page.publish import collection_page_inputs, page_manifest
+    from mintprep.page.publish import page_manifest
 
-    expected_contract = collection_page_inputs(col, ledger).contract
     index = col.page_dir / "index.html"
     if index.is_file():
         report.checked["page"] = str(index)
+        # The contract a page is built for (`collection_page_inputs` asks the same), without rebuilding its inputs.
+        expected_contract = find_contract(col, ledger)
         for stale in page_differences(read_page_config(index), page_manifest(col, ledger, record), expected_contract):
             report.add(None, "page-stale", page=str(index), **stale)
     published = ledger.latest_publish()

@@ -321,6 +321,14 @@ class Ledger:
         rows = self._verdict_rows("png_sha256, ok, reasons, metrics", shas, settings_key)
         return {row[0]: (bool(row[1]), json.loads(row[2]), json.loads(row[3])) for row in rows}
 
+    def verdict_hashes(self, shas: Iterable[str], settings_key: str) -> dict[str, tuple[bool, list[str], dict[str, Any]]]:
+        """`verdicts` with only the facts the near-duplicate check reads (guard, phash, tiles), picked out by SQLite:
+        parsing each verdict's whole metrics in Python was most of an audit's duplicate check."""
+        rows = self._verdict_rows("png_sha256, ok, reasons, json_extract(metrics, '$.guard'), "
+                                  "json_extract(metrics, '$.phash'), json_extract(metrics, '$.tiles')", shas, settings_key)
+        return {row[0]: (bool(row[1]), json.loads(row[2]), {"guard": row[3], "phash": row[4], "tiles": row[5]})
+                for row in rows}
+
     def passed(self, shas: Iterable[str], settings_key: str) -> set[str]:
         """Those of `shas` with a passing verdict under `settings_key` (nothing parsed: what an audit asks first)."""
         return {row[0] for row in self._verdict_rows("png_sha256, ok", shas, settings_key) if row[1]}
