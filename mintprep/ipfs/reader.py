@@ -18,6 +18,9 @@ from mintprep.ipfs.errors import CorruptBlock, NotUnixFS
 
 def read_file(root: CID | str, fetch_block: BlockFetcher) -> bytes:
     """The whole content of a UnixFS file (raw leaf, or dag-pb tree with raw or dag-pb leaves)."""
+    root = as_cid(root)
+    if root.codec == RAW:  # a one-block file (a metadata document, a small image): nothing to walk or join
+        return fetch_verified(root, fetch_block)
     return b"".join(iter_file(root, fetch_block))
 
 

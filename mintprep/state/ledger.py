@@ -15,7 +15,7 @@ import time
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable, Iterator
+from typing import Any, Iterable, Iterator, NamedTuple
 
 from mintprep.base.errors import DISK_FULL_ERRNOS, DiskFull, LedgerBusy, MintprepError, UserError
 from mintprep.base.secrets import scrub  # rows that carry service text (a URL, a tx detail) never hold a secret
@@ -161,6 +161,12 @@ class ManifestRecord:
     manifest_sha256: str
     provenance_hash: str
     manifest: Manifest
+
+
+class ManifestNames(NamedTuple):
+    metadata_root: str
+    manifest_cid: str
+    provenance_hash: str
 
 
 @dataclass(frozen=True)
@@ -434,6 +440,12 @@ class Ledger:
 
     def current_manifest(self) -> ManifestRecord | None:
         return next(self.manifests(), None)
+
+    def current_manifest_names(self) -> ManifestNames | None:
+        """What names the newest manifest, without reading the manifest itself (parsing 10,000 tokens' entries
+        was a quarter of `status`)."""
+        row = self._one("SELECT metadata_root, manifest_cid, provenance_hash FROM manifests ORDER BY id DESC LIMIT 1")
+        return ManifestNames(*row) if row else None
 
     def manifests(self) -> Iterator[ManifestRecord]:
         """Every manifest ever recorded, newest first (read lazily: callers usually stop at the first)."""
