@@ -16,11 +16,12 @@ size, in one process, one after another:
 Pinning to the kubo, PSA and Pinata stand-ins at 100 ms per request is bench/bench_pinning.py. Prints one JSON
 object (`--markdown`: also the table docs/benchmarks.md shows); `--quick` runs 200 and 1,000 pieces. `--only` names
 the commands to measure after the setup rows (validate, pin, manifest, page: always run, since the rest read what
-they made); `--repeat N` runs each read-only command (status, audit) N times and keeps the median run (by wall
-time; the first run's seconds are kept beside it). Not the fastest: on a shared machine a 0.3 s run at 1,000 pieces
-fits in a quiet moment far more often than a 3 s run at 10,000, so the fastest of each flatters the small size
-(measured here: audit's CPU per piece ranged 0.20-0.49 ms over 60 runs at 1,000 and 0.28-0.41 ms over 6 at
-10,000, with equal medians).
+they made); `--repeat N` runs each read-only command (status, audit) N times at the largest size, and at a
+smaller one as many times more as it is smaller (N x 10 at 1,000 beside 10,000), and keeps the median run (by wall
+time; the first run's seconds are kept beside it). So each size is sampled over about as much wall time of a shared
+machine: a 0.3 s run at 1,000 pieces fits in a quiet moment far more often than a 3 s run at 10,000 (measured
+here: audit's CPU per piece ranged 0.20-0.49 ms over 60 runs at 1,000 and 0.28-0.41 ms over 6 at 10,000, with
+equal medians), so one run, or the fastest of a few, of each size flatters the small one.
 
 Per command: seconds, ms per piece, pieces/s, the 10k/1k per-piece ratio (of wall time, and of the process's CPU
 time, which moves less with the neighbours on a shared machine but leaves out waits on the disk), and memory: the
@@ -206,7 +207,8 @@ def main() -> None:
     parser.add_argument("--markdown", action="store_true", help="also print the side-by-side table (stderr)")
     parser.add_argument("--only", nargs="+", choices=COMMANDS, default=list(COMMANDS),
                         help="the commands to measure after the setup rows (default: all)")
-    parser.add_argument("--repeat", type=int, default=1, help=f"runs of each of {', '.join(READ_ONLY)}; the median is kept")
+    parser.add_argument("--repeat", type=int, default=1, help=f"runs of each of {', '.join(READ_ONLY)} at the largest size "
+                        "(more at smaller ones, in proportion); the median is kept")
     args = parser.parse_args()
     if args.quick:
         args.sizes = [200, 1000]
@@ -214,7 +216,7 @@ def main() -> None:
     load = [os.getloadavg()[0]]
     for size in args.sizes:
         print(f"{size} pieces:", file=sys.stderr, flush=True)
-        rows = at_size(size, tuple(args.only), max(1, args.repeat))
+        rows = at_size(size, tuple(args.only), max(1, args.repeat) * max(1, round(max(args.sizes) / size)))
         load.append(os.getloadavg()[0])
         per_size[size] = {name: {"s": round(row["s"], 3), "ms_per_piece": round(1000 * row["s"] / size, 3),
                                  "cpu_ms_per_piece": round(1000 * row["cpu_s"] / size, 3),
