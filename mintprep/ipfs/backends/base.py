@@ -29,7 +29,7 @@ import requests
 
 from mintprep.base.errors import RemoteError
 from mintprep.base.secrets import register_secret
-from mintprep.net.http import RetryPolicy, redact, send
+from mintprep.net.http import DeadlineAdapter, RetryPolicy, redact, send
 from mintprep.ipfs.car import car_bytes, write_car
 from mintprep.ipfs.cid import CID, as_cid
 from mintprep.ipfs.gateway import TrustlessGateway
@@ -249,7 +249,7 @@ class HttpBackend(PinBackend):
 def pooled_session(concurrency: int) -> requests.Session:
     """A session that keeps a connection per worker thread (requests' default pool holds 10)."""
     session = _EnvironmentOnce()
-    adapter = requests.adapters.HTTPAdapter(pool_connections=4, pool_maxsize=max(concurrency, 10))
+    adapter = DeadlineAdapter(pool_connections=4, pool_maxsize=max(concurrency, 10))
     session.mount("http://", adapter)
     session.mount("https://", adapter)
     return session
