@@ -18,7 +18,9 @@ requests are (read-back is one request per piece on every service: kubo's dag/ex
 `one_trip_ideal` is N x RTT / in flight (one request per piece) for comparison. The breakdown per backend: the
 requests each kind of call took, per piece; the mean requests in flight (the server's busy time / wall: waits
 between status polls and the client's own CPU show as fewer in flight); the mean time a request spent in the server
-(RTT plus the stand-in's own work and scheduling); the client's and the server's CPU seconds. The ratio is the
+(RTT plus the stand-in's own work and scheduling); the client's and the server's CPU seconds, and the client's CPU
+per piece by phase (upload, look_again, read_back: the pool threads' own time; rest: the calling thread and the
+interpreter's switching between threads). The ratio is the
 product of three factors, printed: requests / fewest requests, mean request time / RTT (the stand-in's share), and
 concurrency / mean in flight (the client's share). `client_cpu_ms_per_request` is the client CPU of one small
 request (kubo's pin/ls, no delay, one thread, `--calls` of them) through mintprep.net.http's `send` on a backend's
@@ -35,7 +37,9 @@ import os
 import subprocess
 import sys
 import tempfile
+import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -87,6 +91,7 @@ def pinning(work: Path, kind: str, pieces: int, concurrency: int, rtt: float) ->
             settings.update(upload_url=urls["url"])
         with Ledger.open(work / f"{kind}-state") as ledger:
             backend = make_backend(IpfsSettings(**settings), work / f"{kind}-state")
+            phases = time_phases(backend)
             cpu, start = time.process_time(), time.perf_counter()
             outcomes = pin_pieces(ledger, backend, PROFILE, items)
             wall, cpu = time.perf_counter() - start, time.process_time() - cpu
@@ -109,7 +114,31 @@ def pinning(work: Path, kind: str, pieces: int, concurrency: int, rtt: float) ->
             "factor_requests": round(counts["requests"] / fewest, 2),
             "factor_service_time": round(counts["busy_s"] / counts["requests"] / rtt, 2),
             "factor_in_flight": round(concurrency * wall / counts["busy_s"], 2),
-            "client_cpu_s": round(cpu, 2), "server_cpu_s": counts["cpu_s"]}
+            "client_cpu_s": round(cpu, 2), "server_cpu_s": counts["cpu_s"],
+            "client_cpu_ms_per_piece": {**{phase: round(1000 * spent / pieces, 2) for phase, spent in phases.items()},
+                                        "rest": round(1000 * (cpu - sum(phases.values())) / pieces, 2)}}
+
+
+def time_phases(backend: object) -> dict[str, float]:
+    """The CPU seconds the pool's threads spend uploading, looking again at waiting pieces and reading back (each
+    phase wrapped on this backend object; time.thread_time, so other threads' work is not counted). `rest` in the
+    output is the calling thread (ledger rows, the pool's bookkeeping) and the interpreter's switching."""
+    spent = {"upload": 0.0, "look_again": 0.0, "read_back": 0.0}
+    lock = threading.Lock()
+
+    def timed(phase: str, method: Callable[..., object]) -> Callable[..., object]:
+        def run(*args: object) -> object:
+            cpu = time.thread_time()
+            try:
+                return method(*args)
+            finally:
+                with lock:
+                    spent[phase] += time.thread_time() - cpu
+        return run
+
+    for phase, name in (("upload", "_upload_share"), ("look_again", "_look_again"), ("read_back", "_read_back")):
+        setattr(backend, name, timed(phase, getattr(backend, name)))
+    return spent
 
 
 def cpu_per_request(work: Path, calls: int) -> dict[str, float]:

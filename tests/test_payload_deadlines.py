@@ -20,8 +20,9 @@ from concurrent.futures import ThreadPoolExecutor
 from http.server import BaseHTTPRequestHandler
 
 import pytest
+import requests
 
-from mintprep.net.http import RetryPolicy, ServiceUnavailable, deadline_session, send
+from mintprep.net.http import DeadlineAdapter, RetryPolicy, ServiceUnavailable, deadline_session, send
 from tests.support.servers import JsonHandler, http_server
 
 TWO_MBIT = 2_000_000 / 8  # bytes per second
@@ -190,6 +191,30 @@ def test_each_request_keeps_its_own_deadline_on_a_shared_session():
     assert [answer for answer, _ in quick] == [f"/quick/{i}" for i in range(4)]
     assert all(took < 0.45 for _, took in quick), quick
     assert after[0] == "/quick/after"
+
+
+def test_connections_stay_alive_and_a_plain_session_gets_the_deadline():
+    """Bounding each read keeps HTTP keep-alive (a connection per request would cost a handshake each), and a
+    session a caller made itself is bounded too: its plain adapter is replaced by the deadline one."""
+    ports: list[int] = []
+
+    class KeepAlive(JsonHandler):
+        protocol_version = "HTTP/1.1"
+
+        def do_POST(self) -> None:  # noqa: N802 (stdlib name)
+            body = self.rfile.read(int(self.headers["Content-Length"]))
+            ports.append(self.client_address[1])
+            self.reply_json(200, {"bytes": len(body)})
+
+    with http_server(KeepAlive) as url:
+        session = requests.Session()
+        answers = [send("POST", url + "/pins", session=session, data=b"x" * n).json()["bytes"] for n in range(1, 11)]
+        with http_server(trickling_server(0.2)) as trickle:
+            with pytest.raises(ServiceUnavailable, match="no complete answer within 0.5s"):
+                send("GET", trickle + "/ipfs/bafy", session=session,
+                     policy=RetryPolicy(attempts=1, timeout=0.5, give_up_after=0.5))
+    assert answers == list(range(1, 11)) and len(set(ports)) == 1
+    assert isinstance(session.get_adapter(url), DeadlineAdapter)
 
 
 @pytest.mark.soak

@@ -8,6 +8,11 @@ seconds is cut off near the allowance while a slow but honest uplink sending a 3
 attempts together have a give-up time (grown the same way), and a body larger than the cap is refused
 while it streams in, not after it filled memory. No registered secret (the session's token, a
 credential in the URL) ever appears in an error, even when the server echoed it.
+
+How the deadline holds without a thread per request: the request runs in the calling thread, which holds its
+budget (_Budget), and the session's connections (DeadlineAdapter; a plain session handed in gets one) give every
+socket read and write the time that budget has left, so the headers or the body trickling in a byte at a time, or
+a server that stops reading the upload, end the request at its deadline, not after a timeout per byte.
 """
 
 from __future__ import annotations
