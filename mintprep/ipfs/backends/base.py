@@ -6,7 +6,7 @@ content back and check every block and link → receipt. A service's own "pinned
 `pin_many` does the same for many pieces with `concurrency` requests in flight: uploads (a backend may send several
 pieces in one request) queued twice as many as workers at a time, each piece's read-back as soon as its upload is
 done, ahead of the uploads not yet queued. A service that pins in its
-own time (PSA) answers `Waiting` pieces: they are looked at again when due, without holding a worker meanwhile, so
+own time (PSA, IPFS Cluster) answers `Waiting` pieces: they are looked at again when due, without holding a worker meanwhile, so
 the other pieces' requests keep the pool busy. Results come back in the calling thread, so the ledger keeps a single
 writer; a piece that fails is reported with its error and the others go on.
 """
