@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from mintprep.ipfs.backends import PinRequest, make_backend
+from mintprep.ipfs.backends import make_backend
 from mintprep.ipfs.gateway import serve_gateway
 from mintprep.ipfs.settings import IpfsSettings
 from mintprep.ipfs.store import BlockStore
@@ -117,24 +117,3 @@ def test_kubo_reads_a_many_block_piece_back_in_one_request(tmp_path: Path) -> No
     commands = [r.split("?")[0] for r in fake.script.requests]
     assert commands == ["POST /api/v0/dag/import", "POST /api/v0/pin/add", "POST /api/v0/dag/export"]
     assert len(list(dag.blocks)) == 5
-
-
-def test_read_backs_go_ahead_of_uploads_not_yet_queued(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """pin_many queues twice as many tasks as workers and no more: a piece's read-back goes before later uploads, so
-    few DAGs are made and waiting at any time (all 60 were, before the first receipt, when every upload was queued at
-    once), and the wait on pending tasks stays short."""
-    monkeypatch.setenv("PINATA_TEST_JWT", TOKEN)
-    items = _items()[:60]
-    made: list[int] = []
-
-    def dag_of(i: int):
-        made.append(i)
-        return items[i].make_dag()
-
-    with _service("pinata", tmp_path, Script()) as (_, settings):
-        backend = make_backend(settings.model_copy(update={"pin_concurrency": 2}), tmp_path / "state")
-        results = backend.pin_many([PinRequest(item.name, lambda i=i: dag_of(i)) for i, item in enumerate(items)])
-        made_before_first = len(made) if next(results) else 0
-        rest = list(results)
-    assert made_before_first <= 4 * 2, made_before_first
-    assert len(rest) == 59 and sorted(made) == list(range(60))
