@@ -35,7 +35,8 @@ from mintprep.base.errors import RemoteError
 from mintprep.base.secrets import register_secret, scrub
 from mintprep.net.urls import redact
 
-__all__ = ["DeadlineAdapter", "DeadlineSession", "RetryPolicy", "ServiceUnavailable", "json_object", "redact", "retry_after_seconds", "deadline_session", "send"]
+__all__ = ["DeadlineAdapter", "DeadlineSession", "RetryPolicy", "ServiceUnavailable", "deadline_session", "json_object",
+           "redact", "retry_after_seconds", "send"]
 
 RETRY_STATUS = frozenset({408, 425, 429, 500, 502, 503, 504})
 CHUNK = 64 * 1024
@@ -231,7 +232,8 @@ def _bounded_pool(pool: type) -> type:
 
 
 def _bound_pools(manager: Any) -> Any:
-    manager.pool_classes_by_scheme = {scheme: _bounded_pool(pool) for scheme, pool in manager.pool_classes_by_scheme.items()}
+    manager.pool_classes_by_scheme = {scheme: _bounded_pool(pool)
+                                      for scheme, pool in manager.pool_classes_by_scheme.items()}
     return manager
 
 
@@ -269,7 +271,8 @@ def _with_deadlines(session: requests.Session, url: str) -> None:
         if isinstance(plain, DeadlineAdapter):
             return
         if type(plain) is not requests.adapters.HTTPAdapter:
-            raise TypeError(f"mintprep.net.http bounds requests through requests' HTTPAdapter, not {type(plain).__name__}")
+            raise TypeError(f"mintprep.net.http bounds requests through requests' HTTPAdapter, "
+                            f"not {type(plain).__name__}")
         bounded = DeadlineAdapter(plain._pool_connections, plain._pool_maxsize, plain.max_retries, plain._pool_block)
         for prefix, adapter in list(session.adapters.items()):
             if adapter is plain:

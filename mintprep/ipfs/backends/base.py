@@ -6,8 +6,8 @@ content back and check every block and link → receipt. A service's own "pinned
 `pin_many` does the same for many pieces with `concurrency` requests in flight: uploads first (a backend may send
 several pieces in one request), each piece's read-back as soon as its upload is done. A service that pins in its
 own time (PSA, IPFS Cluster) answers `Waiting` pieces: they are looked at again when due, without holding a worker
-meanwhile, so the other pieces' requests keep the pool busy. Results come back in the calling thread, so the ledger keeps a single
-writer; a piece that fails is reported with its error and the others go on.
+meanwhile, so the other pieces' requests keep the pool busy. Results come back in the calling thread, so the ledger
+keeps a single writer; a piece that fails is reported with its error and the others go on.
 """
 
 from __future__ import annotations

@@ -4,10 +4,10 @@ Upload is `POST /add?format=car` of a one-root CAR (Cluster imports the blocks a
 them) with `replication-min`/`replication-max`; Cluster answers the added root, checked against ours. Then
 `GET /pins/{cid}` is polled until `peer_map` shows `pinned` on `replication_min` peers, within
 `replicated_within_s`: at once after the add, then at doubling waits during which the piece holds no worker (the
-other pieces' adds and read-backs go on meanwhile); a piece that does not get there fails with every peer's status. Only then is the content
-read back through the configured trustless gateway, like every other remote backend. `DELETE /pins/{cid}` unpins;
-`GET /pins?filter=pinned` lists. Lists come as a JSON array (older peers) or one JSON object per line (v1
-streams them); the added CID as {"/": cid} (v1) or a plain string.
+other pieces' adds and read-backs go on meanwhile); a piece that does not get there fails with every peer's status.
+Only then is the content read back through the configured trustless gateway, like every other remote backend.
+`DELETE /pins/{cid}` unpins; `GET /pins?filter=pinned` lists. Lists come as a JSON array (older peers) or one JSON
+object per line (v1 streams them); the added CID as {"/": cid} (v1) or a plain string.
 Login: basic auth (`ipfs.cluster.basic_auth_env`) or a bearer token (`ipfs.token_env`), both registered as secrets.
 """
 
@@ -77,7 +77,8 @@ class ClusterBackend(GatewayVerifiedBackend):
         results: list[UploadResult] = []
         for item in super()._upload_share(requests, share):
             if isinstance(item, Uploaded):
-                watch = _Watch(item, requests[item.index].name, time.monotonic() + self.replicated_within_s, FIRST_POLL_S)
+                deadline = time.monotonic() + self.replicated_within_s
+                watch = _Watch(item, requests[item.index].name, deadline, FIRST_POLL_S)
                 results += self._look_again(watch)
             else:
                 results.append(item)
@@ -99,7 +100,8 @@ class ClusterBackend(GatewayVerifiedBackend):
                 f"{self.replication_min} peers required (ipfs.cluster.replication_min) after "
                 f"{self.replicated_within_s:g}s (ipfs.cluster.replicated_within_s): {_describe(peers)}")))]
         # the last look comes at the deadline, not up to a whole wait after it
-        return [Waiting(min(now + watch.delay, watch.deadline), replace(watch, delay=min(watch.delay * 2, LONGEST_POLL_S)))]
+        later = replace(watch, delay=min(watch.delay * 2, LONGEST_POLL_S))
+        return [Waiting(min(now + watch.delay, watch.deadline), later)]
 
     def _peer_map(self, cid: CID | str) -> dict[str, dict[str, Any]]:
         """GET /pins/{cid}: each peer's status of `cid` (an untracked CID: every peer `unpinned`, or a 404)."""
