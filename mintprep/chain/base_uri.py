@@ -91,6 +91,10 @@ def check_base_uri_change(ledger: Ledger, current: str, new_root: str, minted_fi
                         "(what their owners hold); pass --include-minted to replace them knowingly")
 
 
+class NotRevealed(UserError):
+    """The chain says a hidden drop is not revealed yet: its base URI is `mintprep reveal`'s to set, no one else's."""
+
+
 @dataclass(frozen=True)
 class BaseUriUpdate:
     """The call that sets the base URI: what a multisig or hardware wallet needs to send it."""
@@ -132,12 +136,12 @@ def collection_base_uri_update(ws: "Workspace", *, include_minted: bool = False)
     address = deployed_address(col, ledger, network)
     root = manifest.metadata_root
     update = base_uri_update(network.chain_id, address, base_uri_for(root), contract_uri_for(root))
-    require_public_root(col, ledger, url, root)  # before reading the chain: never aim a public one at private CIDs
     live = read_live_drop(col, ledger)
     assert live is not None  # deployed_address found the contract
-    if not live.revealed:
-        raise UserError(f"{col.path}: chain.reveal is set and the drop is not revealed yet: the base URI is set by "
-                        "`mintprep reveal` (setting it earlier would show the art before the reveal)")
+    if not live.revealed:  # first: a hidden drop's root is still in the local store, which is not the reason
+        raise NotRevealed(f"{col.path}: chain.reveal is set and the drop is not revealed yet: the base URI is set by "
+                          "`mintprep reveal` (setting it earlier would show the art before the reveal)")
+    require_public_root(col, ledger, url, root)  # never aim a public chain at CIDs only this machine holds
     if live.base_uri != update.base_uri:
         check_base_uri_change(ledger, live.base_uri, root, live.minted_files, ws.backend.fetch_block,
                               include_minted=include_minted)

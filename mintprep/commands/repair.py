@@ -26,7 +26,7 @@ from mintprep.collection.manifest import PinnedPiece, token_file_name
 from mintprep.state.objects import ObjectCorrupt
 from mintprep.stages.minted import keep_minted
 from mintprep.stages.pin import pin_bytes
-from mintprep.stages.withheld import art_committed_before_reveal, publication_backend, withholding
+from mintprep.stages.withheld import art_committed_before_reveal, publication_backend
 from mintprep.commands.run import (generate, page_stage, piece_pointer, pin, plan_pieces, publish_metadata,
                                restore_object, validate)
 from mintprep.base.progress import ProgressSink
@@ -403,8 +403,8 @@ def _step_base_uri(ws: Workspace, plan: RepairPlan, outcome: RepairOutcome, *, s
     """Point the contract at the new metadata through its family's setter: sent with the key, or printed
     (--print-tx) and awaited on the next run. Every base-URI change passes `check_base_uri_change` first
     (MintprepDrop's through `collection_base_uri_update`). A hidden drop's stays as it is until `reveal` sets it to
-    the root current then."""
-    if ws.contract is None or withholding(ws.col, ws.ledger):
+    the root current then: the gate's `NotRevealed`, read from the chain, is the one answer to "hidden still?"."""
+    if ws.contract is None:
         return True
     from mintprep.chain.families import read_live
 
@@ -416,11 +416,14 @@ def _step_base_uri(ws: Workspace, plan: RepairPlan, outcome: RepairOutcome, *, s
 
 def _drop_base_uri(ws: Workspace, plan: RepairPlan, outcome: RepairOutcome, signer: Any, live: Any) -> bool:
     from mintprep.chain.artifact import load_artifact
-    from mintprep.chain.base_uri import collection_base_uri_update
+    from mintprep.chain.base_uri import NotRevealed, collection_base_uri_update
     from mintprep.chain.rpc import connect
     from mintprep.commands.contract import set_base_uri
 
-    update, url = collection_base_uri_update(ws, include_minted=plan.include_minted)
+    try:
+        update, url = collection_base_uri_update(ws, include_minted=plan.include_minted)
+    except NotRevealed:
+        return True  # `reveal` points the contract at the root current then, this repair's included
     drop = connect(url).eth.contract(address=update.to, abi=load_artifact().abi)
     if drop.functions.baseURI().call() == update.base_uri:
         return True  # already set: by an earlier run killed before recording it, or by the user's own wallet

@@ -92,11 +92,15 @@ def withholding(col: Collection, ledger: "Ledger") -> bool:
 
 
 def art_committed_before_reveal(col: Collection, ledger: "Ledger") -> bool:
-    """A hidden drop deployed and not yet revealed: the contract's provenance hash (immutable since the deploy)
-    commits to today's images, and `reveal` derives its secret from that hash, so no image may change until then."""
-    from mintprep.chain.address import find_contract
+    """A hidden drop deployed and not yet revealed, as the chain says (released art does not make it revealed):
+    the contract's provenance hash (immutable since the deploy) commits to today's images, and `reveal` derives
+    its secret from that hash, so no image may change until then."""
+    if col.spec.chain.reveal is None:
+        return False
+    from mintprep.chain.minted import read_live_drop
 
-    return withholding(col, ledger) and find_contract(col, ledger) is not None
+    live = read_live_drop(col, ledger)
+    return live is not None and not live.revealed
 
 
 def publication_backend(ws: "Workspace") -> "PinBackend":

@@ -29,7 +29,7 @@ from mintprep.chain.keys import PRIVATE_KEY_ENV
 from mintprep.commands.audit import audit_collection
 from mintprep.commands.repair import repair_collection
 from mintprep.commands.provenance import collection_provenance
-from mintprep.commands.reveal import reveal_collection
+from mintprep.commands.reveal import release_metadata, reveal_collection
 from mintprep.commands.run import run_collection
 from mintprep.commands.status import collection_status
 from mintprep.ipfs.backends.local import LocalBackend
@@ -199,7 +199,9 @@ def node_path(path: str, node: FakeKubo) -> str:
 @pytest.mark.slow
 def test_a_repair_before_the_reveal_keeps_the_art_withheld(chain: Chain, tmp_path: Path, monkeypatch):
     """An image pin lost from the local store before the reveal: audit names it (asking no public node), the repair
-    pins it there again and sends no base URI (the reveal sets it), and nothing real reaches the public node."""
+    pins it there again and sends no base URI (the reveal sets it), and nothing real reaches the public node. New
+    art is refused until the chain says revealed, also once the reveal has released the art but not yet sent its
+    transaction; a repair in that window re-pins on the public node and leaves the base URI to the reveal."""
     node = FakeKubo(BlockStore(tmp_path / "public-node"))
     with running(node) as api:
         col, drop = hidden_drop(tmp_path / "col", chain, api)
@@ -225,7 +227,29 @@ def test_a_repair_before_the_reveal_keeps_the_art_withheld(chain: Chain, tmp_pat
         store.unpin(gone.image_cid)
         store.store.collect_garbage()
         with Ledger.open(col.state_dir, readonly=True) as ledger:
-            ledger.objects.path(gone.png_sha256).unlink()
+            local_copy = ledger.objects.path(gone.png_sha256)
+        kept = local_copy.read_bytes()
+        local_copy.unlink()
+        with pytest.raises(UserError, match=r"token\(s\) 4 need new art.*provenance hash"):
+            repair_collection(col)
+        _, unchanged = real_cids(col)
+        assert unchanged == real and drop.functions.baseURI().call() == ""
+
+        # A reveal stopped between releasing the art and its transaction: the art is public, the chain still says
+        # hidden. The chain decides: a repair re-pins a lost image and leaves the base URI to the reveal, and still
+        # refuses new art (the provenance hash commits to it until the reveal), whatever the ledger says.
+        local_copy.write_bytes(kept)
+        with Workspace.open(col) as ws:
+            release_metadata(ws)
+        assert read_state(drop).step == RevealStep.START and collection_status(col)["withheld"] is False
+        lost_public = record.manifest.by_token()[3].image_cid
+        node.pins.pop(lost_public)
+        outcome = repair_collection(col)
+        assert outcome.status == "repaired" and outcome.after.ok, outcome.to_json()
+        assert [t.action for t in outcome.plan.tokens] == ["repin"] and outcome.plan.base_uri_tx is None
+        assert lost_public in node.pins and drop.functions.baseURI().call() == ""
+        node.pins.pop(gone.image_cid)
+        local_copy.unlink()
         with pytest.raises(UserError, match=r"token\(s\) 4 need new art.*provenance hash"):
             repair_collection(col)
         _, unchanged = real_cids(col)
