@@ -14,16 +14,19 @@ from __future__ import annotations
 
 import hashlib
 import os
+import ssl
+import subprocess
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
-from http.server import BaseHTTPRequestHandler
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 import requests
 
 from mintprep.net.http import DeadlineAdapter, RetryPolicy, ServiceUnavailable, deadline_session, send
 from tests.support.servers import JsonHandler, http_server
+from tests.support.tools import require_tool
 
 TWO_MBIT = 2_000_000 / 8  # bytes per second
 
@@ -215,6 +218,55 @@ def test_connections_stay_alive_and_a_plain_session_gets_the_deadline():
                      policy=RetryPolicy(attempts=1, timeout=0.5, give_up_after=0.5))
     assert answers == list(range(1, 11)) and len(set(ports)) == 1
     assert isinstance(session.get_adapter(url), DeadlineAdapter)
+
+
+def test_over_tls_a_server_trickling_its_headers_or_its_body_is_cut_off_at_the_deadline(tmp_path):
+    """Every real service is HTTPS: the deadline bounds the reads of a TLS connection too (a self-signed certificate
+    for 127.0.0.1 made with the openssl tool, trusted by this request only)."""
+    openssl = require_tool("openssl", "a self-signed certificate for the TLS test")
+    cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
+    subprocess.run([str(openssl), "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", str(key), "-out",
+                    str(cert), "-days", "1", "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1"],
+                   check=True, capture_output=True)
+    stop = threading.Event()
+
+    class Trickling(JsonHandler):
+        protocol_version = "HTTP/1.1"
+
+        def do_GET(self) -> None:  # noqa: N802 (stdlib name)
+            if self.path == "/quick":
+                return self.reply_json(200, {"ok": True})
+            head = b"HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\n"
+            slowly = head + b"x" * 100 if self.path == "/headers" else b"x" * 100
+            if self.path == "/body":
+                self.wfile.write(head)
+            try:
+                for byte in slowly:
+                    if stop.wait(0.1):
+                        return
+                    self.wfile.write(bytes([byte]))
+                    self.wfile.flush()
+            except OSError:  # the client gave up: what the test wants
+                return
+
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.load_cert_chain(cert, key)
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Trickling)
+    server.socket = context.wrap_socket(server.socket, server_side=True)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    url = f"https://127.0.0.1:{server.server_address[1]}"
+    policy = RetryPolicy(attempts=1, timeout=0.5, give_up_after=0.5)
+    try:
+        assert send("GET", url + "/quick", verify=str(cert), policy=policy).json() == {"ok": True}
+        for path in ("/headers", "/body"):
+            started = time.monotonic()
+            with pytest.raises(ServiceUnavailable, match="no complete answer within 0.5s"):
+                send("GET", url + path, verify=str(cert), policy=policy)
+            assert time.monotonic() - started < 1.5, path
+    finally:
+        stop.set()
+        server.shutdown()
+        server.server_close()
 
 
 @pytest.mark.soak

@@ -377,7 +377,7 @@ def send(
         except _TooLarge:
             raise RemoteError(f"{shown} failed: the response is larger than {policy.max_body_bytes} bytes") from None
         except _Deadline as late:
-            last = (f"no complete answer within {late.args[0]:.1f}s ({timeout:g}s plus "
+            last = (f"no complete answer within {late.args[0]:.1f}s ({timeout:.3g}s plus "
                     f"{policy.min_bytes_per_s / 1024:g} KiB/s for the bytes sent and received)")
         except (requests.ConnectionError, requests.Timeout, requests.exceptions.ChunkedEncodingError) as exc:
             last = f"{type(exc).__name__}: {exc}"
