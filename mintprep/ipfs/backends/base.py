@@ -145,7 +145,7 @@ class PinBackend(ABC):
         waits: list[tuple[float, int, Waiting]] = []  # a heap by due time
         order = itertools.count()
         # Finished tasks come through a queue, one at a time: `concurrent.futures.wait` visits every pending future
-        # on each call, and with 1,000 one-piece uploads queued a Pinata run spent 2.2 ms of CPU per piece there.
+        # on each call, and with 1,000 one-piece uploads queued a Pinata run spent over 2 ms of CPU per piece there.
         finished: queue.SimpleQueue[Future[list[UploadResult]]] = queue.SimpleQueue()
         outstanding = 0
 
