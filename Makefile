@@ -34,13 +34,16 @@ $(VENV)/.installed: pyproject.toml
 	$(PY) -m pip install -q -e '.[test,ray]'
 	touch $@
 
-# anvil + solc-js + OpenZeppelin from the npm lock file; Debian's chromium for the browser tests.
-tools: contracts/node_modules/.installed /usr/bin/chromium
+# anvil + solc-js + OpenZeppelin from the npm lock file; Debian's chromium for the browser tests, and its
+# openssl tool for the TLS deadline test's self-signed certificate.
+tools: contracts/node_modules/.installed /usr/bin/chromium /usr/bin/openssl
 contracts/node_modules/.installed: contracts/package-lock.json
 	npm ci --prefix contracts --no-audit --no-fund
 	touch $@
 /usr/bin/chromium:
 	apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
+/usr/bin/openssl:
+	apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq openssl >/dev/null
 
 bench: install tools
 	for b in bench/bench_*.py; do $(PY) $$b; done

@@ -108,3 +108,27 @@ def test_batched_pin_and_verdict_rows_are_written_together(tmp_path: Path):
                                 VerdictRow("b" * 64, "k", True, [], {})])
         assert ledger.verdict("a" * 64, "k") == (False, ["black"], {"guard": "black"})
         assert ledger.verdict("b" * 64, "k") == (True, [], {})
+
+
+def test_the_newest_manifest_is_named_without_reading_it(tmp_path: Path):
+    with Ledger.open(tmp_path) as ledger:
+        assert ledger.current_manifest_names() is None
+        _record(ledger, "r1", [1])
+        _record(ledger, "r2", [1, 2])
+        newest = ledger.current_manifest()
+        ledger.objects.path(newest.manifest_sha256).unlink()  # `status` needs only the ledger's row
+    with Ledger.open(tmp_path, readonly=True) as reader:
+        assert reader.current_manifest_names() == (newest.metadata_root, newest.manifest_cid, newest.provenance_hash)
+        assert reader.current_manifest_names().metadata_root == "r2"
+
+
+def test_verdict_hashes_are_the_recorded_facts_the_duplicate_check_reads(tmp_path: Path):
+    facts = {"guard": None, "phash": "a2758139ef1c8e63", "tiles": "33" * 256, "pixels": {"luma_std": 27.8},
+             "decided_by": {"guard": "noise"}, "properties": []}
+    with Ledger.open(tmp_path) as ledger:
+        ledger.record_verdicts([VerdictRow("a" * 64, "k", True, [], facts),
+                                VerdictRow("b" * 64, "k", False, ["black"], dict(facts, guard="black")),
+                                VerdictRow("c" * 64, "other settings", True, [], facts)])
+        hashes = ledger.verdict_hashes(["a" * 64, "b" * 64, "c" * 64], "k")
+    assert hashes == {"a" * 64: (True, [], {"guard": None, "phash": facts["phash"], "tiles": facts["tiles"]}),
+                      "b" * 64: (False, ["black"], {"guard": "black", "phash": facts["phash"], "tiles": facts["tiles"]})}

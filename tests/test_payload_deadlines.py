@@ -14,13 +14,19 @@ from __future__ import annotations
 
 import hashlib
 import os
+import ssl
+import subprocess
+import threading
 import time
-from http.server import BaseHTTPRequestHandler
+from concurrent.futures import ThreadPoolExecutor
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
+import requests
 
-from mintprep.net.http import RetryPolicy, ServiceUnavailable, send
+from mintprep.net.http import DeadlineAdapter, RetryPolicy, ServiceUnavailable, deadline_session, send
 from tests.support.servers import JsonHandler, http_server
+from tests.support.tools import require_tool
 
 TWO_MBIT = 2_000_000 / 8  # bytes per second
 
@@ -91,6 +97,176 @@ def test_a_trickling_server_is_cut_off_within_the_deadline():
         with pytest.raises(ServiceUnavailable, match="no complete answer within 2.0s"):
             send("GET", url + "/ipfs/bafy", policy=RetryPolicy(attempts=1, timeout=2.0, give_up_after=2.0))
         assert time.monotonic() - started < 3.0
+
+
+def paced_download_server(size: int, rate: float) -> type[BaseHTTPRequestHandler]:
+    class Paced(JsonHandler):
+        def do_GET(self) -> None:  # noqa: N802 (stdlib name)
+            self.send_response(200)
+            self.send_header("Content-Length", str(size))
+            self.end_headers()
+            started, sent = time.monotonic(), 0
+            try:
+                while sent < size:
+                    chunk = min(8192, size - sent)
+                    self.wfile.write(b"z" * chunk)
+                    self.wfile.flush()
+                    sent += chunk
+                    time.sleep(max(0.0, started + sent / rate - time.monotonic()))
+            except OSError:  # the client gave up (the flat-deadline case)
+                return
+
+    return Paced
+
+
+def test_a_slow_honest_download_gets_the_time_its_bytes_need():
+    """256 KiB at 512 KiB/s take 0.5 s: past a 0.2 s allowance, within it plus 256 KiB at 128 KiB/s (2.2 s)."""
+    with http_server(paced_download_server(256 * 1024, 512 * 1024)) as url:
+        policy = RetryPolicy(attempts=1, timeout=0.2, give_up_after=0.2, min_bytes_per_s=128 * 1024)
+        assert len(send("GET", url + "/ipfs/bafy", policy=policy).content) == 256 * 1024
+        flat = RetryPolicy(attempts=1, timeout=0.2, give_up_after=0.2, min_bytes_per_s=float("inf"))
+        with pytest.raises(ServiceUnavailable, match="no complete answer within 0.2s"):
+            send("GET", url + "/ipfs/bafy", policy=flat)
+
+
+def test_a_server_that_never_reads_the_upload_is_cut_off_within_the_deadline():
+    """16 MiB fill every socket buffer between here and a server that reads nothing: the write must end at the
+    deadline (1 s + 16 MiB at 64 MiB/s = 1.25 s), not wait for the server."""
+    stop = threading.Event()
+
+    class Deaf(JsonHandler):
+        def do_POST(self) -> None:  # noqa: N802 (stdlib name)
+            stop.wait(15.0)  # reads nothing, answers nothing; ends with the test
+
+    policy = RetryPolicy(attempts=1, timeout=1.0, give_up_after=1.0, min_bytes_per_s=64 << 20)
+    with http_server(Deaf) as url:
+        started = time.monotonic()
+        try:
+            with pytest.raises(ServiceUnavailable, match=r"no complete answer within 1\.2s"):
+                send("POST", url + "/pinning/upload", data=os.urandom(16 << 20), policy=policy)
+        finally:
+            stop.set()
+        assert time.monotonic() - started < 2.5
+
+
+def test_each_request_keeps_its_own_deadline_on_a_shared_session():
+    """The deadline is the calling request's, not its session's: through one session, four requests to a
+    trickling server are cut off at 0.5 s while four quick ones answer meanwhile, and the session works after."""
+    stop = threading.Event()
+
+    class Mixed(JsonHandler):
+        protocol_version = "HTTP/1.1"  # kept-alive connections, as pinning services keep them
+
+        def do_GET(self) -> None:  # noqa: N802 (stdlib name)
+            if self.path.startswith("/quick"):
+                time.sleep(0.05)
+                return self.reply_json(200, {"path": self.path})
+            self.send_response(200)
+            self.send_header("Content-Length", "1000")
+            self.end_headers()
+            try:
+                while not stop.wait(0.1):
+                    self.wfile.write(b"x")
+                    self.wfile.flush()
+            except OSError:
+                return
+
+    policy = RetryPolicy(attempts=1, timeout=0.5, give_up_after=0.5)
+    session = deadline_session(8)
+
+    def get(path: str) -> tuple[str, float]:
+        started = time.monotonic()
+        try:
+            answer = send("GET", url + path, session=session, policy=policy).json()["path"]
+        except ServiceUnavailable as failure:
+            answer = str(failure)
+        return answer, time.monotonic() - started
+
+    with http_server(Mixed) as url:
+        try:
+            with ThreadPoolExecutor(8) as pool:
+                results = list(pool.map(get, [f"/{kind}/{i}" for i in range(4) for kind in ("slow", "quick")]))
+            after = get("/quick/after")
+        finally:
+            stop.set()
+    slow, quick = results[0::2], results[1::2]
+    assert all("no complete answer within 0.5s" in answer and 0.45 < took < 1.5 for answer, took in slow), slow
+    assert [answer for answer, _ in quick] == [f"/quick/{i}" for i in range(4)]
+    assert all(took < 0.45 for _, took in quick), quick
+    assert after[0] == "/quick/after"
+
+
+def test_connections_stay_alive_and_a_plain_session_gets_the_deadline():
+    """Bounding each read keeps HTTP keep-alive (a connection per request would cost a handshake each), and a
+    session a caller made itself is bounded too: its plain adapter is replaced by the deadline one."""
+    ports: list[int] = []
+
+    class KeepAlive(JsonHandler):
+        protocol_version = "HTTP/1.1"
+
+        def do_POST(self) -> None:  # noqa: N802 (stdlib name)
+            body = self.rfile.read(int(self.headers["Content-Length"]))
+            ports.append(self.client_address[1])
+            self.reply_json(200, {"bytes": len(body)})
+
+    with http_server(KeepAlive) as url:
+        session = requests.Session()
+        answers = [send("POST", url + "/pins", session=session, data=b"x" * n).json()["bytes"] for n in range(1, 11)]
+        with http_server(trickling_server(0.2)) as trickle:
+            with pytest.raises(ServiceUnavailable, match="no complete answer within 0.5s"):
+                send("GET", trickle + "/ipfs/bafy", session=session,
+                     policy=RetryPolicy(attempts=1, timeout=0.5, give_up_after=0.5))
+    assert answers == list(range(1, 11)) and len(set(ports)) == 1
+    assert isinstance(session.get_adapter(url), DeadlineAdapter)
+
+
+def test_over_tls_a_server_trickling_its_headers_or_its_body_is_cut_off_at_the_deadline(tmp_path):
+    """Every real service is HTTPS: the deadline bounds the reads of a TLS connection too (a self-signed certificate
+    for 127.0.0.1 made with the openssl tool, trusted by this request only)."""
+    openssl = require_tool("openssl", "a self-signed certificate for the TLS test")
+    cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
+    subprocess.run([str(openssl), "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", str(key), "-out",
+                    str(cert), "-days", "1", "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1"],
+                   check=True, capture_output=True)
+    stop = threading.Event()
+
+    class Trickling(JsonHandler):
+        protocol_version = "HTTP/1.1"
+
+        def do_GET(self) -> None:  # noqa: N802 (stdlib name)
+            if self.path == "/quick":
+                return self.reply_json(200, {"ok": True})
+            head = b"HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\n"
+            slowly = head + b"x" * 100 if self.path == "/headers" else b"x" * 100
+            if self.path == "/body":
+                self.wfile.write(head)
+            try:
+                for byte in slowly:
+                    if stop.wait(0.1):
+                        return
+                    self.wfile.write(bytes([byte]))
+                    self.wfile.flush()
+            except OSError:  # the client gave up: what the test wants
+                return
+
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.load_cert_chain(cert, key)
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Trickling)
+    server.socket = context.wrap_socket(server.socket, server_side=True)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    url = f"https://127.0.0.1:{server.server_address[1]}"
+    policy = RetryPolicy(attempts=1, timeout=0.5, give_up_after=0.5)
+    try:
+        assert send("GET", url + "/quick", verify=str(cert), policy=policy).json() == {"ok": True}
+        for path in ("/headers", "/body"):
+            started = time.monotonic()
+            with pytest.raises(ServiceUnavailable, match="no complete answer within 0.5s"):
+                send("GET", url + path, verify=str(cert), policy=policy)
+            assert time.monotonic() - started < 1.5, path
+    finally:
+        stop.set()
+        server.shutdown()
+        server.server_close()
 
 
 @pytest.mark.soak

@@ -21,8 +21,8 @@ from typing import TYPE_CHECKING, Any, Literal
 from mintprep.collection.config import Collection
 from mintprep.base.errors import UserError
 from mintprep.base.hashing import sha256_hex
-from mintprep.ipfs import (CID, PinBackend, BlockFetcher, BlockNotFound, Unreadable, ipfs_path, list_directory, read_file, resolve,
-                           verify_dag)
+from mintprep.ipfs import (CID, PinBackend, BlockFetcher, BlockNotFound, Unreadable, content_sha256, ipfs_path,
+                           list_directory, read_file, resolve, verify_dag)
 from mintprep.state.ledger import Ledger, ManifestRecord, PieceRecord
 from mintprep.collection.manifest import (COLLECTION_METADATA_NAME, Manifest, base_uri_for, provenance_hash,
                                           token_file_name)
@@ -240,14 +240,14 @@ def audit_images(col: Collection, manifest: Manifest, pieces: dict[int, PieceRec
     for token in manifest.tokens:
         token_id = token.token_id
         piece = pieces.get(token_id)
-        cid = piece.image_cid if piece and piece.image_cid else token.image_cid
+        cid = CID.parse(piece.image_cid if piece and piece.image_cid else token.image_cid)
         data = fetch_content(cid, sources, report, token_id, kind_prefix="image")
         if data is not None:
             _judge_image(col, token_id, cid, data, report, ledger=ledger, passed=passed)
     report.checked["images"] = len(manifest.tokens)
 
 
-def _judge_image(col: Collection, token_id: int, cid: str, data: bytes, report: AuditReport,
+def _judge_image(col: Collection, token_id: int, cid: CID, data: bytes, report: AuditReport,
                  where: Where = "published", ledger: Ledger | None = None,
                  passed: set[str] = frozenset()) -> None:
     """Today's pixel guards on the bytes served; `image-broken` naming the guard when they fail.
@@ -257,27 +257,27 @@ def _judge_image(col: Collection, token_id: int, cid: str, data: bytes, report: 
     them again was most of an audit. `passed`: the bytes the manifest names that have a passing verdict, read
     in bulk."""
     guards, upscale = col.spec.guards, col.spec.generator.upscale
-    served = sha256_hex(data)
+    served, cid_text = content_sha256(cid, data), str(cid)
     if served in passed:
         return
     stored = ledger.verdict(served, settings_key(col)) if ledger is not None else None
     if stored is not None:
         ok, reasons, facts = stored
         if not ok:
-            report.add(token_id, "image-broken", where, cid=cid, guard=facts["guard"], reasons=reasons,
+            report.add(token_id, "image-broken", where, cid=cid_text, guard=facts["guard"], reasons=reasons,
                        metrics=facts["pixels"])
             report.images[token_id] = data
         return
     try:
-        verdict = validate_png(data, guards, upscale=upscale, source=f"token {token_id} image {cid}")
+        verdict = validate_png(data, guards, upscale=upscale, source=f"token {token_id} image {cid_text}")
     except UserError as exc:
-        report.add(token_id, "image-broken", where, cid=cid, guard="undecodable", reasons=[str(exc)], metrics={})
+        report.add(token_id, "image-broken", where, cid=cid_text, guard="undecodable", reasons=[str(exc)], metrics={})
         return
     if not verdict.ok:
-        report.add(token_id, "image-broken", where, cid=cid, guard=verdict.guard, reasons=list(verdict.reasons),
+        report.add(token_id, "image-broken", where, cid=cid_text, guard=verdict.guard, reasons=list(verdict.reasons),
                    decided_by=verdict.decided_by, metrics=dict(verdict.metrics))
         report.images[token_id] = data
-    report.warnings += [{"token_id": token_id, "cid": cid, "where": where, **w} for w in verdict.warnings]
+    report.warnings += [{"token_id": token_id, "cid": cid_text, "where": where, **w} for w in verdict.warnings]
 
 
 def audit_duplicates(ws: Workspace, manifest: Manifest, report: AuditReport, intact: set[int]) -> None:
@@ -297,13 +297,14 @@ def audit_duplicates(ws: Workspace, manifest: Manifest, report: AuditReport, int
     report.checked["duplicates"] = len(images)
 
 
-def fetch_content(cid: str, sources: list[BlockSource], report: AuditReport, token_id: int | None,
+def fetch_content(root: CID, sources: list[BlockSource], report: AuditReport, token_id: int | None,
                   kind_prefix: Literal["image", "metadata"]) -> bytes | None:
     """The file's bytes, after checking it is pinned and intact on every source; None when no source has it.
 
     Reports `<prefix>-unretrievable` (not pinned there, or the root block is absent) or `image-corrupt`
     (a block that does not hash to its CID, blocks missing under the root, or not a UnixFS file).
     """
+    cid = str(root)  # as pin sets and reports write it
     content: bytes | None = None
     for source in sources:
         if source.pins is not None and cid not in source.pins:
@@ -312,8 +313,8 @@ def fetch_content(cid: str, sources: list[BlockSource], report: AuditReport, tok
             continue
         try:
             if content is None:
-                content = read_file(cid, source.fetch_block)
-            elif not verify_dag(cid, source.fetch_block).ok:
+                content = read_file(root, source.fetch_block)
+            elif not verify_dag(root, source.fetch_block).ok:
                 raise BlockNotFound(cid)
         except Unreadable as exc:
             retrievable, evidence = _diagnose(cid, source, exc)
@@ -361,23 +362,26 @@ def audit_metadata(record: ManifestRecord, pieces: dict[int, PieceRecord], sourc
                    entries=unexpected)
     for token_id, token in sorted(tokens.items()):
         name = token_file_name(token_id, suffix)
-        if name not in listing:
+        entry = listing.get(name)
+        if entry is None:
             report.add(token_id, "metadata-unretrievable", cid=root, reason=f"{name} absent from the metadata directory")
             continue
-        cid = str(listing[name])
+        cid = entry.text
         if cid != token.metadata_cid:
             report.add(token_id, "metadata-root-mismatch", directory=cid, manifest=token.metadata_cid,
                        reason=f"{name} in the directory is not the file the manifest lists")
-        data = _read_metadata(cid, source, report, token_id)
+        data = _read_metadata(entry, source, report, token_id)
         if data is None:
-            continue
-        errors, document = metadata_errors(data)
-        if errors:
-            report.add(token_id, "metadata-invalid", cid=cid, errors=errors)
             continue
         piece = pieces.get(token_id)
         expected_image = piece.image_cid if piece and piece.image_cid else token.image_cid
-        if _image_cid(document["image"], source, listings) != expected_image:
+        expected_uri = f"ipfs://{expected_image}"
+        errors, document = metadata_errors(data, well_formed=expected_uri)
+        if errors:
+            report.add(token_id, "metadata-invalid", cid=cid, errors=errors)
+            continue
+        # A URI naming the expected CID itself needs no walk (most do); a path under a directory is resolved.
+        if document["image"] != expected_uri and _image_cid(document["image"], source, listings) != expected_image:
             report.add(token_id, "metadata-wrong-image", cid=cid, points_at=document["image"],
                        expected=f"ipfs://{expected_image}")
     report.checked["metadata"] = len(tokens)
@@ -392,7 +396,7 @@ def _image_cid(uri: str, source: BlockSource, listings: dict[CID, dict[str, CID]
     return str(found) if found else None
 
 
-def _read_metadata(cid: str, source: BlockSource, report: AuditReport, token_id: int) -> bytes | None:
+def _read_metadata(cid: CID, source: BlockSource, report: AuditReport, token_id: int) -> bytes | None:
     try:
         return read_file(cid, source.fetch_block)
     except Unreadable as exc:
@@ -400,8 +404,11 @@ def _read_metadata(cid: str, source: BlockSource, report: AuditReport, token_id:
         return None
 
 
-def metadata_errors(data: bytes) -> tuple[list[str], dict[str, Any]]:
-    """What is wrong with one token's metadata under the OpenSea standard (empty when valid), and the document."""
+def metadata_errors(data: bytes, well_formed: str | None = None) -> tuple[list[str], dict[str, Any]]:
+    """What is wrong with one token's metadata under the OpenSea standard (empty when valid), and the document.
+
+    `well_formed`: an image URI already known to be an IPFS address (the one the manifest expects), not parsed
+    again when the document names it."""
     try:
         document = json.loads(data)
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
@@ -411,7 +418,8 @@ def metadata_errors(data: bytes) -> tuple[list[str], dict[str, Any]]:
     errors = []
     if not isinstance(document.get("name"), str) or not document["name"]:
         errors.append("name: a non-empty string is required")
-    if not isinstance(document.get("image"), str) or ipfs_path(document["image"]) is None:
+    image = document.get("image")
+    if not isinstance(image, str) or (image != well_formed and ipfs_path(image) is None):
         errors.append(f"image: an ipfs:// URI (or a gateway URL with /ipfs/<CID>) is required, "
                       f"got {document.get('image')!r}")
     if not isinstance(document.get("description", ""), str):
@@ -428,13 +436,15 @@ def metadata_errors(data: bytes) -> tuple[list[str], dict[str, Any]]:
 
 def audit_page(col: Collection, ledger: Ledger, record: ManifestRecord, report: AuditReport) -> None:
     """The built page (and the last published one) must embed the current metadata root and contract."""
+    from mintprep.chain.address import find_contract
     from mintprep.page import read_page_config
-    from mintprep.page.publish import collection_page_inputs, page_manifest
+    from mintprep.page.publish import page_manifest
 
-    expected_contract = collection_page_inputs(col, ledger).contract
     index = col.page_dir / "index.html"
     if index.is_file():
         report.checked["page"] = str(index)
+        # The contract a page is built for (`collection_page_inputs` asks the same), without rebuilding its inputs.
+        expected_contract = find_contract(col, ledger)
         for stale in page_differences(read_page_config(index), page_manifest(col, ledger, record), expected_contract):
             report.add(None, "page-stale", page=str(index), **stale)
     published = ledger.latest_publish()
@@ -527,7 +537,7 @@ def audit_live(manifest: Manifest, live: "LiveState", sources: list[BlockSource]
         if isinstance(image, str):
             report.add(token_id, "image-unretrievable", "live", uri=uri, image=document["image"], reason=image)
             continue
-        _judge_image(col, token_id, image[0], image[1], report, "live")
+        _judge_image(col, token_id, CID.parse(image[0]), image[1], report, "live")
     report.problems = [replace(p, where="not-yet-published") if p.token_id in differing and p.where == "published"
                        else p for p in report.problems]
     report.checked["live"] = {"family": live.family.name, "differing_from_ledger": sorted(differing),

@@ -19,7 +19,7 @@ def collection_status(col: Collection) -> dict[str, Any]:
                 "rarity": rarity_report(col.spec).to_json()}
     with Ledger.open(col.state_dir, readonly=True) as ledger:
         pieces = ledger.pieces()
-        manifest = ledger.current_manifest()
+        manifest = ledger.current_manifest_names()
         publish = ledger.latest_publish()
         imported = ledger.imported_traits()
         withheld = withholding(col, ledger)

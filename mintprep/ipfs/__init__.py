@@ -21,7 +21,7 @@ _FACE = {
     "TrustlessGateway": "gateway", "serve_gateway": "gateway",
     "import_path": "importpath",
     "PROFILE_NAMES": "profile_names",
-    "iter_file": "reader", "list_directory": "reader", "read_file": "reader",
+    "content_sha256": "reader", "iter_file": "reader", "list_directory": "reader", "read_file": "reader",
     "IpfsSettings": "settings",
     "BlockStore": "store",
     "Block": "unixfs", "DagImport": "unixfs", "Profile": "unixfs", "add_options": "unixfs", "get_profile": "unixfs",
@@ -49,7 +49,7 @@ if TYPE_CHECKING:
     from mintprep.ipfs.gateway import TrustlessGateway, serve_gateway
     from mintprep.ipfs.importpath import import_path
     from mintprep.ipfs.profile_names import PROFILE_NAMES
-    from mintprep.ipfs.reader import iter_file, list_directory, read_file
+    from mintprep.ipfs.reader import content_sha256, iter_file, list_directory, read_file
     from mintprep.ipfs.settings import IpfsSettings
     from mintprep.ipfs.store import BlockStore
     from mintprep.ipfs.unixfs import Block, DagImport, Profile, add_options, get_profile, import_bytes, import_directory

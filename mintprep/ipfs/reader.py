@@ -7,6 +7,7 @@ returning the bytes, or None / raising BlockNotFound when it does not have them.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Iterator
 
 from mintprep.ipfs.cid import CID, RAW, as_cid
@@ -18,7 +19,16 @@ from mintprep.ipfs.errors import CorruptBlock, NotUnixFS
 
 def read_file(root: CID | str, fetch_block: BlockFetcher) -> bytes:
     """The whole content of a UnixFS file (raw leaf, or dag-pb tree with raw or dag-pb leaves)."""
+    root = as_cid(root)
+    if root.codec == RAW:  # a one-block file (a metadata document, a small image): nothing to walk or join
+        return fetch_verified(root, fetch_block)
     return b"".join(iter_file(root, fetch_block))
+
+
+def content_sha256(root: CID, content: bytes) -> str:
+    """The sha256 (hex) of a file's content as `read_file(root)` returned it: for a raw root, which is the whole file
+    and was checked against its CID as it was read, the CID's own digest (an image is not hashed twice)."""
+    return root.digest.hex() if root.codec == RAW else hashlib.sha256(content).hexdigest()
 
 
 def iter_file(root: CID | str, fetch_block: BlockFetcher) -> Iterator[bytes]:

@@ -8,11 +8,19 @@ seconds is cut off near the allowance while a slow but honest uplink sending a 3
 attempts together have a give-up time (grown the same way), and a body larger than the cap is refused
 while it streams in, not after it filled memory. No registered secret (the session's token, a
 credential in the URL) ever appears in an error, even when the server echoed it.
+
+How the deadline holds without a thread per request: the request runs in the calling thread, which holds its
+budget (_Budget), and the session's connections (DeadlineAdapter; a plain session handed in gets one) give every
+socket read and write the time that budget has left, so the headers or the body trickling in a byte at a time, or
+a server that stops reading the upload, end the request at its deadline, not after a timeout per byte.
 """
 
 from __future__ import annotations
 
 import email.utils
+import functools
+import http.client
+import io
 import json
 import os
 import threading
@@ -27,7 +35,8 @@ from mintprep.base.errors import RemoteError
 from mintprep.base.secrets import register_secret, scrub
 from mintprep.net.urls import redact
 
-__all__ = ["DeadlineSession", "RetryPolicy", "ServiceUnavailable", "json_object", "redact", "retry_after_seconds", "send"]
+__all__ = ["DeadlineAdapter", "DeadlineSession", "RetryPolicy", "ServiceUnavailable", "deadline_session", "json_object",
+           "redact", "retry_after_seconds", "send"]
 
 RETRY_STATUS = frozenset({408, 425, 429, 500, 502, 503, 504})
 CHUNK = 64 * 1024
@@ -90,12 +99,12 @@ class _TooLarge(Exception):
     """A response body ran past the cap."""
 
 
-def _register_credentials(url: str, http: Any, kwargs: dict[str, Any]) -> None:
+def _register_credentials(url: str, session: Any, kwargs: dict[str, Any]) -> None:
     parts = urlsplit(url)
     for part in (parts.password, parts.username):
         if part:
             register_secret(part)
-    headers = {**dict(getattr(http, "headers", None) or {}), **dict(kwargs.get("headers") or {})}
+    headers = {**dict(getattr(session, "headers", None) or {}), **dict(kwargs.get("headers") or {})}
     for name, value in headers.items():
         if name.lower() in ("authorization", "x-api-key", "pinata_secret_api_key") and value:
             register_secret(str(value).partition(" ")[2] or str(value))  # "Bearer TOKEN": the token
@@ -127,57 +136,174 @@ def request_bytes(kwargs: dict[str, Any]) -> int:
     return body + (len(json.dumps(kwargs["json"])) if kwargs.get("json") is not None else 0)
 
 
-def _attempt(http: Any, method: str, url: str, kwargs: dict[str, Any], *, timeout: float,
-             max_body: int, min_bytes_per_s: float | None = None) -> requests.Response:
+class _Budget:
+    """One request's deadline: `timeout` seconds from its start plus the bytes it sends and receives at
+    `min_bytes_per_s`. The thread making the request holds it (_CURRENT); each read and write its connection
+    makes waits at most what is left (_BoundedConnection), so the request ends near its deadline wherever it is."""
+
+    __slots__ = ("started", "timeout", "per_byte", "sending", "received")
+
+    def __init__(self, timeout: float, min_bytes_per_s: float | None, sending: int) -> None:
+        self.started = time.monotonic()
+        self.timeout = timeout
+        self.per_byte = 1.0 / min_bytes_per_s if min_bytes_per_s else 0.0
+        self.sending = sending
+        self.received = 0
+
+    def seconds(self) -> float:
+        return self.timeout + (self.sending + self.received) * self.per_byte
+
+    def bound(self, sock: Any) -> None:
+        """Give the socket's next read or write the time that is left; _Deadline when none is."""
+        left = self.started + self.seconds() - time.monotonic()
+        if left <= 0:
+            raise _Deadline(self.seconds())
+        sock.settimeout(left)
+
+
+_CURRENT = threading.local()  # .budget: the _Budget of the request this thread is making, if any
+
+
+def _budget() -> _Budget | None:
+    return getattr(_CURRENT, "budget", None)
+
+
+class _BoundedReads(io.RawIOBase):
+    """A connection's response bytes, each read waiting at most the time left to the request: a server that
+    trickles its headers or its body a byte at a time is cut off at the deadline, not after a timeout per byte."""
+
+    def __init__(self, sock: Any, reads: io.RawIOBase) -> None:
+        super().__init__()
+        self._sock = sock
+        self._reads = reads  # socket.makefile's reader: it keeps the socket open while the response reads
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int | None:
+        budget = _budget()
+        if budget is None:
+            return self._reads.readinto(buffer)
+        budget.bound(self._sock)
+        try:
+            count = self._reads.readinto(buffer)
+        except TimeoutError:  # the socket waited all the time that was left
+            raise _Deadline(budget.seconds()) from None
+        budget.received += count or 0
+        return count
+
+    def close(self) -> None:
+        self._reads.close()
+        super().close()
+
+
+class _BoundedResponse(http.client.HTTPResponse):
+    def __init__(self, sock: Any, *args: Any, **kwargs: Any) -> None:
+        super().__init__(sock, *args, **kwargs)
+        self.fp = io.BufferedReader(_BoundedReads(sock, self.fp.detach()))
+
+
+class _BoundedConnection:
+    """Mixed into urllib3's connection classes: reads and writes bounded by the deadline of the request the
+    calling thread makes. One write's timeout covers a whole sendall, which the payload's bytes lengthened."""
+
+    response_class = _BoundedResponse
+    sock: Any
+
+    def send(self, data: Any) -> None:
+        budget = _budget()
+        if budget is not None and self.sock is not None:
+            budget.bound(self.sock)
+        try:
+            super().send(data)  # type: ignore[misc]
+        except TimeoutError:
+            if budget is None:
+                raise
+            raise _Deadline(budget.seconds()) from None
+
+
+@functools.cache
+def _bounded_pool(pool: type) -> type:
+    """`pool`, an urllib3 connection pool class, making its connections with _BoundedConnection mixed in."""
+    if issubclass(pool.ConnectionCls, _BoundedConnection):
+        return pool
+    connection = type(f"Bounded{pool.ConnectionCls.__name__}", (_BoundedConnection, pool.ConnectionCls), {})
+    return type(f"Bounded{pool.__name__}", (pool,), {"ConnectionCls": connection})
+
+
+def _bound_pools(manager: Any) -> Any:
+    manager.pool_classes_by_scheme = {scheme: _bounded_pool(pool)
+                                      for scheme, pool in manager.pool_classes_by_scheme.items()}
+    return manager
+
+
+class DeadlineAdapter(requests.adapters.HTTPAdapter):
+    """requests' adapter with connections (direct, through a proxy or SOCKS) whose reads and writes keep the
+    deadline of the request `send` or DeadlineSession makes, in the calling thread: no thread per request."""
+
+    def init_poolmanager(self, *args: Any, **kwargs: Any) -> None:
+        super().init_poolmanager(*args, **kwargs)
+        _bound_pools(self.poolmanager)
+
+    def proxy_manager_for(self, proxy: str, **kwargs: Any) -> Any:
+        return _bound_pools(super().proxy_manager_for(proxy, **kwargs))
+
+
+def deadline_session(pool_size: int = 10) -> requests.Session:
+    """A requests session with DeadlineAdapter connections, `pool_size` kept alive per host."""
+    session = requests.Session()
+    adapter = DeadlineAdapter(pool_connections=4, pool_maxsize=pool_size)
+    session.mount("http://", adapter)
+    session.mount("https://", adapter)
+    return session
+
+
+_UPGRADING = threading.Lock()
+
+
+def _with_deadlines(session: requests.Session, url: str) -> None:
+    """A session a caller made itself gets a DeadlineAdapter for `url` in place of requests' plain one: the
+    deadline holds whichever session a request goes through."""
+    if isinstance(session.get_adapter(url), DeadlineAdapter):
+        return
+    with _UPGRADING:
+        plain = session.get_adapter(url)
+        if isinstance(plain, DeadlineAdapter):
+            return
+        if type(plain) is not requests.adapters.HTTPAdapter:
+            raise TypeError(f"mintprep.net.http bounds requests through requests' HTTPAdapter, "
+                            f"not {type(plain).__name__}")
+        bounded = DeadlineAdapter(plain._pool_connections, plain._pool_maxsize, plain.max_retries, plain._pool_block)
+        for prefix, adapter in list(session.adapters.items()):
+            if adapter is plain:
+                session.adapters[prefix] = bounded
+
+
+def _attempt(session: requests.Session, method: str, url: str, kwargs: dict[str, Any], *, timeout: float,
+             max_body: int, min_bytes_per_s: float | None = None,
+             request: Callable[..., requests.Response] | None = None) -> requests.Response:
     """One request with its body read into memory (at most `max_body` bytes), within its deadline: `timeout`
     seconds, plus, with `min_bytes_per_s`, the time the bytes sent and received so far take at that rate.
-
-    The request runs on a worker thread the caller stops waiting for at the deadline; the worker then
-    stops at its next chunk (or its next per-read timeout), so an abandoned request ends by itself.
-    """
-    outcome: dict[str, Any] = {}
-    cancelled = threading.Event()
-    sending = request_bytes(kwargs)
-    received = [0]
-
-    def work() -> None:
+    `request` stands for `session.request` where that would call back here (DeadlineSession)."""
+    _with_deadlines(session, url)
+    budget = _Budget(timeout, min_bytes_per_s, request_bytes(kwargs))
+    connect = budget.seconds()  # connecting (and a TLS handshake) may take the whole deadline, no more
+    _CURRENT.budget = budget
+    try:
+        response = (request or session.request)(method, url, stream=True, timeout=(connect, connect), **kwargs)
+        body = bytearray()
         try:
-            # The socket's timeout bounds a whole sendall of the body (and a read while the server takes it in):
-            # it grows with the bytes sent. The deadline below still bounds the request as a whole.
-            per_socket = timeout + (sending / min_bytes_per_s if min_bytes_per_s else 0.0)
-            response = http.request(method, url, stream=True, timeout=(per_socket, per_socket), **kwargs)
-            body = bytearray()
-            raw = response.raw
-            read = getattr(raw, "read1", None) or raw.read  # read1: what has arrived, not a full chunk
-            while not cancelled.is_set():
-                chunk = read(CHUNK, decode_content=True)
-                if not chunk:
-                    break
+            for chunk in response.iter_content(CHUNK):
                 body += chunk
-                received[0] = len(body)
                 if len(body) > max_body:
-                    response.close()
                     raise _TooLarge()
-            response._content = bytes(body)  # requests' own cache of the body: .content/.text/.json() use it
-            response._content_consumed = True
+        finally:
             response.close()
-            outcome["response"] = response
-        except BaseException as exc:  # noqa: BLE001 - handed to the waiting thread
-            outcome["error"] = exc
-
-    worker = threading.Thread(target=work, name=f"http {method}", daemon=True)
-    started = time.monotonic()
-    worker.start()
-    while worker.is_alive():
-        deadline = timeout + ((sending + received[0]) / min_bytes_per_s if min_bytes_per_s else 0.0)
-        left = started + deadline - time.monotonic()
-        if left <= 0:
-            cancelled.set()
-            raise _Deadline(deadline)
-        worker.join(min(left, 0.25))
-    if "error" in outcome:
-        raise outcome["error"]
-    return outcome["response"]
+        response._content = bytes(body)  # requests' own cache of the body: .content/.text/.json() use it
+        response._content_consumed = True
+        return response
+    finally:
+        _CURRENT.budget = None
 
 
 class DeadlineSession(requests.Session):
@@ -188,6 +314,8 @@ class DeadlineSession(requests.Session):
         super().__init__()
         self._timeout = timeout
         self._max_body = max_body_bytes
+        self.mount("http://", DeadlineAdapter())
+        self.mount("https://", DeadlineAdapter())
 
     def request(self, method: str, url: str, *args: Any, **kwargs: Any) -> requests.Response:  # type: ignore[override]
         if args:  # requests' positional order (params, data, headers, ...) as keywords
@@ -195,23 +323,13 @@ class DeadlineSession(requests.Session):
         kwargs.pop("stream", None)
         timeout = kwargs.pop("timeout", None)
         limit = min(self._timeout, timeout if isinstance(timeout, (int, float)) else self._timeout)
-        plain = _PlainSession(self)
         try:
-            return _attempt(plain, method, url, kwargs, timeout=limit, max_body=self._max_body)
+            return _attempt(self, method, url, kwargs, timeout=limit, max_body=self._max_body,
+                            request=super().request)
         except _Deadline:
             raise requests.Timeout(f"no complete answer within {limit:.1f}s") from None
         except _TooLarge:
             raise requests.RequestException(f"the response is larger than {self._max_body} bytes") from None
-
-
-class _PlainSession:
-    """The session's own request method, for _attempt (DeadlineSession.request would call itself)."""
-
-    def __init__(self, session: requests.Session) -> None:
-        self._session = session
-
-    def request(self, *args: Any, **kwargs: Any) -> requests.Response:
-        return requests.Session.request(self._session, *args, **kwargs)
 
 
 def send(
@@ -232,9 +350,12 @@ def send(
     error status raises at once; request bodies given as callables are re-created for each attempt
     (a consumed stream cannot be re-sent). The returned response's body is already read.
     """
-    http = session or requests
+    if session is None:
+        with deadline_session() as own:
+            return send(method, url, session=own, policy=policy, sleep=sleep, ok_status=ok_status,
+                        is_answer=is_answer, **kwargs)
     kwargs.pop("stream", None)
-    _register_credentials(url, http, kwargs)
+    _register_credentials(url, session, kwargs)
     started = time.monotonic()
     # Every attempt may need the payload's time; the give-up time leaves room for one whole attempt at least.
     give_up_at = started + policy.give_up_after + policy.payload_seconds(request_bytes(
@@ -251,14 +372,14 @@ def send(
         timeout = min(float(call_kwargs.pop("timeout", policy.timeout) or policy.timeout), policy.timeout, remaining)
         response = None
         try:
-            response = _attempt(http, method, url, call_kwargs, timeout=timeout, max_body=policy.max_body_bytes,
+            response = _attempt(session, method, url, call_kwargs, timeout=timeout, max_body=policy.max_body_bytes,
                                 min_bytes_per_s=policy.min_bytes_per_s)
         except _TooLarge:
             raise RemoteError(f"{shown} failed: the response is larger than {policy.max_body_bytes} bytes") from None
         except _Deadline as late:
-            last = (f"no complete answer within {late.args[0]:.1f}s ({timeout:g}s plus "
+            last = (f"no complete answer within {late.args[0]:.1f}s ({timeout:.3g}s plus "
                     f"{policy.min_bytes_per_s / 1024:g} KiB/s for the bytes sent and received)")
-        except (requests.ConnectionError, requests.Timeout) as exc:
+        except (requests.ConnectionError, requests.Timeout, requests.exceptions.ChunkedEncodingError) as exc:
             last = f"{type(exc).__name__}: {exc}"
         except requests.RequestException as exc:
             raise RemoteError(scrub(f"{shown} failed: {type(exc).__name__}: {exc}")) from None

@@ -84,7 +84,7 @@ def stored_verdicts(col: Collection, ledger: Ledger, shas: Iterable[str], *, rec
     known: dict[str, tuple[bool, list[str], dict[str, Any]]] = {}
     for position, png_sha256 in enumerate(shas):
         if position % VERDICTS_PER_READ == 0:  # read a slice at a time: parsed rows are not all held at once
-            known = ledger.verdicts(shas[position:position + VERDICTS_PER_READ], key)
+            known = _known_verdicts(ledger, shas[position:position + VERDICTS_PER_READ], key, details)
         cached = known.get(png_sha256)
         if cached is None:
             upscale = col.spec.generator.upscale
@@ -103,6 +103,16 @@ def stored_verdicts(col: Collection, ledger: Ledger, shas: Iterable[str], *, rec
     if record and fresh:
         ledger.record_verdicts(fresh)
     return found
+
+
+def _known_verdicts(ledger: Ledger, shas: list[str], key: str,
+                    details: bool) -> dict[str, tuple[bool, list[str], dict[str, Any]]]:
+    """The recorded verdicts of `shas`; without `details`, a passing one's facts are only its guard and hashes."""
+    if details:
+        return ledger.verdicts(shas, key)
+    known = ledger.verdict_hashes(shas, key)
+    failing = [sha for sha, (ok, _, _) in known.items() if not ok]
+    return {**known, **(ledger.verdicts(failing, key) if failing else {})}
 
 
 def judge(col: Collection, ledger: Ledger, images: Images, *, minted: Ids[int] = (), settled: Ids[int] = (),

@@ -126,6 +126,9 @@ def test_metadata_rules():
     for image in (f"ipfs://{cid}/1.png", f"https://ipfs.io/ipfs/{cid}"):  # a path under a directory; a gateway URL
         assert metadata_errors(json.dumps(dict(good, image=image)).encode())[0] == []
     assert metadata_errors(json.dumps(dict(good, image="ipfs://bafk")).encode())[0][0].startswith("image")
+    # The URI the manifest expects is known well-formed; any other is still parsed.
+    assert metadata_errors(json.dumps(dict(good, image="ipfs://bafk")).encode(), well_formed=f"ipfs://{cid}")[0]
+    assert metadata_errors(json.dumps(good).encode(), well_formed=f"ipfs://{cid}")[0] == []
     assert metadata_errors(b"{not json")[0][0].startswith("not JSON")
     bad = dict(good, image="https://example.com/1.png", attributes={"t": 1})
     assert [e.split(":")[0] for e in metadata_errors(json.dumps(bad).encode())[0]] == ["image", "attributes"]

@@ -46,6 +46,16 @@ def test_missing_and_lying_blocks_are_told_apart():
     assert lie.value.cid == leaf
 
 
+def test_a_one_block_file_is_checked_like_a_tree():
+    dag = import_bytes(b'{"name": "A #1"}', get_profile("kubo-cidv1"))  # a raw block is the whole file
+    assert [block.cid for block in dag.blocks] == [dag.root] and dag.root.codec == 0x55
+    assert read_file(str(dag.root), blocks_of(dag).get) == b'{"name": "A #1"}'
+    with pytest.raises(CorruptBlock):
+        read_file(dag.root, {dag.root: b'{"name": "A #2"}'}.get)
+    with pytest.raises(BlockNotFound):
+        read_file(dag.root, {}.get)
+
+
 def test_a_file_is_not_a_directory_and_back():
     profile = get_profile("kubo-cidv1")
     file_dag = import_bytes(b"x" * 300_000, profile)  # two chunks: a dag-pb file root

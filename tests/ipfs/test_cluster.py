@@ -18,7 +18,7 @@ from pydantic import ValidationError
 from mintprep.base.errors import ConfigError, RemoteError
 from mintprep.collection.config import load_collection
 from mintprep.commands.run import run_collection
-from mintprep.ipfs.backends import CidMismatch, ClusterBackend, make_backend
+from mintprep.ipfs.backends import CidMismatch, ClusterBackend, PinRequest, make_backend
 from mintprep.ipfs.settings import IpfsSettings
 from mintprep.ipfs.store import BlockStore
 from mintprep.ipfs.unixfs import import_bytes
@@ -55,13 +55,30 @@ def test_cluster_pins_polls_until_replicated_verifies_lists_and_unpins(tmp_path,
         assert (receipt.cid, receipt.backend, receipt.verified) == (str(dag.root), "cluster", True)
         pin = fake.pins[str(dag.root)]
         assert (pin["name"], pin["min"], pin["max"], pin["allocations"]) == ("token-1", 2, 2, ["peer-a", "peer-b"])
-        assert pin["polls"] == 3 and sleeps == [0.25, 0.5]  # pinning, pinning, pinned: polled with backoff
+        assert pin["polls"] == 3  # pinning, pinning, pinned: polled with backoff
+        assert sleeps == pytest.approx([0.25, 0.5], abs=0.05)
         assert backend.is_pinned(dag.root) and backend.list_pins() == [str(dag.root)]
         backend.unpin(dag.root)
         backend.unpin(dag.root)  # not pinned any more: not an error (the server answers 404)
         assert fake.pins == {} and not backend.is_pinned(dag.root) and backend.list_pins() == []
     add = next(r for r in fake.script.requests if r.startswith("POST /add"))
     assert "format=car" in add and "replication-min=2" in add and "replication-max=2" in add
+
+
+def test_pieces_waiting_for_replication_hold_no_worker(tmp_path, monkeypatch) -> None:
+    """One worker, three pieces each replicated on the third look: every add goes before any piece's second look."""
+    monkeypatch.setenv("CLUSTER_AUTH", f"{USER}:{PASSWORD}")
+    hosted = BlockStore(tmp_path / "cluster")
+    fake = FakeCluster(hosted, BASIC, polls_until_pinned=3)
+    dags = [import_bytes(f"cluster piece {i}".encode() * 40, PROFILE) for i in range(3)]
+    with running(fake) as url, gateway_over(hosted) as gateway:
+        backend = ClusterBackend(url, gateway=gateway, basic_auth=(USER, PASSWORD), concurrency=1)
+        outcomes = dict(backend.pin_many([PinRequest(f"token-{i}", lambda dag=dag: dag) for i, dag in enumerate(dags)]))
+    assert [outcomes[i].cid for i in range(3)] == [str(dag.root) for dag in dags]
+    kinds = [request.split("?")[0] for request in fake.script.requests]
+    assert kinds.count("POST /add") == 3 and all(pin["polls"] == 3 for pin in fake.pins.values())
+    second_looks = [i for i, kind in enumerate(kinds) if kind == f"GET /pins/{dags[0].root}"][1:]
+    assert max(i for i, kind in enumerate(kinds) if kind == "POST /add") < min(second_looks)
 
 
 def test_a_peer_that_never_reports_pinned_is_given_up_within_the_deadline(tmp_path, monkeypatch) -> None:

@@ -3,10 +3,11 @@
 Upload is `POST /add?format=car` of a one-root CAR (Cluster imports the blocks as they are, it cannot re-chunk
 them) with `replication-min`/`replication-max`; Cluster answers the added root, checked against ours. Then
 `GET /pins/{cid}` is polled until `peer_map` shows `pinned` on `replication_min` peers, within
-`replicated_within_s`; a piece that does not get there fails with every peer's status. Only then is the content
-read back through the configured trustless gateway, like every other remote backend. `DELETE /pins/{cid}` unpins;
-`GET /pins?filter=pinned` lists. Lists come as a JSON array (older peers) or one JSON object per line (v1
-streams them); the added CID as {"/": cid} (v1) or a plain string.
+`replicated_within_s`: at once after the add, then at doubling waits during which the piece holds no worker (the
+other pieces' adds and read-backs go on meanwhile); a piece that does not get there fails with every peer's status.
+Only then is the content read back through the configured trustless gateway, like every other remote backend.
+`DELETE /pins/{cid}` unpins; `GET /pins?filter=pinned` lists. Lists come as a JSON array (older peers) or one JSON
+object per line (v1 streams them); the added CID as {"/": cid} (v1) or a plain string.
 Login: basic auth (`ipfs.cluster.basic_auth_env`) or a bearer token (`ipfs.token_env`), both registered as secrets.
 """
 
@@ -15,15 +16,27 @@ from __future__ import annotations
 import base64
 import json
 import time
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
 from typing import Any
 
 import requests
 
 from mintprep.base.errors import RemoteError
 from mintprep.base.secrets import register_secret, scrub
-from mintprep.ipfs.backends.base import FIRST_POLL_S, LONGEST_POLL_S, GatewayVerifiedBackend, check_root, spooled_car
+from mintprep.ipfs.backends.base import (
+    FIRST_POLL_S, LONGEST_POLL_S, GatewayVerifiedBackend, PinRequest, UploadResult, Uploaded, Waiting, check_root,
+    spooled_car)
 from mintprep.ipfs.cid import CID, as_cid
 from mintprep.ipfs.unixfs import DagImport
+
+
+@dataclass(frozen=True)
+class _Watch:
+    piece: Uploaded
+    name: str
+    deadline: float
+    delay: float  # the wait before the next look
 
 
 class ClusterBackend(GatewayVerifiedBackend):
@@ -57,24 +70,38 @@ class ClusterBackend(GatewayVerifiedBackend):
             response = self._send("POST", f"{self.api_url}/add", params=params, files=multipart)
         added = _json_items(response, "Cluster POST /add")
         check_root(dag.root, _cid_text(added[-1].get("cid")) if added else None, self.name, name)
-        self._wait_replicated(dag.root, name)
         return None  # Cluster names a pin by its CID
 
-    def _wait_replicated(self, root: CID, name: str) -> None:
-        deadline = time.monotonic() + self.replicated_within_s
-        delay = FIRST_POLL_S
-        while True:
-            peers = self._peer_map(root)
-            if _count_pinned(peers) >= self.replication_min:
-                return
-            left = deadline - time.monotonic()
-            if left <= 0:
-                raise RemoteError(scrub(
-                    f"{name}: IPFS Cluster reports {root} pinned on {_count_pinned(peers)} of the "
-                    f"{self.replication_min} peers required (ipfs.cluster.replication_min) after "
-                    f"{self.replicated_within_s:g}s (ipfs.cluster.replicated_within_s): {_describe(peers)}"))
-            self._sleep(min(delay, left))
-            delay = min(delay * 2, LONGEST_POLL_S)
+    def _upload_share(self, requests: Sequence[PinRequest], share: list[int]) -> list[UploadResult]:
+        """Each added piece's status is asked at once (an add often returns replicated), then at doubling waits."""
+        results: list[UploadResult] = []
+        for item in super()._upload_share(requests, share):
+            if isinstance(item, Uploaded):
+                deadline = time.monotonic() + self.replicated_within_s
+                watch = _Watch(item, requests[item.index].name, deadline, FIRST_POLL_S)
+                results += self._look_again(watch)
+            else:
+                results.append(item)
+        return results
+
+    def _look_again(self, watch: _Watch) -> list[UploadResult]:
+        """Replicated: on to the read-back. Not yet: looked at again after `delay`, holding no worker meanwhile."""
+        piece = watch.piece
+        try:
+            peers = self._peer_map(piece.root)
+        except RemoteError as error:
+            return [(piece.index, error)]
+        if _count_pinned(peers) >= self.replication_min:
+            return [piece]
+        now = time.monotonic()
+        if now >= watch.deadline:
+            return [(piece.index, RemoteError(scrub(
+                f"{watch.name}: IPFS Cluster reports {piece.root} pinned on {_count_pinned(peers)} of the "
+                f"{self.replication_min} peers required (ipfs.cluster.replication_min) after "
+                f"{self.replicated_within_s:g}s (ipfs.cluster.replicated_within_s): {_describe(peers)}")))]
+        # the last look comes at the deadline, not up to a whole wait after it
+        later = replace(watch, delay=min(watch.delay * 2, LONGEST_POLL_S))
+        return [Waiting(min(now + watch.delay, watch.deadline), later)]
 
     def _peer_map(self, cid: CID | str) -> dict[str, dict[str, Any]]:
         """GET /pins/{cid}: each peer's status of `cid` (an untracked CID: every peer `unpinned`, or a 404)."""
