@@ -13,9 +13,9 @@ from the same source (a folder fixed since) updates what changed.
 
 Tokens are read, checked and recorded `TOKENS_PER_BATCH` at a time (objects at two syncs per batch, pins in one
 backend batch and one ledger transaction), so memory holds one batch of images, not the collection; a contract
-source is read whole first, as every minted token must be readable before anything is written. A folder is read a
-batch ahead by a thread of its own while the batch before is recorded, and on the local store each image and
-document is one file (its block a hard link to its object): creating a file is what this disk charges most for.
+source is read whole first, as every minted token must be readable before anything is written. On the local store
+each image and document is one file (its block a hard link to its object): creating a file is what this project's
+disk charges most for.
 """
 
 from __future__ import annotations
@@ -27,12 +27,10 @@ import os
 import re
 import signal
 import tempfile
-import threading
-from collections.abc import Generator, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from queue import Full, Queue
 from typing import Any, Literal
 
 from mintprep.collection.config import Collection
@@ -55,7 +53,6 @@ ADDRESS = re.compile(r"^0x[0-9a-fA-F]{40}$")
 PROVENANCE_KEYS = ("dna", "edition", "date", "seed", "prompt", "compiler")
 JOURNAL_KIND = "import"
 TOKENS_PER_BATCH = 256  # tokens recorded per batch: two syncs and one pin transaction each; bounds the images held
-READ_AHEAD_TOKENS = TOKENS_PER_BATCH  # a folder's tokens read ahead of the recording, by a thread (0: none)
 # Test hook: SIGKILL this process right after its Nth durable write while recording (objects, pins, ledger rows).
 # The fault-injection test sets it; nothing else should.
 FAULT_ENV = "MINTPREP_IMPORT_FAULT_AFTER_WRITE"
@@ -165,8 +162,8 @@ def import_collection(col: Collection, source_text: str, *, gateways: tuple[str,
                 _require_minted(plan)
             case "ipfs":
                 reads = _read_ipfs_root(ws, source.text, plan, fetch)
-            case "folder":  # read and checked a batch ahead, in a thread, while the batch before is recorded
-                reads = _read_ahead(_read_folder(ws, Path(source.text), plan), READ_AHEAD_TOKENS)
+            case "folder":
+                reads = _read_folder(ws, Path(source.text), plan)
         if dry_run:
             for _ in reads:
                 plan.blocks.clear()
@@ -335,7 +332,7 @@ def _read_bounded(cid: CID, fetch: BlockFetcher, max_bytes: int) -> bytes:
     return b"".join(parts)
 
 
-def _read_folder(ws: Workspace, folder: Path, plan: ImportPlan) -> Generator[_Read, None, None]:
+def _read_folder(ws: Workspace, folder: Path, plan: ImportPlan) -> Iterator[_Read]:
     """`<id>.json` (or `<id>`) per token, its `image` a path relative to the folder (or to a json/ subfolder)."""
     meta_dir = folder / "json" if (folder / "json").is_dir() else folder
     zero = (meta_dir / "0.json").is_file() or (meta_dir / "0").is_file()
@@ -379,52 +376,6 @@ def _read_folder(ws: Workspace, folder: Path, plan: ImportPlan) -> Generator[_Re
                                   _provenance(document, plan.source), _attributes(document))
             plan.tokens.append(token)
             yield _Read(token, image, dag)
-
-
-def _read_ahead(reads: Generator[_Read, None, None], depth: int) -> Iterator[_Read]:
-    """`reads`, drawn by a thread of their own up to `depth` tokens ahead of the caller (so at most two batches of
-    images are held). Reading and checking the next batch (file reads, image decodes, hashing: much of it outside
-    the interpreter lock) then runs on the other core while this batch's files are created and synced. The
-    thread writes nothing; an error it meets is raised here, and it stops when the caller stops early."""
-    if depth <= 0:
-        yield from reads
-        return
-    queue: Queue[tuple[_Read | None, BaseException | None]] = Queue(maxsize=depth)
-    stop = threading.Event()
-
-    def hand_over(item: tuple[_Read | None, BaseException | None]) -> bool:
-        while not stop.is_set():
-            try:
-                queue.put(item, timeout=0.1)
-                return True
-            except Full:
-                continue
-        return False
-
-    def produce() -> None:
-        try:
-            for read in reads:
-                if not hand_over((read, None)):
-                    return
-            hand_over((None, None))
-        except BaseException as exc:  # handed to the caller, which raises it as its own
-            hand_over((None, exc))
-        finally:
-            reads.close()  # its open folder and progress task are released
-
-    worker = threading.Thread(target=produce, name="import-read-ahead", daemon=True)
-    worker.start()
-    try:
-        while True:
-            read, error = queue.get()
-            if error is not None:
-                raise error
-            if read is None:
-                return
-            yield read
-    finally:
-        stop.set()
-        worker.join()
 
 
 def _first_file(files: FolderFiles, paths: Iterable[str], max_bytes: int, what: str) -> tuple[str, bytes] | None:
