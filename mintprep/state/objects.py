@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
+import secrets
 import tempfile
 from collections.abc import Iterable
 from pathlib import Path
@@ -148,8 +149,8 @@ def _staged_link(target: str, source: str) -> str:
         try:
             os.link(source, temp)
             return temp
-        except FileExistsError:  # left by a killed process of the same id: a temp, never a real name
-            os.unlink(temp)
+        except FileExistsError:  # a kill left it, or another thread stages the same target: never reused
+            temp = f"{folder}/.{name}.{os.getpid()}.{secrets.token_hex(4)}.tmp"
         except FileNotFoundError:
             if os.path.isdir(folder):
                 raise  # no `source`
