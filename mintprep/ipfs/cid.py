@@ -43,6 +43,8 @@ def encode_varint(value: int) -> bytes:
 
 def decode_varint(data: bytes | memoryview, offset: int = 0) -> tuple[int, int]:
     """Return (value, offset just past it); raise ValueError on a truncated or over-long varint."""
+    if offset < len(data) and data[offset] < 0x80:  # one byte: most keys, lengths and codecs (the HAMT listing's hot path)
+        return data[offset], offset + 1
     value = shift = 0
     for position in range(offset, min(len(data), offset + 10)):
         byte = data[position]
