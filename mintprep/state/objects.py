@@ -120,11 +120,18 @@ def write_durably(files: Iterable[tuple[Path | str, bytes]], links: Iterable[tup
                 os.unlink(temp)
 
 
-def _temp_beside(target: str) -> tuple[int, str]:
-    """An exclusive new dot-named temp file in `target`'s folder (the folder made if need be): (fd, its path).
-    Named from the target and the process, not drawn at random as `tempfile` does: that cost as much as the write."""
+def _temp_name(target: str, *, unique: bool = False) -> str:
+    """The dot-named temp beside `target` a write is staged in: named from the target and the process, not drawn
+    at random as `tempfile` does (that cost as much as the write), or with a random part where that name is taken."""
     folder, name = os.path.split(target)
-    temp = f"{folder}/.{name}.{os.getpid()}.tmp"
+    salt = f".{secrets.token_hex(4)}" if unique else ""
+    return f"{folder}/.{name}.{os.getpid()}{salt}.tmp"
+
+
+def _temp_beside(target: str) -> tuple[int, str]:
+    """An exclusive new temp file beside `target` (its folder made if need be): (fd, its path)."""
+    folder = os.path.dirname(target)
+    temp = _temp_name(target)
     try:
         return os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600), temp
     except FileNotFoundError:  # a new shard folder (asked only then: a mkdir per file cost as much as the write)
@@ -143,14 +150,14 @@ def _staged_copy(target: str, data: bytes) -> str:
 
 def _staged_link(target: str, source: str) -> str:
     """A temp hard link to `source` beside `target`; a temp copy of it where the file system refuses the link."""
-    folder, name = os.path.split(target)
-    temp = f"{folder}/.{name}.{os.getpid()}.tmp"
+    folder = os.path.dirname(target)
+    temp = _temp_name(target)
     for _ in range(3):
         try:
             os.link(source, temp)
             return temp
         except FileExistsError:  # a kill left it, or another thread stages the same target: never reused
-            temp = f"{folder}/.{name}.{os.getpid()}.{secrets.token_hex(4)}.tmp"
+            temp = _temp_name(target, unique=True)
         except FileNotFoundError:
             if os.path.isdir(folder):
                 raise  # no `source`
