@@ -11,8 +11,9 @@ Every image must be a raster image within size and pixel limits and every docume
 import exits 1. The recording is journaled: a killed import is finished by running it again, and importing again
 from the same source (a folder fixed since) updates what changed.
 
-Tokens are read, checked and recorded `TOKENS_PER_BATCH` at a time (objects at two syncs per batch, pins in one
-backend batch and one ledger transaction), so memory holds one batch of images, not the collection; a contract
+Tokens are read, checked and recorded in batches of at most `TOKENS_PER_BATCH` tokens and `BATCH_IMAGE_BYTES` of
+images (objects at two syncs per batch, pins in one backend batch and one ledger transaction), so memory holds one
+batch of images, not the collection; a contract
 source is read whole first, as every minted token must be readable before anything is written. On the local store
 each image and document is one file (its block a hard link to its object): creating a file is what this project's
 disk charges most for.
@@ -21,7 +22,6 @@ disk charges most for.
 from __future__ import annotations
 
 import functools
-import itertools
 import json
 import os
 import re
@@ -52,7 +52,11 @@ ADDRESS = re.compile(r"^0x[0-9a-fA-F]{40}$")
 # Metadata keys that say how a piece was made; kept in its provenance (HashLips writes dna, edition, date).
 PROVENANCE_KEYS = ("dna", "edition", "date", "seed", "prompt", "compiler")
 JOURNAL_KIND = "import"
-TOKENS_PER_BATCH = 256  # tokens recorded per batch: two syncs and one pin transaction each; bounds the images held
+# A batch's tokens are recorded at four syncs (objects, then blocks) and one pin transaction; a larger batch pays
+# those fixed costs over more tokens, the byte bound keeps what memory holds small whatever the images weigh (a
+# batch of 64 MiB images is one image).
+TOKENS_PER_BATCH = 1024
+BATCH_IMAGE_BYTES = 64 * 1024 * 1024
 # Test hook: SIGKILL this process right after its Nth durable write while recording (objects, pins, ledger rows).
 # The fault-injection test sets it; nothing else should.
 FAULT_ENV = "MINTPREP_IMPORT_FAULT_AFTER_WRITE"
@@ -437,8 +441,7 @@ def _record(ws: Workspace, plan: ImportPlan, reads: Iterable[_Read], fetch: Bloc
     journal = ledger.open_journal(JOURNAL_KIND) or ledger.begin_journal(JOURNAL_KIND, {"source": plan.source.text})
     writes.done()
     pieces = []
-    batches = iter(reads)
-    while batch := list(itertools.islice(batches, TOKENS_PER_BATCH)):
+    for batch in _batches(reads):
         pieces += _record_batch(ws, batch, writes)
         plan.blocks.clear()  # this batch's blocks are stored and pinned: read them from the backend from here on
     pin = functools.partial(pin_content, ledger, ws.backend, ws.profile, force=True)
@@ -483,6 +486,20 @@ def _record(ws: Workspace, plan: ImportPlan, reads: Iterable[_Read], fetch: Bloc
             ledger.record_chain_tx(kind, plan.chain_id, plan.contract, "", record)
             writes.done()
     ledger.finish_journal(journal)
+
+
+def _batches(reads: Iterable[_Read]) -> Iterator[list[_Read]]:
+    """`reads` in batches of at most TOKENS_PER_BATCH tokens and BATCH_IMAGE_BYTES of images (at least one token)."""
+    batch: list[_Read] = []
+    size = 0
+    for read in reads:
+        if batch and (len(batch) == TOKENS_PER_BATCH or size + len(read.image) > BATCH_IMAGE_BYTES):
+            yield batch
+            batch, size = [], 0
+        batch.append(read)
+        size += len(read.image)
+    if batch:
+        yield batch
 
 
 def _record_batch(ws: Workspace, batch: list[_Read], writes: _Writes) -> list[PinnedPiece]:
