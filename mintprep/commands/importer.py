@@ -13,7 +13,8 @@ from the same source (a folder fixed since) updates what changed.
 
 Tokens are read, checked and recorded in batches of at most `TOKENS_PER_BATCH` tokens and `BATCH_IMAGE_BYTES` of
 images (objects at two syncs per batch, pins in one backend batch and one ledger transaction), so memory holds one
-batch of images, not the collection; a contract
+batch of images, not the collection; a large folder is read and checked in worker processes while this one
+records (mintprep.commands.folder_reads); a contract
 source is read whole first, as every minted token must be readable before anything is written. On the local store
 each image and document is one file (its block a hard link to its object): creating a file is what this project's
 disk charges most for.
@@ -35,15 +36,15 @@ from typing import Any, Literal
 
 from mintprep.collection.config import Collection
 from mintprep.base.errors import UserError
-from mintprep.base.untrusted_files import FolderFiles
 from mintprep.guards.imported_content import (MAX_DOCUMENT_BYTES, MAX_IMPORTED_IMAGE_BYTES, NotAcceptable,
-                                              check_raster_image, parse_json_document)
+                                              check_raster_image)
 from mintprep.ipfs import (CID, Block, BlockFetcher, DagImport, LocalBackend, Unreadable, first_verified, import_bytes,
                            ipfs_path, iter_file, list_directory, resolve, walk_dag)
 from mintprep.stages.pin import PinItem, pin_content, pin_pieces
 from mintprep.state.ledger import IMPORTED_KEY, IMPORTED_TX, Ledger, PieceRecord
 from mintprep.collection.manifest import PinnedPiece, build_manifest, token_file_name
 from mintprep.collection.traits import token_ids
+from mintprep.commands.folder_reads import checked_document, metadata_folder, read_tokens
 from mintprep.commands.run import publish_metadata, record_manifest
 from mintprep.base.progress import NoProgress, ProgressSink
 from mintprep.state.workspace import Workspace
@@ -337,70 +338,32 @@ def _read_bounded(cid: CID, fetch: BlockFetcher, max_bytes: int) -> bytes:
 
 
 def _read_folder(ws: Workspace, folder: Path, plan: ImportPlan) -> Iterator[_Read]:
-    """`<id>.json` (or `<id>`) per token, its `image` a path relative to the folder (or to a json/ subfolder)."""
-    meta_dir = folder / "json" if (folder / "json").is_dir() else folder
+    """`<id>.json` (or `<id>`) per token, its `image` a path relative to the folder (or to a json/ subfolder); read
+    and checked by `folder_reads`, in worker processes for a large folder."""
+    meta_dir = metadata_folder(folder)
     zero = (meta_dir / "0.json").is_file() or (meta_dir / "0").is_file()
-    with FolderFiles(folder) as files, ws.progress.task("import", ws.spec.size) as advance:
-        for token_id in token_ids(ws.spec.size, zero):
+    with ws.progress.task("import", ws.spec.size) as advance:
+        for read in read_tokens(folder, list(token_ids(ws.spec.size, zero))):
             advance()
-            try:
-                found = _first_file(files, (f"{meta_dir}/{token_id}.json", f"{meta_dir}/{token_id}"),
-                                    MAX_DOCUMENT_BYTES, "metadata file")
-            except UserError as exc:
-                plan.skipped[token_id] = str(exc)
+            if read.document is None:
+                plan.skipped[read.token_id] = read.skipped
                 continue
-            if found is None:
-                plan.skipped[token_id] = f"no {token_id}.json in {meta_dir}"
-                continue
-            document = _document(found[1], token_id, plan)
-            if document is None:
-                continue
-            reference = document["image"]
-            name = reference.rsplit("/", 1)[-1] if "://" in reference else reference
-            candidates = (os.path.join(folder, name), os.path.join(folder, "images", name))
-            try:
-                located = _first_file(files, candidates, MAX_IMPORTED_IMAGE_BYTES, "image file")
-            except UserError as exc:
-                plan.skipped[token_id] = f"image {reference!r}: {exc}"
-                continue
-            if located is None:
-                plan.skipped[token_id] = f"image {reference!r} is no file under {folder}"
-                continue
-            image_path, image = located
-            try:
-                check_raster_image(image)
-            except NotAcceptable as exc:
-                plan.skipped[token_id] = f"image {image_path}: {exc}"
-                continue
-            dag = import_bytes(image, ws.profile)
+            dag = import_bytes(read.image, ws.profile)
             image_cid = str(dag.root)
-            document = dict(document, image=f"ipfs://{image_cid}")  # the folder's path means nothing once pinned
-            token = ImportedToken(token_id, json.dumps(document, indent=2, ensure_ascii=False).encode(), None,
+            document = dict(read.document, image=f"ipfs://{image_cid}")  # the folder's path means nothing once pinned
+            token = ImportedToken(read.token_id, json.dumps(document, indent=2, ensure_ascii=False).encode(), None,
                                   f"ipfs://{image_cid}", image_cid, _traits(document),
                                   _provenance(document, plan.source), _attributes(document))
             plan.tokens.append(token)
-            yield _Read(token, image, dag)
-
-
-def _first_file(files: FolderFiles, paths: Iterable[str], max_bytes: int, what: str) -> tuple[str, bytes] | None:
-    """(path, bytes) of the first of `paths` that exists; UserError naming one that exists but may not be read."""
-    for path in paths:
-        data = files.read(path, max_bytes, what=what)
-        if data is not None:
-            return path, data
-    return None
+            yield _Read(token, read.image, dag)
 
 
 def _document(data: bytes, token_id: int, plan: ImportPlan) -> dict[str, Any] | None:
     try:
-        document = parse_json_document(data)
+        return checked_document(data)
     except NotAcceptable as exc:
-        plan.skipped[token_id] = f"metadata: {exc}"
+        plan.skipped[token_id] = str(exc)
         return None
-    if not isinstance(document, dict) or not isinstance(document.get("image"), str):
-        plan.skipped[token_id] = "metadata has no `image` string"
-        return None
-    return document
 
 
 def _traits(document: dict[str, Any]) -> list[tuple[str, str]]:

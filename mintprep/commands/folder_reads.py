@@ -1,0 +1,269 @@
+"""Reading a local folder's tokens for `import`: each token's metadata document and image, read and checked.
+
+Reading and checking a token (three file reads, a JSON parse, a full decode of the image) was half of a folder
+import's CPU time; the other half (objects, blocks, pins, ledger rows) belongs to the importing process. So for a
+folder of `READ_IN_WORKERS` tokens or more the reads run in worker processes, ahead of the recording, and both
+cores work. Tokens come back in token order, whichever way they were read. Memory stays bounded: a worker sends
+each token as soon as it is read, and what waits to be recorded is held to `READ_AHEAD_BYTES` of images.
+
+`read_token` is the one reading of a token, in a worker or here; it takes the folder through `FolderFiles`
+(regular files inside the folder, size capped before reading) and returns why a token is skipped rather than
+raising, so a hostile file skips its token and never stops the import.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import pickle
+import subprocess
+import sys
+import threading
+from collections import deque
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from mintprep.base.errors import UserError
+from mintprep.base.untrusted_files import FolderFiles
+from mintprep.guards.imported_content import (MAX_DOCUMENT_BYTES, MAX_IMPORTED_IMAGE_BYTES, NotAcceptable,
+                                              check_raster_image, parse_json_document)
+
+READ_IN_WORKERS = 256  # fewer tokens than this are read here: a worker's start (about 0.2 s) would cost more
+TOKENS_PER_CHUNK = 64
+CHUNKS_AHEAD = 2  # chunks sent to each worker before its first token is taken
+READ_AHEAD_BYTES = 64 * 1024 * 1024  # images read and waiting to be recorded (a batch's worth: importer.py)
+RUN_BYTES = 1024 * 1024  # images queued at a time, at most (a run ends sooner at the end of its chunk)
+
+
+@dataclass(frozen=True)
+class FolderToken:
+    """A token as the folder has it: its document and image, checked; or `skipped`, why not."""
+
+    token_id: int
+    document: dict[str, Any] | None = None
+    image_path: str = ""
+    image: bytes = b""
+    skipped: str = ""
+
+
+def metadata_folder(folder: Path) -> Path:
+    """Where the `<id>.json` files are: a json/ subfolder (HashLips' layout) or the folder itself."""
+    return folder / "json" if (folder / "json").is_dir() else folder
+
+
+def checked_document(data: bytes) -> dict[str, Any]:
+    """A metadata document: bounded JSON, an object with an `image` string; NotAcceptable saying why not."""
+    try:
+        document = parse_json_document(data)
+    except NotAcceptable as exc:
+        raise NotAcceptable(f"metadata: {exc}") from None
+    if not isinstance(document, dict) or not isinstance(document.get("image"), str):
+        raise NotAcceptable("metadata has no `image` string")
+    return document
+
+
+def read_token(files: FolderFiles, folder: str, meta_dir: str, token_id: int) -> FolderToken:
+    """`<id>.json` (or `<id>`) in `meta_dir`, its `image` a path relative to the folder (or to an images/ subfolder)."""
+    try:
+        found = _first_file(files, (f"{meta_dir}/{token_id}.json", f"{meta_dir}/{token_id}"), MAX_DOCUMENT_BYTES,
+                            "metadata file")
+    except UserError as exc:
+        return FolderToken(token_id, skipped=str(exc))
+    if found is None:
+        return FolderToken(token_id, skipped=f"no {token_id}.json in {meta_dir}")
+    try:
+        document = checked_document(found[1])
+    except NotAcceptable as exc:
+        return FolderToken(token_id, skipped=str(exc))
+    reference = document["image"]
+    name = reference.rsplit("/", 1)[-1] if "://" in reference else reference
+    try:
+        located = _first_file(files, (os.path.join(folder, name), os.path.join(folder, "images", name)),
+                              MAX_IMPORTED_IMAGE_BYTES, "image file")
+    except UserError as exc:
+        return FolderToken(token_id, skipped=f"image {reference!r}: {exc}")
+    if located is None:
+        return FolderToken(token_id, skipped=f"image {reference!r} is no file under {folder}")
+    image_path, image = located
+    try:
+        check_raster_image(image)
+    except NotAcceptable as exc:
+        return FolderToken(token_id, skipped=f"image {image_path}: {exc}")
+    return FolderToken(token_id, document, image_path, image)
+
+
+def read_tokens(folder: Path, token_ids: Sequence[int]) -> Iterator[FolderToken]:
+    """`read_token` of each of `token_ids`, in order: in worker processes for a large folder, else here."""
+    meta_dir = str(metadata_folder(folder))
+    workers = min(4, (os.cpu_count() or 1) - 1) if sys.executable else 0
+    with FolderFiles(folder) as files:
+        if len(token_ids) < READ_IN_WORKERS or workers < 1:
+            yield from (read_token(files, str(folder), meta_dir, token_id) for token_id in token_ids)
+            return
+        chunks = [token_ids[start:start + TOKENS_PER_CHUNK] for start in range(0, len(token_ids), TOKENS_PER_CHUNK)]
+        with _Pipeline(str(folder), meta_dir, chunks, workers) as pipeline:
+            for read, unread in pipeline:
+                yield from read
+                yield from (read_token(files, str(folder), meta_dir, token_id) for token_id in unread)
+
+
+class _Pipeline:
+    """Chunks of ids dealt round-robin to the workers, which send back each token as soon as it is read; a thread
+    collects them in order into a queue held to READ_AHEAD_BYTES of images, so the workers keep reading while the
+    importing process records a batch (the pipes alone hold 64 KiB). They are queued a run at a time (up to
+    RUN_BYTES of images: a lock per token cost more than reading it); ids a worker did not read (it died) come out
+    beside them, to be read here."""
+
+    def __init__(self, folder: str, meta_dir: str, chunks: list[Sequence[int]], count: int) -> None:
+        self.workers = [_Reader(folder, meta_dir) for _ in range(count)]
+        self.chunks = chunks
+        self.ready: deque[tuple[list[FolderToken], list[int]] | BaseException | None] = deque()  # None: the end
+        self.held = 0
+        self.done = False
+        self.changed = threading.Condition()
+        self.thread = threading.Thread(target=self._collect, name="import-reads", daemon=True)
+
+    def __enter__(self) -> _Pipeline:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        with self.changed:
+            stopped_early = not self.done
+            self.done = True
+            self.changed.notify_all()
+        for worker in self.workers:
+            worker.close(kill=stopped_early)  # a collector waiting on a worker's pipe sees it end
+        self.thread.join()
+        for worker in self.workers:
+            worker.process.stdout.close()
+
+    def __iter__(self) -> Iterator[tuple[list[FolderToken], list[int]]]:
+        """(tokens read, ids left to read here), run by run, in token order."""
+        while True:
+            with self.changed:
+                self.changed.wait_for(lambda: self.ready)
+                item = self.ready.popleft()
+                if isinstance(item, tuple):
+                    self.held -= _image_bytes(item[0])
+                    self.changed.notify_all()
+            if item is None:
+                with self.changed:
+                    self.done = True
+                return
+            if isinstance(item, BaseException):
+                raise item
+            yield item
+
+    def _collect(self) -> None:
+        try:
+            ahead = CHUNKS_AHEAD * len(self.workers)
+            sent = [self._send(index) for index in range(min(ahead, len(self.chunks)))]
+            for index, chunk in enumerate(self.chunks):
+                if index + ahead < len(self.chunks):
+                    sent.append(self._send(index + ahead))
+                worker, run, run_bytes = sent[index], [], 0
+                for position in range(len(chunk)):
+                    token = worker.receive() if worker is not None else None
+                    if token is None:
+                        self._put((run, list(chunk[position:])))
+                        break
+                    run.append(token)
+                    run_bytes += len(token.image)
+                    if run_bytes >= RUN_BYTES or position == len(chunk) - 1:
+                        if not self._put((run, [])):
+                            return
+                        run, run_bytes = [], 0
+            self._put(None)
+        except BaseException as exc:  # handed to the importing process, which raises it
+            self._put(exc)
+
+    def _put(self, item: tuple[list[FolderToken], list[int]] | BaseException | None) -> bool:
+        """Queue `item` once the queue holds less than READ_AHEAD_BYTES; False when the reading has stopped."""
+        with self.changed:
+            self.changed.wait_for(lambda: self.done or self.held < READ_AHEAD_BYTES)
+            if self.done:
+                return False
+            if isinstance(item, tuple):
+                self.held += _image_bytes(item[0])
+            self.ready.append(item)
+            self.changed.notify_all()
+            return True
+
+    def _send(self, index: int) -> _Reader | None:
+        """The worker that reads chunk `index`; None where it could not take it."""
+        worker = self.workers[index % len(self.workers)]
+        return worker if worker.send(self.chunks[index]) else None
+
+
+class _Reader:
+    """One worker process: `python -m mintprep.commands.folder_reads FOLDER META_DIR`, chunks in and out by pickle.
+
+    A process of its own rather than multiprocessing's: spawn re-imports the caller's main script (a library
+    user's script without a main guard would start itself again) and fork copies SQLite connections and threads."""
+
+    def __init__(self, folder: str, meta_dir: str) -> None:
+        package_root = str(Path(__file__).resolve().parents[2])  # the child imports this very mintprep
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, (package_root, os.environ.get("PYTHONPATH"))))}
+        self.process = subprocess.Popen([sys.executable, "-m", __name__, folder, meta_dir], stdin=subprocess.PIPE,
+                                        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)
+
+    def send(self, chunk: Sequence[int]) -> bool:
+        try:
+            pickle.dump(list(chunk), self.process.stdin)
+            self.process.stdin.flush()
+            return True
+        except OSError:  # it died: the chunk is read here
+            return False
+
+    def receive(self) -> FolderToken | None:
+        try:
+            return pickle.load(self.process.stdout)  # its own child's pickles: no stranger's bytes are unpickled
+        except (EOFError, OSError, pickle.UnpicklingError):
+            return None
+
+    def close(self, *, kill: bool = False) -> None:
+        """End the worker: at the end of its input when all it read was taken, else at once (`kill`: it may be
+        writing a result nobody will read)."""
+        if kill:
+            self.process.kill()
+        with contextlib.suppress(OSError):
+            self.process.stdin.close()
+        try:
+            self.process.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+
+
+def _serve(folder: str, meta_dir: str) -> None:
+    """A worker's loop: a chunk of token ids in, its tokens out, until its input ends."""
+    with FolderFiles(Path(folder)) as files:
+        while True:
+            try:
+                chunk = pickle.load(sys.stdin.buffer)
+            except EOFError:
+                return
+            for token_id in chunk:  # each as soon as it is read: the importing process bounds what waits
+                pickle.dump(read_token(files, folder, meta_dir, token_id), sys.stdout.buffer)
+            sys.stdout.buffer.flush()
+
+
+def _image_bytes(tokens: list[FolderToken]) -> int:
+    return sum(len(token.image) for token in tokens)
+
+
+def _first_file(files: FolderFiles, paths: Sequence[str], max_bytes: int, what: str) -> tuple[str, bytes] | None:
+    """(path, bytes) of the first of `paths` that exists; UserError naming one that exists but may not be read."""
+    for path in paths:
+        data = files.read(path, max_bytes, what=what)
+        if data is not None:
+            return path, data
+    return None
+
+
+if __name__ == "__main__":  # a worker: its tokens pickled as this module's classes, not __main__'s
+    from mintprep.commands.folder_reads import _serve as serve
+    serve(*sys.argv[1:3])

@@ -1,0 +1,107 @@
+"""A large folder's tokens are read in worker processes (`mintprep.commands.folder_reads`): the tokens, the skipped
+ones and their reasons come out exactly as this process reads them, in token order; a worker that dies leaves its
+tokens to this process; what waits to be recorded stays within its byte bound; and no worker outlives the read."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import signal
+import time
+from pathlib import Path
+
+import psutil
+import pytest
+from PIL import Image
+
+from mintprep.commands import folder_reads
+from mintprep.commands.folder_reads import read_tokens
+
+COUNT = 300  # over READ_IN_WORKERS, so the workers read it
+
+
+def png(token_id: int) -> bytes:
+    out = io.BytesIO()
+    Image.new("RGB", (16, 16), (token_id % 256, 40, 200)).save(out, format="PNG")
+    return out.getvalue()
+
+
+@pytest.fixture(scope="module")
+def folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A HashLips-style folder with a hostile or broken token in several chunks."""
+    root = tmp_path_factory.mktemp("export")
+    (root / "images").mkdir()
+    (root / "json").mkdir()
+    outside = root.parent / "outside.png"
+    outside.write_bytes(png(0))
+    for token_id in range(1, COUNT + 1):
+        (root / "json" / f"{token_id}.json").write_text(json.dumps(
+            {"name": f"#{token_id}", "image": f"{token_id}.png", "attributes": [{"trait_type": "n", "value": token_id}]}))
+        (root / "images" / f"{token_id}.png").write_bytes(png(token_id))
+    (root / "json" / "5.json").unlink()  # no metadata
+    (root / "images" / "70.png").write_bytes(b"not an image at all")
+    (root / "json" / "140.json").write_text('{"name": NaN, "image": "140.png"}')
+    (root / "images" / "200.png").unlink()
+    (root / "images" / "200.png").symlink_to(outside)  # leads out of the folder
+    (root / "images" / "260.png").write_bytes(png(260)[:40])  # truncated
+    return root
+
+
+def workers() -> list[psutil.Process]:
+    return [child for child in psutil.Process().children()
+            if "mintprep.commands.folder_reads" in " ".join(child.cmdline())]
+
+
+def read_here(folder: Path, monkeypatch: pytest.MonkeyPatch) -> list:
+    with monkeypatch.context() as patch:
+        patch.setattr(folder_reads, "READ_IN_WORKERS", COUNT + 1)
+        return list(read_tokens(folder, range(1, COUNT + 1)))
+
+
+def test_workers_read_what_this_process_reads(folder: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    expected = read_here(folder, monkeypatch)
+    reads = read_tokens(folder, range(1, COUNT + 1))
+    first = next(reads)
+    assert workers(), "a folder this large is read in a worker process"
+    got = [first, *reads]
+    assert got == expected
+    assert [t.token_id for t in got] == list(range(1, COUNT + 1))
+    skipped = {t.token_id: t.skipped for t in got if t.document is None}
+    assert sorted(skipped) == [5, 70, 140, 200, 260], skipped
+    assert "NaN" in skipped[140] and "does not decode" in skipped[260] and "not a PNG" in skipped[70]
+    assert not workers(), "the workers end with the read"
+
+
+def test_a_worker_that_dies_leaves_its_tokens_to_this_process(folder: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    expected = read_here(folder, monkeypatch)
+    reads = read_tokens(folder, range(1, COUNT + 1))
+    first = next(reads)
+    for worker in workers():
+        os.kill(worker.pid, signal.SIGKILL)
+    assert [first, *reads] == expected
+    assert not workers()
+
+
+def test_stopping_early_ends_the_workers(folder: Path) -> None:
+    reads = read_tokens(folder, range(1, COUNT + 1))
+    next(reads)
+    assert workers()
+    started = time.monotonic()
+    reads.close()
+    assert not workers()
+    assert time.monotonic() - started < 3, "a worker is not waited for while it writes what nobody reads"
+
+
+def test_what_waits_to_be_recorded_stays_within_its_bound(folder: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    image_bytes = len(png(1))
+    monkeypatch.setattr(folder_reads, "READ_AHEAD_BYTES", 20 * image_bytes)
+    monkeypatch.setattr(folder_reads, "RUN_BYTES", 4 * image_bytes)
+    chunks = [list(range(start, min(start + 64, COUNT + 1))) for start in range(1, COUNT + 1, 64)]
+    with folder_reads._Pipeline(str(folder), str(folder / "json"), chunks, 1) as pipeline:
+        runs = iter(pipeline)
+        next(runs)
+        time.sleep(1.0)  # a slow recorder: the worker reads on only as far as the bound lets it
+        assert 0 < pipeline.held <= 20 * image_bytes + 4 * image_bytes
+        taken = sum(len(read) + len(left) for read, left in runs)
+    assert taken > 0
