@@ -196,12 +196,12 @@ def imported(work: Path, size: int, rows: dict[str, dict[str, float]], only: tup
     assert len(plan.tokens) == size, plan.skipped
 
 
-def at_size(size: int, only: tuple[str, ...] = COMMANDS, repeat: int = 1) -> dict[str, dict[str, float]]:
+def at_size(work: Path, size: int, only: tuple[str, ...] = COMMANDS, repeat: int = 1) -> dict[str, dict[str, float]]:
+    """Every row at `size`, in `work` (left in place: see `main`)."""
     rows: dict[str, dict[str, float]] = {}
-    with tempfile.TemporaryDirectory(prefix=f"mintprep-scale-{size}-") as tmp:
-        if set(only) - set(IMPORTS):  # the imports make their own collections: no setup rows for them alone
-            made_here(Path(tmp), size, rows, only, repeat)
-        imported(Path(tmp), size, rows, only)
+    if set(only) - set(IMPORTS):  # the imports make their own collections: no setup rows for them alone
+        made_here(work, size, rows, only, repeat)
+    imported(work, size, rows, only)
     return rows
 
 
@@ -219,9 +219,16 @@ def main() -> None:
         args.sizes = [200, 1000]
     per_size = {}
     load = [os.getloadavg()[0]]
+    # Every size's files stay until the end: ext4 without a journal (this project's disk) checks each candidate inode
+    # for a recent deletion when it creates a file (fs/ext4/ialloc.c, recently_deleted: 60 s, 300 s while the
+    # inode table's block is unwritten), so deleting one size's ~40,000 files made the next size's file creations
+    # cost about ten times as much (measured here: 0.05 ms against 0.51 ms a file), and the ratios followed the order.
+    keep = tempfile.TemporaryDirectory(prefix="mintprep-scale-")
     for size in args.sizes:
         print(f"{size} pieces:", file=sys.stderr, flush=True)
-        rows = at_size(size, tuple(args.only), max(1, args.repeat) * max(1, round(max(args.sizes) / size)))
+        (Path(keep.name) / str(size)).mkdir()
+        rows = at_size(Path(keep.name) / str(size), size, tuple(args.only),
+                       max(1, args.repeat) * max(1, round(max(args.sizes) / size)))
         load.append(os.getloadavg()[0])
         per_size[size] = {name: {"s": round(row["s"], 3), "ms_per_piece": round(1000 * row["s"] / size, 3),
                                  "cpu_ms_per_piece": round(1000 * row["cpu_s"] / size, 3),
@@ -244,6 +251,7 @@ def main() -> None:
     if args.markdown and ratios:
         print(markdown(per_size, ratios, cpu_ratios, small, large), file=sys.stderr, flush=True)
     print(json.dumps(result, indent=2))
+    keep.cleanup()
 
 
 def markdown(per_size: dict[int, dict[str, dict[str, float]]], ratios: dict[str, float],
