@@ -57,6 +57,7 @@ JOURNAL_KIND = "import"
 # those fixed costs over more tokens, the byte bound keeps what memory holds small whatever the images weigh (a
 # batch of 64 MiB images is one image).
 TOKENS_PER_BATCH = 1024
+FIRST_BATCH = 256
 BATCH_IMAGE_BYTES = 64 * 1024 * 1024
 # Test hook: SIGKILL this process right after its Nth durable write while recording (objects, pins, ledger rows).
 # The fault-injection test sets it; nothing else should.
@@ -452,13 +453,15 @@ def _record(ws: Workspace, plan: ImportPlan, reads: Iterable[_Read], fetch: Bloc
 
 
 def _batches(reads: Iterable[_Read]) -> Iterator[list[_Read]]:
-    """`reads` in batches of at most TOKENS_PER_BATCH tokens and BATCH_IMAGE_BYTES of images (at least one token)."""
+    """`reads` in batches of at most BATCH_IMAGE_BYTES of images (at least one token) and of FIRST_BATCH tokens,
+    doubling to TOKENS_PER_BATCH: a folder's reads run ahead in a worker while a batch is recorded, and nothing
+    is recorded until the first batch is read, so a small first batch starts both sooner."""
     batch: list[_Read] = []
-    size = 0
+    size, limit = 0, FIRST_BATCH
     for read in reads:
-        if batch and (len(batch) == TOKENS_PER_BATCH or size + len(read.image) > BATCH_IMAGE_BYTES):
+        if batch and (len(batch) == limit or size + len(read.image) > BATCH_IMAGE_BYTES):
             yield batch
-            batch, size = [], 0
+            batch, size, limit = [], 0, min(2 * limit, TOKENS_PER_BATCH)
         batch.append(read)
         size += len(read.image)
     if batch:
