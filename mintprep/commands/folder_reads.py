@@ -138,7 +138,8 @@ class _Pipeline:
             worker.close(kill=stopped_early)  # a collector waiting on a worker's pipe sees it end
         self.thread.join()
         for worker in self.workers:
-            worker.process.stdout.close()
+            if worker.process is not None:
+                worker.process.stdout.close()
 
     def __iter__(self) -> Iterator[tuple[list[FolderToken], list[int]]]:
         """(tokens read, ids left to read here), run by run, in token order."""
@@ -207,10 +208,14 @@ class _Reader:
     def __init__(self, folder: str, meta_dir: str) -> None:
         package_root = str(Path(__file__).resolve().parents[2])  # the child imports this very mintprep
         env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, (package_root, os.environ.get("PYTHONPATH"))))}
-        self.process = subprocess.Popen([sys.executable, "-m", __name__, folder, meta_dir], stdin=subprocess.PIPE,
-                                        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)
+        self.process: subprocess.Popen[bytes] | None = None
+        with contextlib.suppress(OSError):  # none started (no processes or descriptors left): all is read here
+            self.process = subprocess.Popen([sys.executable, "-m", __name__, folder, meta_dir], stdin=subprocess.PIPE,
+                                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)
 
     def send(self, chunk: Sequence[int]) -> bool:
+        if self.process is None:
+            return False
         try:
             pickle.dump(list(chunk), self.process.stdin)
             self.process.stdin.flush()
@@ -227,6 +232,8 @@ class _Reader:
     def close(self, *, kill: bool = False) -> None:
         """End the worker: at the end of its input when all it read was taken, else at once (`kill`: it may be
         writing a result nobody will read)."""
+        if self.process is None:
+            return
         if kill:
             self.process.kill()
         with contextlib.suppress(OSError):

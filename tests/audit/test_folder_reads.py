@@ -105,3 +105,9 @@ def test_what_waits_to_be_recorded_stays_within_its_bound(folder: Path, monkeypa
         assert 0 < pipeline.held <= 20 * image_bytes + 4 * image_bytes
         taken = sum(len(read) + len(left) for read, left in runs)
     assert taken > 0
+
+
+def test_a_worker_that_cannot_start_leaves_all_to_this_process(folder: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    expected = read_here(folder, monkeypatch)
+    monkeypatch.setattr(folder_reads.sys, "executable", str(folder / "no-such-python"))
+    assert list(read_tokens(folder, range(1, COUNT + 1))) == expected
