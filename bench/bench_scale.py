@@ -17,9 +17,10 @@ Pinning to the kubo, PSA and Pinata stand-ins at 100 ms per request is bench/ben
 object (`--markdown`: also the table docs/benchmarks.md shows); `--quick` runs 200 and 1,000 pieces. `--only` names
 the commands to measure after the setup rows (validate, pin, manifest, page: always run, since the rest read what
 they made; skipped for the two imports alone, which make their own collections); `--repeat N` runs each read-only
-command (status, audit) N times at the largest size, and at a smaller one as many times more as it is smaller
-(N x 10 at 1,000 beside 10,000), and keeps the median run (by wall time; the first run's seconds are kept beside
-it). So each size is sampled over about as much wall time of a shared
+command (status, audit) in N rounds after every size's setup, each round a fresh process per size with the sizes'
+order alternating, once per round at the largest size and as many times more as it is smaller at a smaller one
+(10 times at 1,000 beside 10,000), and keeps the median run (by wall time; the first run's seconds are kept beside
+it). So both sizes are sampled at the same moments, each over about as much wall time of a shared
 machine: a 0.3 s run at 1,000 pieces fits in a quiet moment far more often than a 3 s run at 10,000 (measured
 here: audit's CPU per piece ranged 0.20-0.49 ms over 60 runs at 1,000 and 0.28-0.41 ms over 6 at 10,000, with
 equal medians), so one run, or the fastest of a few, of each size flatters the small one.
@@ -119,14 +120,11 @@ IMPORTS = ("import-folder", "import-ipfs")
 COMMANDS = ("status", "audit", "review", *IMPORTS)
 
 
-def made_here(work: Path, size: int, rows: dict[str, dict[str, float]], only: tuple[str, ...] = COMMANDS,
-              repeat: int = 1) -> None:
-    """A collection as `run` leaves it (images stored, not generated), then every command (of `only`) that reads
-    it."""
-    from mintprep.commands.audit import audit_collection
+def made_here(work: Path, size: int, rows: dict[str, dict[str, float]], only: tuple[str, ...] = COMMANDS) -> None:
+    """A collection as `run` leaves it (images stored, not generated), then its review sheet (the read-only rows
+    are `read_only`'s)."""
     from mintprep.commands.review import gather_review
     from mintprep.commands.review_pages import review_files
-    from mintprep.commands.status import collection_status
 
     col = load_collection(write_yaml(work / "made", size))
     with Workspace.open(col) as ws:
@@ -144,14 +142,24 @@ def made_here(work: Path, size: int, rows: dict[str, dict[str, float]], only: tu
 
         timed(rows, "manifest", manifest)
         timed(rows, "page", lambda: page_stage(ws))
-    if "status" in only:
-        status = timed(rows, "status", lambda: collection_status(load_collection(col.path)), repeat)
-        assert status["counts"].get("pinned") == size, status["counts"]
-    if "audit" in only:
-        report = timed(rows, "audit", lambda: audit_collection(load_collection(col.path), check_chain=False), repeat)
-        assert report.ok, report.to_json()["problems"][:3]
     if "review" in only:
         timed(rows, "review", lambda: sum(len(html) for _, html in review_files(gather_review(load_collection(col.path)))))
+
+
+def read_only(work: Path, size: int, only: tuple[str, ...], repeat: int) -> dict[str, dict[str, float]]:
+    """`status` and `audit` (of `only`) of the collection `made_here` left in `work`, each `repeat` times."""
+    from mintprep.commands.audit import audit_collection
+    from mintprep.commands.status import collection_status
+
+    rows: dict[str, dict[str, float]] = {}
+    path = work / "made" / "collection.yaml"
+    if "status" in only:
+        status = timed(rows, "status", lambda: collection_status(load_collection(path)), repeat)
+        assert status["counts"].get("pinned") == size, status["counts"]
+    if "audit" in only:
+        report = timed(rows, "audit", lambda: audit_collection(load_collection(path), check_chain=False), repeat)
+        assert report.ok, report.to_json()["problems"][:3]
+    return rows
 
 
 def folder_source(folder: Path, size: int) -> None:
@@ -197,22 +205,37 @@ def imported(work: Path, size: int, rows: dict[str, dict[str, float]], only: tup
     assert len(plan.tokens) == size, plan.skipped
 
 
-def at_size(work: Path, size: int, only: tuple[str, ...] = COMMANDS, repeat: int = 1) -> dict[str, dict[str, float]]:
-    """Every row at `size`, in `work` (left in place: see `main`)."""
+def at_size(work: Path, size: int, only: tuple[str, ...] = COMMANDS) -> dict[str, dict[str, float]]:
+    """Every row at `size` but the read-only ones, in `work` (left in place: see `main`)."""
     rows: dict[str, dict[str, float]] = {}
     if set(only) - set(IMPORTS):  # the imports make their own collections: no setup rows for them alone
-        made_here(work, size, rows, only, repeat)
+        made_here(work, size, rows, only)
     imported(work, size, rows, only)
     return rows
 
 
-def at_size_in_child(work: Path, size: int, only: tuple[str, ...], repeat: int) -> dict[str, dict[str, float]]:
-    """`at_size` in a fresh Python process, as each command runs for a user: measured in one process after the
-    other size, a size ran on the allocator and caches the first one left (status at 1,000 pieces took 0.025 ms per
-    piece after the 10,000-piece rows and 0.036 ms before them, in the same run)."""
-    child = subprocess.run([sys.executable, __file__, "--sizes", str(size), "--only", *only, "--repeat", str(repeat),
-                            "--work", str(work)], stdout=subprocess.PIPE, text=True, check=True)
+def in_child(work: Path, size: int, only: tuple[str, ...], repeat: int = 0) -> dict[str, dict[str, float]]:
+    """`at_size` (or with `repeat`, `read_only`) in a fresh Python process, as each command runs for a user:
+    measured in one process after the other size, a size ran on the allocator and caches the first one left (status
+    at 1,000 pieces took 0.025 ms per piece after the 10,000-piece rows and 0.036 ms before them, in the same run)."""
+    child = subprocess.run([sys.executable, __file__, "--sizes", str(size), "--only", *only, "--work", str(work),
+                            *(["--read-only", str(repeat)] if repeat else [])],
+                           stdout=subprocess.PIPE, text=True, check=True)
     return json.loads(child.stdout)
+
+
+def read_only_interleaved(works: dict[int, Path], only: tuple[str, ...], rounds: int) -> dict[int, dict[str, dict]]:
+    """`read_only` at every size, in rounds that alternate the sizes (a fresh process each), so that both sizes
+    are sampled at the same moments of a shared machine; within a round a smaller size runs as many times more as
+    it is smaller (a 0.2 s run fits a quiet moment more often than a 2 s one); the median run of all is the row."""
+    runs: dict[int, dict[str, list[dict]]] = {size: {} for size in works}
+    largest = max(works)
+    for number in range(rounds):
+        for size in (sorted(works) if number % 2 == 0 else sorted(works, reverse=True)):
+            for name, row in in_child(works[size], size, only, max(1, round(largest / size))).items():
+                runs[size].setdefault(name, []).append(row)
+    return {size: {name: dict(sorted(rows, key=lambda row: row["s"])[(len(rows) - 1) // 2], first_s=rows[0]["first_s"])
+                   for name, rows in by_name.items()} for size, by_name in runs.items()}
 
 
 def main() -> None:
@@ -225,9 +248,11 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=1, help=f"runs of each of {', '.join(READ_ONLY)} at the largest size "
                         "(more at smaller ones, in proportion); the median is kept")
     parser.add_argument("--work", type=Path, help=argparse.SUPPRESS)  # a child's run: one size, in this folder
+    parser.add_argument("--read-only", type=int, default=0, help=argparse.SUPPRESS)  # a child's read-only runs
     args = parser.parse_args()
     if args.work:
-        print(json.dumps(at_size(args.work, args.sizes[0], tuple(args.only), args.repeat)))
+        print(json.dumps(read_only(args.work, args.sizes[0], tuple(args.only), args.read_only) if args.read_only
+                         else at_size(args.work, args.sizes[0], tuple(args.only))))
         return
     if args.quick:
         args.sizes = [200, 1000]
@@ -238,12 +263,21 @@ def main() -> None:
     # inode table's block is unwritten), so deleting one size's ~40,000 files made the next size's file creations
     # cost about ten times as much (measured here: 0.05 ms against 0.51 ms a file), and the ratios followed the order.
     keep = tempfile.TemporaryDirectory(prefix="mintprep-scale-")
+    works = {size: Path(keep.name) / str(size) for size in args.sizes}
+    rows_by_size: dict[int, dict[str, dict[str, float]]] = {}
     for size in args.sizes:
         print(f"{size} pieces:", file=sys.stderr, flush=True)
-        (Path(keep.name) / str(size)).mkdir()
-        rows = at_size_in_child(Path(keep.name) / str(size), size, tuple(args.only),
-                                max(1, args.repeat) * max(1, round(max(args.sizes) / size)))
+        works[size].mkdir()
+        rows_by_size[size] = in_child(works[size], size, tuple(args.only))
         load.append(os.getloadavg()[0])
+    read_only_rows = [name for name in READ_ONLY if name in args.only]
+    if read_only_rows:
+        print(f"{', '.join(read_only_rows)}: {max(1, args.repeat)} rounds over {', '.join(map(str, args.sizes))}",
+              file=sys.stderr, flush=True)
+        for size, rows in read_only_interleaved(works, tuple(read_only_rows), max(1, args.repeat)).items():
+            rows_by_size[size].update(rows)
+        load.append(os.getloadavg()[0])
+    for size, rows in rows_by_size.items():
         per_size[size] = {name: {"s": round(row["s"], 3), "ms_per_piece": round(1000 * row["s"] / size, 3),
                                  "cpu_ms_per_piece": round(1000 * row["cpu_s"] / size, 3),
                                  "sys_ms_per_piece": round(1000 * row["sys_s"] / size, 3),
