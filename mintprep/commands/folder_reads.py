@@ -97,7 +97,7 @@ def read_token(files: FolderFiles, folder: str, meta_dir: str, token_id: int) ->
 def read_tokens(folder: Path, token_ids: Sequence[int]) -> Iterator[FolderToken]:
     """`read_token` of each of `token_ids`, in order: in worker processes for a large folder, else here."""
     meta_dir = str(metadata_folder(folder))
-    workers = min(4, (os.cpu_count() or 1) - 1) if sys.executable else 0
+    workers = min(4, _usable_cores() - 1) if sys.executable else 0
     with FolderFiles(folder) as files:
         if len(token_ids) < READ_IN_WORKERS or workers < 1:
             yield from (read_token(files, str(folder), meta_dir, token_id) for token_id in token_ids)
@@ -256,6 +256,11 @@ def _serve(folder: str, meta_dir: str) -> None:
             for token_id in chunk:  # each as soon as it is read: the importing process bounds what waits
                 pickle.dump(read_token(files, folder, meta_dir, token_id), sys.stdout.buffer)
             sys.stdout.buffer.flush()
+
+
+def _usable_cores() -> int:
+    """The cores this process may run on (its affinity, as a container or `taskset` sets it), not the machine's."""
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 
 
 def _image_bytes(tokens: list[FolderToken]) -> int:

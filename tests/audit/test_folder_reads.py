@@ -111,3 +111,12 @@ def test_a_worker_that_cannot_start_leaves_all_to_this_process(folder: Path, mon
     expected = read_here(folder, monkeypatch)
     monkeypatch.setattr(folder_reads.sys, "executable", str(folder / "no-such-python"))
     assert list(read_tokens(folder, range(1, COUNT + 1))) == expected
+
+
+def test_on_one_core_this_process_reads(folder: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A worker beside the importing process on a single core would only add its hand-offs."""
+    monkeypatch.setattr(folder_reads.os, "sched_getaffinity", lambda pid: {0})
+    reads = read_tokens(folder, range(1, COUNT + 1))
+    next(reads)
+    assert not workers()
+    assert len([1, *reads]) == COUNT
