@@ -71,7 +71,7 @@ def test_file_import_streams_and_matches_in_memory_import(tmp_path) -> None:
     assert from_disk.root == in_memory.root and from_disk.size == in_memory.size
     assert list(from_disk.blocks) == list(in_memory.blocks)
     assert all(leaf.data is None for leaf in from_disk.node.children[0].children)  # leaves not held in memory
-    path.write_bytes(b"Y" + data[1:])
+    path.write_bytes(bytes([data[0] ^ 0xFF]) + data[1:])  # a changed first byte (b"Y" was no change 1 time in 256)
     with pytest.raises(Exception, match="changed after it was imported"):
         list(from_disk.blocks)
 
