@@ -96,8 +96,9 @@ def write_durably(files: Iterable[tuple[Path | str, bytes]], links: Iterable[tup
 
     `links`: (path, existing file) pairs, each path made a hard link to a file already durable under its real
     name and never changed in place (a content-addressed copy of the same bytes): made at its real name at once
-    where that name is free, else staged and renamed with the others. A link makes no new file: on this project's disk creating a file cost 0.03 to 1 ms of CPU (ext4's
-    inode allocation), a link 0.015 ms. Where the file system refuses links, the file's bytes are copied.
+    where that name is free, else staged and renamed with the others. A link makes no new file: on this project's
+    disk creating a file cost 0.03 to 1 ms of CPU (ext4's inode allocation), a link 0.015 ms. Where the file
+    system refuses links, the file's bytes are copied.
     """
     staged: list[tuple[str, str]] = []
     linked = 0
@@ -157,39 +158,40 @@ def _linked_in_place(target: str, source: str) -> bool:
     """Link `target` straight to `source` where no file holds its name: a link is made whole or not at all and
     `source` is durable already, so no temp and rename are needed (they were a fifth of an import's kernel time).
     False where a file holds the name (it is replaced through a temp) or the link is refused (a copy is staged)."""
-    for _ in range(2):
-        try:
-            os.link(source, target)
-            return True
-        except FileNotFoundError:
-            if os.path.isdir(os.path.dirname(target)):
-                return False  # no `source`: `_staged_link` says so
-            os.makedirs(os.path.dirname(target), exist_ok=True)  # a new shard folder
-        except OSError:
-            return False
-    return False
+    try:
+        _hard_link(source, target)
+        return True
+    except OSError:  # no `source` included: `_staged_link` says so
+        return False
 
 
 def _staged_link(target: str, source: str) -> str:
     """A temp hard link to `source` beside `target`; a temp copy of it where the file system refuses the link."""
-    folder = os.path.dirname(target)
     temp = _temp_name(target)
     for _ in range(3):
         try:
-            os.link(source, temp)
+            _hard_link(source, temp)
             return temp
         except FileExistsError:  # a kill left it, or another thread stages the same target: never reused
             temp = _temp_name(target, unique=True)
-        except FileNotFoundError:
-            if os.path.isdir(folder):
-                raise  # no `source`
-            os.makedirs(folder, exist_ok=True)  # a new shard folder
         except OSError as exc:
             if exc.errno not in (errno.EXDEV, errno.EPERM, errno.EMLINK, errno.ENOTSUP):
-                raise
+                raise  # no `source` among them
             break
     with open(source, "rb") as original:
         return _staged_copy(target, original.read())
+
+
+def _hard_link(source: str, name: str) -> None:
+    """`os.link`, making `name`'s folder (a new shard) where it is missing; FileNotFoundError where `source` is."""
+    try:
+        os.link(source, name)
+    except FileNotFoundError:
+        folder = os.path.dirname(name)
+        if os.path.isdir(folder):
+            raise
+        os.makedirs(folder, exist_ok=True)
+        os.link(source, name)
 
 
 class ObjectStore:
