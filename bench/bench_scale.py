@@ -245,8 +245,9 @@ def main() -> None:
     parser.add_argument("--markdown", action="store_true", help="also print the side-by-side table (stderr)")
     parser.add_argument("--only", nargs="+", choices=COMMANDS, default=list(COMMANDS),
                         help="the commands to measure after the setup rows (default: all)")
-    parser.add_argument("--repeat", type=int, default=1, help=f"runs of each of {', '.join(READ_ONLY)} at the largest size "
-                        "(more at smaller ones, in proportion); the median is kept")
+    parser.add_argument("--repeat", type=int, default=1,
+                        help=f"rounds of {', '.join(READ_ONLY)} over the sizes, alternating (a smaller size runs more "
+                        "times a round, in proportion); the median is kept")
     parser.add_argument("--work", type=Path, help=argparse.SUPPRESS)  # a child's run: one size, in this folder
     parser.add_argument("--read-only", type=int, default=0, help=argparse.SUPPRESS)  # a child's read-only runs
     args = parser.parse_args()
@@ -294,7 +295,8 @@ def main() -> None:
                   for name in per_size[small]} if small != large and per_size else {}
     result: dict[str, object] = {"sizes": per_size, f"per_piece_ratio_{large}_over_{small}": ratios,
                                  f"cpu_per_piece_ratio_{large}_over_{small}": cpu_ratios,
-                                 "max_rss_mib": round(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024),  # the largest run
+                                 # the largest of the runs, each a child process
+                                 "max_rss_mib": round(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024),
                                  "load_average": load}
     if args.markdown and ratios:
         print(markdown(per_size, ratios, cpu_ratios, small, large), file=sys.stderr, flush=True)

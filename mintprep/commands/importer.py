@@ -53,9 +53,9 @@ ADDRESS = re.compile(r"^0x[0-9a-fA-F]{40}$")
 # Metadata keys that say how a piece was made; kept in its provenance (HashLips writes dna, edition, date).
 PROVENANCE_KEYS = ("dna", "edition", "date", "seed", "prompt", "compiler")
 JOURNAL_KIND = "import"
-# A batch's tokens are recorded at four syncs (objects, then blocks) and one pin transaction; a larger batch pays
-# those fixed costs over more tokens, the byte bound keeps what memory holds small whatever the images weigh (a
-# batch of 64 MiB images is one image).
+# A batch's tokens are recorded at up to four syncs (objects, then blocks) and one pin transaction; a larger batch
+# pays those fixed costs over more tokens, the byte bound keeps what memory holds small whatever the images weigh
+# (a batch of 64 MiB images is one image).
 TOKENS_PER_BATCH = 1024
 FIRST_BATCH = 256
 BATCH_IMAGE_BYTES = 64 * 1024 * 1024
