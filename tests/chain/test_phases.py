@@ -12,14 +12,14 @@ import subprocess
 from dataclasses import dataclass
 
 import pytest
-from web3 import Web3
 from web3.exceptions import ContractCustomError
 
 from mintprep.chain.artifact import CONTRACTS_DIR
 from mintprep.chain.merkle import AllowlistTree, leaf_hash, verify
 from mintprep.chain.txs import describe_revert
 from tests.chain.test_contract import reverts_with
-from tests.support.anvil import AnvilNode, Chain, DeployedDrop, DropParams, deploy_test_drop, dev_accounts
+from tests.support.anvil import (AnvilNode, Chain, DeployedDrop, DropParams, deploy_test_drop, dev_accounts,
+                                  node_web3)
 from tests.support.tools import require_tool
 
 PRICE_AL = 10**15
@@ -48,7 +48,7 @@ PHASES = {
 @pytest.fixture(scope="module")
 def sale_snapshot(anvil_node: AnvilNode):
     """Deployed once for the module; each test reverts to this state (evm_snapshot inside the `chain` fixture)."""
-    w3 = Web3(Web3.HTTPProvider(anvil_node.url))
+    w3 = node_web3(anvil_node.url)
     base = w3.provider.make_request("evm_snapshot", [])["result"]
     accounts = dev_accounts()
     early = AllowlistTree.of([accounts[1].address, accounts[2].address, accounts[3].address])

@@ -21,7 +21,7 @@ from mintprep.collection.config import load_collection
 from mintprep.commands.reveal import FAULT_ENV
 from mintprep.state.ledger import Ledger
 from tests.chain.conftest import chain_collection, deploy_for, pin_metadata_root
-from tests.support.anvil import Chain, dev_accounts, start_anvil
+from tests.support.anvil import Chain, dev_accounts, node_web3, start_anvil
 
 REVEAL = {"placeholder_uri": "ipfs://bafkplaceholder"}
 
@@ -33,7 +33,7 @@ def unrevealed(folder: Path, rpc_url: str, owner) -> tuple[Path, object]:
     pin_metadata_root(col, "real")
     deployed = deploy_for(col, owner)
     col = chain_collection(col.base_dir, rpc_url, reveal=REVEAL, contract=deployed.address)
-    w3 = Web3(Web3.HTTPProvider(rpc_url))
+    w3 = node_web3(rpc_url)
     return col.path, w3.eth.contract(address=deployed.address, abi=load_artifact().abi)
 
 
@@ -120,7 +120,7 @@ def test_print_gives_each_transaction_for_a_multisig_and_sends_nothing(chain: Ch
 @pytest.mark.slow
 def test_reveal_waits_for_an_interval_mining_node_and_reports_each_block(tmp_path: Path):
     with start_anvil(extra_args=("--block-time", "1")) as node:
-        w3 = Web3(Web3.HTTPProvider(node.url))
+        w3 = node_web3(node.url)
         assert not mines_on_demand(w3, node.url), "interval mining: mintprep must wait, not mine"
         path, drop = unrevealed(tmp_path / "col", node.url, dev_accounts()[0])
         done = reveal_cli(path)

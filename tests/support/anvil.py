@@ -9,6 +9,8 @@ Import the fixtures into a conftest to use them:
   (evm_snapshot / evm_revert), so tests stay independent without restarting the node.
 - `drop` (function): a MintprepDrop deployed on `chain` with `DropParams()` defaults; returns a `DeployedDrop`.
 - `start_anvil(chain_id=...)`: a context manager for a node with another chain id or flags.
+- `node_web3(url)`: the Web3 every test talks to a node through; a transaction it sends is mined when `transact`
+  returns.
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ import pytest
 import requests
 from eth_account import Account
 from eth_account.signers.local import LocalAccount
-from web3 import Web3
+from web3 import HTTPProvider, Web3
 from web3.contract import Contract
 
 from mintprep.chain.artifact import load_artifact
@@ -49,6 +51,31 @@ class AnvilNode:
     url: str
     chain_id: int
     process: subprocess.Popen[bytes]
+
+
+class MinedHTTPProvider(HTTPProvider):
+    """An HTTP provider whose eth_sendTransaction / eth_sendRawTransaction return once the transaction is mined.
+
+    anvil's automine answers with the hash before the block holding the transaction exists
+    (foundry-rs/foundry#3537), so a test reading state right after `transact` could, on a loaded machine, see
+    the state before it: the block number, a base URI, a mint. Waiting here makes every test transaction
+    synchronous in one place rather than at each of the tests' `transact` calls."""
+
+    RECEIPT_TIMEOUT_S = 10.0
+
+    def make_request(self, method, params):
+        response = super().make_request(method, params)
+        if method in ("eth_sendTransaction", "eth_sendRawTransaction") and response.get("result"):
+            deadline = time.monotonic() + self.RECEIPT_TIMEOUT_S
+            while not super().make_request("eth_getTransactionReceipt", [response["result"]]).get("result"):
+                if time.monotonic() > deadline:
+                    raise TimeoutError(f"transaction {response['result']} not mined in {self.RECEIPT_TIMEOUT_S} s")
+                time.sleep(0.002)
+        return response
+
+
+def node_web3(url: str) -> Web3:
+    return Web3(MinedHTTPProvider(url, request_kwargs={"timeout": 10}))
 
 
 def _free_port() -> int:
@@ -168,7 +195,7 @@ def anvil_node() -> Iterator[AnvilNode]:
 
 @pytest.fixture
 def chain(anvil_node: AnvilNode) -> Iterator[Chain]:
-    w3 = Web3(Web3.HTTPProvider(anvil_node.url, request_kwargs={"timeout": 10}))
+    w3 = node_web3(anvil_node.url)
     snapshot = w3.provider.make_request("evm_snapshot", [])["result"]
     try:
         yield Chain(node=anvil_node, w3=w3, accounts=dev_accounts())
