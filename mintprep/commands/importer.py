@@ -14,8 +14,9 @@ from the same source (a folder fixed since) updates what changed.
 Tokens are read, checked and recorded in batches of at most `TOKENS_PER_BATCH` tokens and `BATCH_IMAGE_BYTES` of
 images (objects at two syncs per batch, pins in one backend batch and one ledger transaction), so memory holds one
 batch of images, not the collection; a large folder is read and checked in worker processes while this one
-records (mintprep.commands.folder_reads); a contract
-source is read whole first, as every minted token must be readable before anything is written. On the local store
+records (mintprep.commands.folder_reads). A contract source's minted tokens are read and verified one at a time
+first, as every one must be readable before anything is written; then every token is read again as it is recorded
+(from the block cache, or the source again past its bound), never all held at once. On the local store
 each image and document is one file (its block a hard link to its object): creating a file is what this project's
 disk charges most for.
 """
@@ -28,7 +29,7 @@ import os
 import re
 import signal
 import tempfile
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -38,8 +39,8 @@ from mintprep.collection.config import Collection
 from mintprep.base.errors import UserError
 from mintprep.guards.imported_content import (MAX_DOCUMENT_BYTES, MAX_IMPORTED_IMAGE_BYTES, NotAcceptable,
                                               check_raster_image)
-from mintprep.ipfs import (CID, Block, BlockFetcher, DagImport, LocalBackend, Unreadable, first_verified, import_bytes,
-                           ipfs_path, iter_file, list_directory, resolve, walk_dag)
+from mintprep.ipfs import (CID, Block, BlockFetcher, DagImport, LocalBackend, Unreadable, VerifiedBlocks, first_verified,
+                           import_bytes, ipfs_path, iter_file, list_directory, resolve, walk_dag)
 from mintprep.stages.pin import PinItem, pin_content, pin_pieces
 from mintprep.state.ledger import IMPORTED_KEY, IMPORTED_TX, Ledger, PieceRecord
 from mintprep.collection.manifest import PinnedPiece, build_manifest, token_file_name
@@ -59,6 +60,11 @@ JOURNAL_KIND = "import"
 TOKENS_PER_BATCH = 1024
 FIRST_BATCH = 256
 BATCH_IMAGE_BYTES = 64 * 1024 * 1024
+# Verified blocks kept once read: a batch's images, the next token's (up to the image cap) and directory nodes, so
+# what a batch pins is not fetched twice; past it the oldest go (stored by then, or read from the source again).
+BLOCK_CACHE_BYTES = 3 * BATCH_IMAGE_BYTES
+# Then the directories are pinned: walks over blocks already stored, where a large cache would only fill with images.
+DIRECTORY_CACHE_BYTES = 8 * 1024 * 1024
 # Test hook: SIGKILL this process right after its Nth durable write while recording (objects, pins, ledger rows).
 # The fault-injection test sets it; nothing else should.
 FAULT_ENV = "MINTPREP_IMPORT_FAULT_AFTER_WRITE"
@@ -127,7 +133,7 @@ class ImportPlan:
     minted: list[int] = field(default_factory=list)
     tokens: list[ImportedToken] = field(default_factory=list)
     skipped: dict[int, str] = field(default_factory=dict)  # token id -> why it was not imported (left to `run`)
-    blocks: dict[CID, bytes] = field(default_factory=dict, repr=False)  # verified blocks read (this batch's)
+    blocks: VerifiedBlocks = field(default_factory=lambda: VerifiedBlocks(BLOCK_CACHE_BYTES), repr=False)
     listings: dict[CID, dict[str, CID]] = field(default_factory=dict, repr=False)  # directories, listed once
 
     def to_json(self) -> dict[str, Any]:
@@ -163,22 +169,23 @@ def import_collection(col: Collection, source_text: str, *, gateways: tuple[str,
         fetch = _block_reader(ws, gateways, plan.blocks)
         reads: Iterable[_Read]
         match source.kind:  # the one place that reads by the kind of source
-            case "contract":  # through its family: its base URI's directory, or each token's own URI; read whole,
-                reads = list(_read_contract(ws, plan, fetch))  # as a minted token lacking stops it before any write
-                _require_minted(plan)
+            case "contract":  # through its family: its base URI's directory, or each token's own URI
+                reads = _read_contract(ws, plan, fetch)
             case "ipfs":
-                reads = _read_ipfs_root(ws, source.text, plan, fetch)
+                reads = _read_ipfs_root(ws, source.text, plan, fetch=fetch)
             case "folder":
                 reads = _read_folder(ws, Path(source.text), plan)
         if dry_run:
             for _ in reads:
                 plan.blocks.clear()
+            _require_minted(plan)
         else:
             _record(ws, plan, reads, fetch)
     return plan
 
 
 def _require_minted(plan: ImportPlan) -> None:
+    """Every minted token was read: a collection adopted without one would break a token someone bought."""
     read = {token.token_id for token in plan.tokens}  # once: built per minted id, it was quadratic at 10,000
     lacking = sorted(t for t in plan.minted if t not in read)
     if lacking:
@@ -215,7 +222,7 @@ def _workspace(col: Collection, dry_run: bool, progress: ProgressSink | None) ->
 
 # -- reading -------------------------------------------------------------------------------------
 
-def _block_reader(ws: Workspace, gateways: tuple[str, ...], seen: dict[CID, bytes]) -> BlockFetcher:
+def _block_reader(ws: Workspace, gateways: tuple[str, ...], seen: VerifiedBlocks) -> BlockFetcher:
     """Blocks from the collection's own backend, then each gateway; only bytes matching their CID are kept."""
     from mintprep.ipfs import TrustlessGateway
 
@@ -223,7 +230,9 @@ def _block_reader(ws: Workspace, gateways: tuple[str, ...], seen: dict[CID, byte
 
 
 def _read_contract(ws: Workspace, plan: ImportPlan, fetch: BlockFetcher) -> Iterator[_Read]:
-    """The contract's family (detected from the chain), its minted ids, and what each token's URI serves."""
+    """The contract's family (detected from the chain), its minted ids, and what each token's URI serves: every
+    minted token read and verified before this returns (UserError naming those lacking), then every token read as
+    the returned iterator is consumed."""
     from mintprep.chain.families import detect_family
     from mintprep.chain.rpc import RPC_FAILURES, connect
     from mintprep.net.urls import redact_url
@@ -247,8 +256,7 @@ def _read_contract(ws: Workspace, plan: ImportPlan, fetch: BlockFetcher) -> Iter
                         f"{redact_url(url)} ({type(exc).__name__})") from None
     plan.contract, plan.chain_id, plan.family = family.address, network.chain_id, family.name
     if family.token_suffix is None:  # per-token URIs: each minted token read from its own
-        yield from _read_token_uris(ws, token_uris, plan, fetch)
-        return
+        return _minted_first(plan, functools.partial(_read_token_uris, ws, token_uris, fetch=fetch), plan.minted)
     plan.token_suffix = family.token_suffix
     if plan.base_uri is None:
         raise UserError(f"--from {plan.source.text}: its tokens' URIs show no base URI (not revealed yet, or nothing "
@@ -257,15 +265,25 @@ def _read_contract(ws: Workspace, plan: ImportPlan, fetch: BlockFetcher) -> Iter
         raise UserError(f"--from {plan.source.text}: its base URI {plan.base_uri!r} is not an IPFS address; "
                         "import reads metadata trustlessly from IPFS only")
     first = family.first_id(plan.minted)
-    yield from _read_ipfs_root(ws, plan.base_uri, plan, fetch,
-                               sorted(set(range(first, first + ws.spec.size)) | set(plan.minted)))
+    return _minted_first(plan, functools.partial(_read_ipfs_root, ws, plan.base_uri, fetch=fetch),
+                         sorted(set(range(first, first + ws.spec.size)) | set(plan.minted)))
 
 
-def _read_token_uris(ws: Workspace, token_uris: dict[int, str], plan: ImportPlan,
-                     fetch: BlockFetcher) -> Iterator[_Read]:
+def _minted_first(plan: ImportPlan, read: Callable[..., Iterator[_Read]], wanted: list[int]) -> Iterator[_Read]:
+    """`read(plan, wanted)` once `read` has read every minted token, one at a time into a scratch plan, without a
+    lacking one: reading the whole contract into a list for that check held every image of it at once."""
+    check = replace(plan, tokens=[], skipped={})  # its caches (blocks, listings) shared: the reads below reuse them
+    for _ in read(check, plan.minted, task="check minted"):
+        pass
+    _require_minted(check)
+    return read(plan, wanted)
+
+
+def _read_token_uris(ws: Workspace, token_uris: dict[int, str], plan: ImportPlan, wanted: list[int], *,
+                     fetch: BlockFetcher, task: str = "import") -> Iterator[_Read]:
     plan.token_uris = token_uris
-    with ws.progress.task("import", len(token_uris)) as advance:
-        for token_id, uri in sorted(token_uris.items()):
+    with ws.progress.task(task, len(wanted)) as advance:
+        for token_id, uri in ((t, token_uris[t]) for t in sorted(wanted)):
             try:
                 metadata_cid = resolve(uri, fetch, plan.listings)
             except Unreadable as exc:
@@ -277,8 +295,8 @@ def _read_token_uris(ws: Workspace, token_uris: dict[int, str], plan: ImportPlan
             advance()
 
 
-def _read_ipfs_root(ws: Workspace, uri: str, plan: ImportPlan, fetch: BlockFetcher,
-                    wanted: list[int] | None = None) -> Iterator[_Read]:
+def _read_ipfs_root(ws: Workspace, uri: str, plan: ImportPlan, wanted: list[int] | None = None, *,
+                    fetch: BlockFetcher, task: str = "import") -> Iterator[_Read]:
     """Each token's file in the metadata directory `uri` names (`wanted` ids when the contract says which, else
     `size` ids from 0 or 1 as the directory has a token 0)."""
     try:
@@ -291,7 +309,7 @@ def _read_ipfs_root(ws: Workspace, uri: str, plan: ImportPlan, fetch: BlockFetch
     plan.base_uri = plan.base_uri or f"ipfs://{root}/"
     if wanted is None:
         wanted = list(token_ids(ws.spec.size, "0.json" in listing or "0" in listing))
-    with ws.progress.task("import", len(wanted)) as advance:
+    with ws.progress.task(task, len(wanted)) as advance:
         for token_id in wanted:
             names = (token_file_name(token_id, plan.token_suffix), f"{token_id}.json", str(token_id))
             name = next((n for n in names if n in listing), None)
@@ -408,6 +426,8 @@ def _record(ws: Workspace, plan: ImportPlan, reads: Iterable[_Read], fetch: Bloc
     for batch in _batches(reads):
         pieces += _record_batch(ws, batch, writes)
         plan.blocks.clear()  # this batch's blocks are stored and pinned: read them from the backend from here on
+    _require_minted(plan)  # read before, but a source may fail the second time: no manifest without a minted token
+    plan.blocks.resize(DIRECTORY_CACHE_BYTES)
     pin = functools.partial(pin_content, ledger, ws.backend, ws.profile, force=True)
     # Images named by a path (ipfs://<images dir>/<n>.png) resolve only while their directory is pinned too; a
     # per-token contract's metadata files are pinned each under its own CID (what tokenURI names).

@@ -16,7 +16,8 @@ _FACE = {
     "make_backend": "backends", "PinBackend": "backends", "PinRequest": "backends", "LocalBackend": "backends",
     "write_car": "car",
     "CID": "cid",
-    "BlockFetcher": "dag", "fetch_verified": "dag", "first_verified": "dag", "walk_dag": "dag",
+    "BlockFetcher": "dag", "VerifiedBlocks": "dag", "fetch_verified": "dag", "first_verified": "dag",
+    "walk_dag": "dag",
     "Unreadable": "errors", "BlockNotFound": "errors", "CorruptBlock": "errors", "NotUnixFS": "errors",
     "TrustlessGateway": "gateway", "serve_gateway": "gateway",
     "import_path": "importpath",
@@ -44,7 +45,7 @@ if TYPE_CHECKING:
     from mintprep.ipfs.backends import LocalBackend, PinBackend, PinRequest, make_backend
     from mintprep.ipfs.car import write_car
     from mintprep.ipfs.cid import CID
-    from mintprep.ipfs.dag import BlockFetcher, fetch_verified, first_verified, walk_dag
+    from mintprep.ipfs.dag import BlockFetcher, VerifiedBlocks, fetch_verified, first_verified, walk_dag
     from mintprep.ipfs.errors import BlockNotFound, CorruptBlock, NotUnixFS, Unreadable
     from mintprep.ipfs.gateway import TrustlessGateway, serve_gateway
     from mintprep.ipfs.importpath import import_path

@@ -57,20 +57,57 @@ def walk_dag(root: CID | str, fetch_block: BlockFetcher) -> Iterator[Block | Unr
         stack.extend(link.cid for link in reversed(links))
 
 
-def first_verified(sources: "list[BlockFetcher]", seen: dict[CID, bytes] | None = None) -> BlockFetcher:
+class VerifiedBlocks:
+    """Blocks already checked against their CIDs, kept so a DAG read once is not fetched again while it is still
+    wanted, and at most `max_bytes` of them, the oldest dropped first: a walk over a collection's 10,000 images
+    (provenance, an import's image directory) held every image it had read before this bound."""
+
+    def __init__(self, max_bytes: int = 64 * 1024 * 1024) -> None:
+        self.max_bytes = max_bytes
+        self.bytes = 0
+        self._blocks: dict[CID, bytes] = {}
+
+    def get(self, cid: CID) -> bytes | None:
+        return self._blocks.get(cid)
+
+    def add(self, cid: CID, data: bytes) -> None:
+        if cid in self._blocks:
+            return
+        self._blocks[cid] = data
+        self.bytes += len(data)
+        self._evict()
+
+    def resize(self, max_bytes: int) -> None:
+        self.max_bytes = max_bytes
+        self._evict()
+
+    def _evict(self) -> None:
+        while self.bytes > self.max_bytes:
+            self.bytes -= len(self._blocks.pop(next(iter(self._blocks))))
+
+    def clear(self) -> None:
+        self._blocks.clear()
+        self.bytes = 0
+
+    def __len__(self) -> int:
+        return len(self._blocks)
+
+
+def first_verified(sources: "list[BlockFetcher]", seen: VerifiedBlocks | None = None) -> BlockFetcher:
     """A block source asking each of `sources` in turn; only bytes matching their CID are kept (in `seen`)."""
-    cache: dict[CID, bytes] = {} if seen is None else seen
+    cache = VerifiedBlocks() if seen is None else seen
 
     def fetch(cid: CID | str) -> bytes | None:
         cid = as_cid(cid)
-        if cid in cache:
-            return cache[cid]
+        cached = cache.get(cid)
+        if cached is not None:
+            return cached
         for source in sources:
             try:
                 data = fetch_verified(cid, source)
             except Unreadable:
                 continue
-            cache[cid] = data
+            cache.add(cid, data)
             return data
         return None
 
