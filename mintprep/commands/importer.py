@@ -37,6 +37,7 @@ from typing import Any, Literal
 
 from mintprep.collection.config import Collection
 from mintprep.base.errors import UserError
+from mintprep.base.ordered_threads import in_order
 from mintprep.guards.imported_content import (MAX_DOCUMENT_BYTES, MAX_IMPORTED_IMAGE_BYTES, NotAcceptable,
                                               check_raster_image)
 from mintprep.ipfs import (CID, Block, BlockFetcher, DagImport, LocalBackend, Unreadable, VerifiedBlocks, first_verified,
@@ -117,6 +118,7 @@ class _Read:
     token: ImportedToken
     image: bytes
     dag: DagImport | FetchedDag
+    document_blocks: dict[CID, bytes] = field(default_factory=dict)  # its metadata file's, as fetched (verified)
 
 
 @dataclass
@@ -135,6 +137,9 @@ class ImportPlan:
     skipped: dict[int, str] = field(default_factory=dict)  # token id -> why it was not imported (left to `run`)
     blocks: VerifiedBlocks = field(default_factory=lambda: VerifiedBlocks(BLOCK_CACHE_BYTES), repr=False)
     listings: dict[CID, dict[str, CID]] = field(default_factory=dict, repr=False)  # directories, listed once
+    # Every metadata file's blocks as read: the metadata directory pinned at the end is walked from these, not
+    # fetched again one block after another (400 round trips for 400 tokens, measured).
+    document_blocks: dict[CID, bytes] = field(default_factory=dict, repr=False)
 
     def to_json(self) -> dict[str, Any]:
         return {"source": {"kind": self.source.kind, "text": self.source.text}, "metadata_root": self.metadata_root,
@@ -166,7 +171,7 @@ def import_collection(col: Collection, source_text: str, *, gateways: tuple[str,
     with _workspace(col, dry_run, progress) as ws:
         _require_importable(ws, source)
         plan = ImportPlan(source)
-        fetch = _block_reader(ws, gateways, plan.blocks)
+        fetch = _block_reader(ws, gateways, plan)
         reads: Iterable[_Read]
         match source.kind:  # the one place that reads by the kind of source
             case "contract":  # through its family: its base URI's directory, or each token's own URI
@@ -222,11 +227,14 @@ def _workspace(col: Collection, dry_run: bool, progress: ProgressSink | None) ->
 
 # -- reading -------------------------------------------------------------------------------------
 
-def _block_reader(ws: Workspace, gateways: tuple[str, ...], seen: VerifiedBlocks) -> BlockFetcher:
-    """Blocks from the collection's own backend, then each gateway; only bytes matching their CID are kept."""
+def _block_reader(ws: Workspace, gateways: tuple[str, ...], plan: ImportPlan) -> BlockFetcher:
+    """Blocks from the collection's own backend, the metadata files read so far, then each gateway; only bytes
+    matching their CID are kept (in `plan.blocks`)."""
     from mintprep.ipfs import TrustlessGateway
 
-    return first_verified([ws.backend.fetch_block, *(TrustlessGateway(url).fetch_block for url in gateways)], seen)
+    threads = ws.spec.ipfs.pin_concurrency
+    return first_verified([ws.backend.fetch_block, plan.document_blocks.get,
+                           *(TrustlessGateway(url, concurrency=threads).fetch_block for url in gateways)], plan.blocks)
 
 
 def _read_contract(ws: Workspace, plan: ImportPlan, fetch: BlockFetcher) -> Iterator[_Read]:
@@ -282,17 +290,16 @@ def _minted_first(plan: ImportPlan, read: Callable[..., Iterator[_Read]], wanted
 def _read_token_uris(ws: Workspace, token_uris: dict[int, str], plan: ImportPlan, wanted: list[int], *,
                      fetch: BlockFetcher, task: str = "import") -> Iterator[_Read]:
     plan.token_uris = token_uris
-    with ws.progress.task(task, len(wanted)) as advance:
-        for token_id, uri in ((t, token_uris[t]) for t in sorted(wanted)):
-            try:
-                metadata_cid = resolve(uri, fetch, plan.listings)
-            except Unreadable as exc:
-                metadata_cid, plan.skipped[token_id] = None, f"tokenURI {uri} unreadable: {exc}"
-            if metadata_cid is None:
-                plan.skipped.setdefault(token_id, f"tokenURI {uri!r} is not an IPFS address")
-            else:
-                yield from _read_token(token_id, metadata_cid, plan, fetch)
-            advance()
+
+    def locate(token_id: int) -> CID | str:
+        uri = token_uris[token_id]
+        try:
+            metadata_cid = resolve(uri, fetch, plan.listings)
+        except Unreadable as exc:
+            return f"tokenURI {uri} unreadable: {exc}"
+        return f"tokenURI {uri!r} is not an IPFS address" if metadata_cid is None else metadata_cid
+
+    yield from _read_tokens(ws, plan, sorted(wanted), locate, fetch, task)
 
 
 def _read_ipfs_root(ws: Workspace, uri: str, plan: ImportPlan, wanted: list[int] | None = None, *,
@@ -309,40 +316,64 @@ def _read_ipfs_root(ws: Workspace, uri: str, plan: ImportPlan, wanted: list[int]
     plan.base_uri = plan.base_uri or f"ipfs://{root}/"
     if wanted is None:
         wanted = list(token_ids(ws.spec.size, "0.json" in listing or "0" in listing))
+    def locate(token_id: int) -> CID | str:
+        names = (token_file_name(token_id, plan.token_suffix), f"{token_id}.json", str(token_id))
+        name = next((n for n in names if n in listing), None)
+        return f"no {names[0]} in {root}" if name is None else listing[name]
+
+    yield from _read_tokens(ws, plan, wanted, locate, fetch, task)
+
+
+def _read_tokens(ws: Workspace, plan: ImportPlan, wanted: list[int], locate: Callable[[int], CID | str],
+                 fetch: BlockFetcher, task: str) -> Iterator[_Read]:
+    """Each wanted token's metadata file (where `locate` finds it, or why not) and image, read by `ipfs.pin_concurrency`
+    threads in token order: one after another, an import from a gateway paid three round trips per token (162 ms a
+    token at 50 ms each, measured), 27 minutes for 10,000 tokens."""
+    def read(token_id: int) -> _Read | str:
+        where = locate(token_id)
+        return where if isinstance(where, str) else _read_token(token_id, where, plan.source, plan.listings, fetch)
+
     with ws.progress.task(task, len(wanted)) as advance:
-        for token_id in wanted:
-            names = (token_file_name(token_id, plan.token_suffix), f"{token_id}.json", str(token_id))
-            name = next((n for n in names if n in listing), None)
-            if name is None:
-                plan.skipped[token_id] = f"no {names[0]} in {root}"
-            else:
-                yield from _read_token(token_id, listing[name], plan, fetch)
+        for token_id, read_or_skip in in_order(read, wanted, ws.spec.ipfs.pin_concurrency):
             advance()
+            if isinstance(read_or_skip, str):
+                plan.skipped[token_id] = read_or_skip
+            else:
+                plan.tokens.append(read_or_skip.token)
+                plan.document_blocks.update(read_or_skip.document_blocks)
+                yield read_or_skip
 
 
-def _read_token(token_id: int, metadata_cid: CID, plan: ImportPlan, fetch: BlockFetcher) -> Iterator[_Read]:
+def _read_token(token_id: int, metadata_cid: CID, source: Source, listings: dict[CID, dict[str, CID]],
+                fetch: BlockFetcher) -> _Read | str:
+    """A token's metadata file and image, read and checked; or why it cannot be imported. Safe in threads."""
+    document_blocks: dict[CID, bytes] = {}
+
+    def keeping(cid: CID) -> bytes | None:
+        data = fetch(cid)
+        if data is not None:
+            document_blocks[cid] = data
+        return data
+
     try:
-        data = _read_bounded(metadata_cid, fetch, MAX_DOCUMENT_BYTES)
+        data = _read_bounded(metadata_cid, keeping, MAX_DOCUMENT_BYTES)
     except (Unreadable, NotAcceptable) as exc:
-        plan.skipped[token_id] = f"metadata {metadata_cid}: {exc}"
-        return
-    document = _document(data, token_id, plan)
-    if document is None:
-        return
+        return f"metadata {metadata_cid}: {exc}"
     try:
-        image_cid = resolve(document["image"], fetch, plan.listings)
+        document = checked_document(data)
+    except NotAcceptable as exc:
+        return str(exc)
+    try:
+        image_cid = resolve(document["image"], fetch, listings)
         if image_cid is None:
-            plan.skipped[token_id] = f"image {document['image']!r} is not an IPFS address"
-            return
+            return f"image {document['image']!r} is not an IPFS address"
         image = _read_bounded(image_cid, fetch, MAX_IMPORTED_IMAGE_BYTES)
         check_raster_image(image)
     except (Unreadable, NotAcceptable) as exc:
-        plan.skipped[token_id] = f"image {document['image']}: {exc}"
-        return
+        return f"image {document['image']}: {exc}"
     token = ImportedToken(token_id, data, str(metadata_cid), document["image"], str(image_cid), _traits(document),
-                          _provenance(document, plan.source), _attributes(document))
-    plan.tokens.append(token)
-    yield _Read(token, image, FetchedDag(image_cid, fetch))
+                          _provenance(document, source), _attributes(document))
+    return _Read(token, image, FetchedDag(image_cid, fetch), document_blocks)
 
 
 def _read_bounded(cid: CID, fetch: BlockFetcher, max_bytes: int) -> bytes:
@@ -375,14 +406,6 @@ def _read_folder(ws: Workspace, folder: Path, plan: ImportPlan) -> Iterator[_Rea
                                   _provenance(document, plan.source), _attributes(document))
             plan.tokens.append(token)
             yield _Read(token, read.image, dag)
-
-
-def _document(data: bytes, token_id: int, plan: ImportPlan) -> dict[str, Any] | None:
-    try:
-        return checked_document(data)
-    except NotAcceptable as exc:
-        plan.skipped[token_id] = str(exc)
-        return None
 
 
 def _traits(document: dict[str, Any]) -> list[tuple[str, str]]:

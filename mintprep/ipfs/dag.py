@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Iterator
 
 from mintprep.ipfs.cid import CID, as_cid
@@ -66,28 +67,32 @@ class VerifiedBlocks:
         self.max_bytes = max_bytes
         self.bytes = 0
         self._blocks: dict[CID, bytes] = {}
+        self._lock = threading.Lock()  # readers in threads share one cache (an import's gateway reads)
 
     def get(self, cid: CID) -> bytes | None:
         return self._blocks.get(cid)
 
     def add(self, cid: CID, data: bytes) -> None:
-        if cid in self._blocks:
-            return
-        self._blocks[cid] = data
-        self.bytes += len(data)
-        self._evict()
+        with self._lock:
+            if cid in self._blocks:
+                return
+            self._blocks[cid] = data
+            self.bytes += len(data)
+            self._evict()
 
     def resize(self, max_bytes: int) -> None:
-        self.max_bytes = max_bytes
-        self._evict()
+        with self._lock:
+            self.max_bytes = max_bytes
+            self._evict()
 
     def _evict(self) -> None:
         while self.bytes > self.max_bytes:
             self.bytes -= len(self._blocks.pop(next(iter(self._blocks))))
 
     def clear(self) -> None:
-        self._blocks.clear()
-        self.bytes = 0
+        with self._lock:
+            self._blocks.clear()
+            self.bytes = 0
 
     def __len__(self) -> int:
         return len(self._blocks)

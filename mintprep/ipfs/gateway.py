@@ -47,9 +47,13 @@ class TrustlessGateway:
         session: requests.Session | None = None,
         policy: RetryPolicy = RetryPolicy(attempts=4, timeout=60.0),
         sleep: Callable[[float], None] = time.sleep,
+        concurrency: int = 1,
     ) -> None:
+        """`concurrency`: threads that will read through it at once (its own session keeps that many connections)."""
+        from mintprep.ipfs.backends.base import pooled_session
+
         self.base_url = base_url.rstrip("/")
-        self._session = session or requests.Session()
+        self._session = session or pooled_session(concurrency)
         self._policy = policy
         self._sleep = sleep
 

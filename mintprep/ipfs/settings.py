@@ -60,7 +60,7 @@ class IpfsSettings(StrictModel):
     pin_concurrency: int = Field(
         default=16, ge=1, le=256,
         description="remote backends: requests in flight at once while pinning and verifying (the local store "
-        "pins one piece after another)")
+        "pins one piece after another); `import` from IPFS: tokens read at once through the gateways")
     car_max_bytes: int = Field(
         default=32 << 20, ge=1 << 20, le=1 << 30,
         description="kubo: pieces sent together in one CAR to dag/import, up to this many bytes (a larger piece "

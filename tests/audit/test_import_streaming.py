@@ -30,6 +30,8 @@ from mintprep.ipfs.gateway import serve_gateway
 from mintprep.ipfs.store import BlockStore
 from mintprep.state.ledger import Ledger
 from tests.conftest import write_collection
+from tests.ipfs.fakes import Script, running
+from tests.ipfs.served import KeptAliveGateway
 from tests.support.anvil import Chain, DropParams, deploy_test_drop
 
 SIZE = 160
@@ -73,7 +75,8 @@ def test_an_import_holds_a_batch_of_images_not_the_collection(source: str, chain
 
 
 class _ServesOnce(BlockStore):
-    """Their node, but one block it serves only once: a gateway that loses a block between two reads."""
+    """Their node, but one block (an image's: a metadata file read once is kept) it serves only once: a gateway
+    that loses a block between two reads."""
 
     def __init__(self, root: Path, flaky: CID) -> None:
         super().__init__(root)
@@ -96,7 +99,7 @@ def test_a_minted_token_lost_between_the_check_and_the_recording_stops_the_impor
     col = load_collection(write_collection(tmp_path / "col", size=12, generator__upscale=1,
                                            chain__rpc_url=chain.node.url))
     monkeypatch.setattr(importer, "BLOCK_CACHE_BYTES", 0)  # every block read from the source each time
-    flaky = _ServesOnce(collection.store.root, CID.parse(collection.metadata_cids[2]))
+    flaky = _ServesOnce(collection.store.root, CID.parse(collection.image_cids[2]))
     server = serve_gateway(flaky)
     try:
         with pytest.raises(UserError, match="minted token.s. 2 could not be imported"):
@@ -114,3 +117,24 @@ def test_a_minted_token_lost_between_the_check_and_the_recording_stops_the_impor
     assert sorted(t.token_id for t in plan.tokens) == list(range(1, 13)) and not plan.skipped
     with Ledger.open(col.state_dir, readonly=True) as ledger:
         assert ledger.current_manifest() is not None and sorted(ledger.pieces()) == list(range(1, 13))
+
+
+def test_an_ipfs_import_reads_tokens_side_by_side_in_token_order_and_each_file_once(tmp_path: Path):
+    """`ipfs.pin_concurrency` reads at once through a gateway whose every request takes a round trip (the stand-in
+    of tests/ipfs/served.py over mintprep's gateway app); what is imported is what one reader imports, in token
+    order; a token costs its metadata file and its image, each read once: the metadata directory pinned at the
+    end is walked from the files already read (it was fetched again, a third round trip per token)."""
+    size = 40
+    collection = foreign.make_foreign_collection(tmp_path / "their-node", size, {})
+    imported, scripts = {}, {}
+    for threads in (1, 8):
+        scripts[threads] = Script(delay_s=0.02)
+        col = load_collection(write_collection(tmp_path / f"col-{threads}", size=size, generator__upscale=1,
+                                               ipfs__pin_concurrency=threads))
+        with running(KeptAliveGateway(collection.store, scripts[threads])) as gateway:
+            imported[threads] = import_collection(col, f"ipfs://{collection.metadata_root}",
+                                                  gateways=(gateway,)).to_json()["imported"]
+    assert imported[8] == imported[1] and [t["token_id"] for t in imported[8]] == list(range(1, size + 1))
+    assert scripts[1].max_in_flight == 1 and scripts[8].max_in_flight >= 4
+    directories = 4  # the metadata and image directories' nodes: listed when read, walked again when pinned
+    assert len(scripts[8].requests) == len(scripts[1].requests) == 2 * size + directories, scripts[8].requests[-8:]
