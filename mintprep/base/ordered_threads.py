@@ -12,15 +12,18 @@ Item = TypeVar("Item")
 Result = TypeVar("Result")
 
 
-def in_order(work: Callable[[Item], Result], items: Iterable[Item], threads: int) -> Iterator[tuple[Item, Result]]:
+def in_order(work: Callable[[Item], Result], items: Iterable[Item],
+             threads: int | Callable[[], int]) -> Iterator[tuple[Item, Result]]:
     """(item, work(item)) for each item, in order, with up to `threads` running at once and at most `threads` more
     finished ahead of the consumer, so what they hold is bounded. The first item runs alone: what it caches (a
-    directory listing the others resolve through) is there before the rest start. An exception from `work` is raised
+    directory listing the others resolve through) is there before the rest start, and `threads`, given as a
+    function, is asked after it (how the first went says whether threads help). An exception from `work` is raised
     when its item's turn comes; closing the iterator early cancels every item not started."""
     items = iter(items)
     for first in items:
         yield first, work(first)
         break
+    threads = threads() if callable(threads) else threads
     if threads <= 1:
         for item in items:
             yield item, work(item)
