@@ -58,3 +58,23 @@ def test_provenance_of_something_that_is_no_ipfs_address_exits_2(small_collectio
     answer = mintprep("provenance", str(small_collection), "--verify-from", "https://example.com/x", "--json")
     assert answer.returncode == 2
     assert "--verify-from: expected ipfs://CID" in json.loads(answer.stdout)["error"]["message"]
+
+
+@pytest.mark.parametrize(("document", "said"), [
+    (b"[" * 200_000 + b"]" * 200_000, "JSON nested deeper than 32 levels"),  # was a RecursionError: "internal error"
+    (b'{"image": NaN}', "NaN is not JSON"),
+    (b'{"image": "ipfs://x", "pad": "' + b"x" * (2 << 20) + b'"}', "more than 1048576 bytes"),  # never read whole
+])
+def test_provenance_of_a_hostile_metadata_file_exits_2_naming_it(small_collection: Path, document: bytes, said: str):
+    from mintprep.collection.config import load_collection
+    from mintprep.ipfs.store import BlockStore
+    from mintprep.ipfs.unixfs import get_profile, import_bytes, import_directory
+
+    col = load_collection(small_collection)
+    profile = get_profile(col.spec.ipfs.profile)
+    directory = import_directory({"1.json": import_bytes(document, profile)}, profile)
+    BlockStore(col.state_dir / "ipfs").put_many(directory.blocks)
+    answer = mintprep("provenance", str(small_collection), "--verify-from", f"ipfs://{directory.root}", "--json")
+    assert answer.returncode == 2, answer.stderr
+    message = json.loads(answer.stdout)["error"]["message"]
+    assert message.startswith(f"ipfs://{directory.root}/1.json: ") and said in message, message

@@ -40,8 +40,9 @@ from mintprep.base.errors import UserError
 from mintprep.base.ordered_threads import in_order
 from mintprep.guards.imported_content import (MAX_DOCUMENT_BYTES, MAX_IMPORTED_IMAGE_BYTES, NotAcceptable,
                                               check_raster_image)
-from mintprep.ipfs import (CID, Block, BlockFetcher, DagImport, LocalBackend, Unreadable, VerifiedBlocks, first_verified,
-                           import_bytes, ipfs_path, iter_file, list_directory, resolve, walk_dag)
+from mintprep.ipfs import (CID, Block, BlockFetcher, DagImport, LocalBackend, NetworkReads, Unreadable, VerifiedBlocks,
+                           first_verified,
+                           import_bytes, ipfs_path, list_directory, read_file, resolve, walk_dag)
 from mintprep.stages.pin import PinItem, pin_content, pin_pieces
 from mintprep.state.ledger import IMPORTED_KEY, IMPORTED_TX, Ledger, PieceRecord
 from mintprep.collection.manifest import PinnedPiece, build_manifest, token_file_name
@@ -122,14 +123,6 @@ class _Read:
 
 
 @dataclass
-class _Tally:
-    """Blocks asked of a gateway or a remote backend (reads from the local store gain nothing from threads). Threads
-    add to it unlocked: a lost increment cannot turn "some" into "none"."""
-
-    count: int = 0
-
-
-@dataclass
 class ImportPlan:
     source: Source
     metadata_root: str | None = None
@@ -148,7 +141,7 @@ class ImportPlan:
     # Every metadata file's blocks as read: the metadata directory pinned at the end is walked from these, not
     # fetched again one block after another (400 round trips for 400 tokens, measured).
     document_blocks: dict[CID, bytes] = field(default_factory=dict, repr=False)
-    remote_reads: _Tally = field(default_factory=_Tally, repr=False)  # shared with a scratch plan
+    network: NetworkReads = field(default_factory=NetworkReads, repr=False)  # shared with a scratch plan
 
     def to_json(self) -> dict[str, Any]:
         return {"source": {"kind": self.source.kind, "text": self.source.text}, "metadata_root": self.metadata_root,
@@ -241,17 +234,10 @@ def _block_reader(ws: Workspace, gateways: tuple[str, ...], plan: ImportPlan) ->
     matching their CID are kept (in `plan.blocks`)."""
     from mintprep.ipfs import TrustlessGateway
 
-    def remote(fetch_block: BlockFetcher) -> BlockFetcher:
-        def counted(cid: CID) -> bytes | None:
-            plan.remote_reads.count += 1
-            return fetch_block(cid)
-        return counted
-
-    threads = ws.spec.ipfs.pin_concurrency
-    own = ws.backend.fetch_block if isinstance(ws.backend, LocalBackend) else remote(ws.backend.fetch_block)
-    return first_verified([own, plan.document_blocks.get,
-                           *(remote(TrustlessGateway(url, concurrency=threads).fetch_block) for url in gateways)],
-                          plan.blocks)
+    threads, network = ws.spec.ipfs.pin_concurrency, plan.network
+    return first_verified([network.backend(ws.backend), plan.document_blocks.get,
+                           *(network.counted(TrustlessGateway(url, concurrency=threads).fetch_block)
+                             for url in gateways)], plan.blocks)
 
 
 def _read_contract(ws: Workspace, plan: ImportPlan, fetch: BlockFetcher) -> Iterator[_Read]:
@@ -346,16 +332,13 @@ def _read_tokens(ws: Workspace, plan: ImportPlan, wanted: list[int], locate: Cal
     """Each wanted token's metadata file (where `locate` finds it, or why not) and image, read by `ipfs.pin_concurrency`
     threads in token order where the first token's reads went over the network: one after another, an import from a
     gateway paid three round trips per token (162 ms a token at 50 ms each, measured), 27 minutes for 10,000 tokens.
-    Where the first token was in the local store, one thread: 16 cost a quarter more time there (measured)."""
+    Where the first token was in the local store, one thread (NetworkReads)."""
     def read(token_id: int) -> _Read | str:
         where = locate(token_id)
         return where if isinstance(where, str) else _read_token(token_id, where, plan.source, plan.listings, fetch)
 
-    def threads() -> int:
-        return ws.spec.ipfs.pin_concurrency if plan.remote_reads.count else 1
-
     with ws.progress.task(task, len(wanted)) as advance:
-        for token_id, read_or_skip in in_order(read, wanted, threads):
+        for token_id, read_or_skip in in_order(read, wanted, plan.network.threads(ws.spec.ipfs.pin_concurrency)):
             advance()
             if isinstance(read_or_skip, str):
                 plan.skipped[token_id] = read_or_skip
@@ -377,7 +360,7 @@ def _read_token(token_id: int, metadata_cid: CID, source: Source, listings: dict
         return data
 
     try:
-        data = _read_bounded(metadata_cid, keeping, MAX_DOCUMENT_BYTES)
+        data = read_file(metadata_cid, keeping, MAX_DOCUMENT_BYTES)
     except (Unreadable, NotAcceptable) as exc:
         return f"metadata {metadata_cid}: {exc}"
     try:
@@ -388,24 +371,13 @@ def _read_token(token_id: int, metadata_cid: CID, source: Source, listings: dict
         image_cid = resolve(document["image"], fetch, listings)
         if image_cid is None:
             return f"image {document['image']!r} is not an IPFS address"
-        image = _read_bounded(image_cid, fetch, MAX_IMPORTED_IMAGE_BYTES)
+        image = read_file(image_cid, fetch, MAX_IMPORTED_IMAGE_BYTES)
         check_raster_image(image)
     except (Unreadable, NotAcceptable) as exc:
         return f"image {document['image']}: {exc}"
     token = ImportedToken(token_id, data, str(metadata_cid), document["image"], str(image_cid), _traits(document),
                           _provenance(document, source), _attributes(document))
     return _Read(token, image, FetchedDag(image_cid, fetch), document_blocks)
-
-
-def _read_bounded(cid: CID, fetch: BlockFetcher, max_bytes: int) -> bytes:
-    """A UnixFS file's bytes, refused as soon as it grows past `max_bytes` (a 1 GB "image" is never held)."""
-    parts, size = [], 0
-    for chunk in iter_file(cid, fetch):
-        size += len(chunk)
-        if size > max_bytes:
-            raise NotAcceptable(f"more than {max_bytes} bytes")
-        parts.append(chunk)
-    return b"".join(parts)
 
 
 def _read_folder(ws: Workspace, folder: Path, plan: ImportPlan) -> Iterator[_Read]:

@@ -8,18 +8,19 @@ named: a collector with only the contract address and an IPFS gateway gets the s
 
 from __future__ import annotations
 
-import json
 import re
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from typing import Any
 
 from mintprep.base.errors import UserError
-from mintprep.base.hashing import sha256_hex
+from mintprep.base.ordered_threads import in_order
 from mintprep.base.progress import NoProgress, ProgressSink
 from mintprep.collection.config import Collection
 from mintprep.collection.manifest import provenance_hash
-from mintprep.ipfs import (CID, BlockFetcher, Unreadable, first_verified, ipfs_path, list_directory, read_file,
-                           resolve)
+from mintprep.guards.imported_content import MAX_DOCUMENT_BYTES, NotAcceptable, parse_json_document
+from mintprep.ipfs import (CID, BlockFetcher, FileTooLarge, NetworkReads, Unreadable, file_sha256, first_verified,
+                           ipfs_path, list_directory, read_file, resolve)
 
 TOKEN_FILE = re.compile(r"(\d+)(?:\.json)?")
 RECIPE = "sha256(sha256(image of 1.json) || sha256(image of 2.json) || … || sha256(image of N.json)), raw 32-byte digests"
@@ -41,8 +42,10 @@ class ProvenanceCheck:
         return {**asdict(self), "ok": self.ok}
 
 
-def published_provenance(root: CID | str, fetch_block: BlockFetcher, progress: ProgressSink = NoProgress()) -> tuple[str, int]:
-    """(provenance hash, N) of the metadata directory `root`: files 1.json..N.json, each naming its image."""
+def published_provenance(root: CID | str, fetch_block: BlockFetcher, progress: ProgressSink = NoProgress(),
+                         threads: int | Callable[[], int] = 1) -> tuple[str, int]:
+    """(provenance hash, N) of the metadata directory `root`: files 1.json..N.json, each naming its image. `threads`
+    read tokens side by side (round trips to a gateway; `in_order`'s), their digests taken in token order."""
     listing = list_directory(root, fetch_block)
     # Token files are named N.json, or N where tokenURI appends no suffix.
     names = {int(m[1]): name for name in listing if (m := TOKEN_FILE.fullmatch(name))}
@@ -51,15 +54,23 @@ def published_provenance(root: CID | str, fetch_block: BlockFetcher, progress: P
         raise UserError(f"ipfs://{root}: not a token metadata directory (expected 1.json … N.json, found "
                         f"{len(ids)} numbered files)")
     images: dict[CID, dict[str, CID]] = {}
+
+    def image_digest(token_id: int) -> str:
+        where = f"ipfs://{root}/{names[token_id]}"
+        try:  # a stranger's file: bounded, and JSON within limits (a 200,000-deep array was a RecursionError)
+            document = parse_json_document(read_file(listing[names[token_id]], fetch_block, MAX_DOCUMENT_BYTES))
+        except (FileTooLarge, NotAcceptable) as exc:
+            raise UserError(f"{where}: {exc}") from None
+        image = document.get("image") if isinstance(document, dict) else None
+        cid = resolve(image, fetch_block, images) if isinstance(image, str) else None
+        if cid is None:
+            raise UserError(f"{where}: `image` is not an ipfs:// address ({str(image)[:80]!r})")
+        return file_sha256(cid, fetch_block)  # hashed as it streams: an image is never held whole
+
     digests = []
     with progress.task("provenance", len(ids)) as advance:
-        for token_id in ids:
-            document = json.loads(read_file(listing[names[token_id]], fetch_block))
-            image = document.get("image") if isinstance(document, dict) else None
-            cid = resolve(image, fetch_block, images) if isinstance(image, str) else None
-            if cid is None:
-                raise UserError(f"ipfs://{root}/{token_id}.json: `image` is not an ipfs:// address ({str(image)[:80]!r})")
-            digests.append(sha256_hex(read_file(cid, fetch_block)))
+        for _, digest in in_order(image_digest, ids, threads):
+            digests.append(digest)
             advance()
     return provenance_hash(digests), len(ids)
 
@@ -76,12 +87,14 @@ def collection_provenance(col: Collection, verify_from: str | None, gateways: tu
         raise UserError("no published metadata to read: pass --verify-from ipfs://METADATA_ROOT"
                         if not source else f"--verify-from: expected ipfs://CID, got {source[:80]!r}")
     root, segments = parsed
-    fetch = first_verified([make_backend(col.spec.ipfs, col.state_dir).fetch_block,
-                            *(TrustlessGateway(url).fetch_block for url in (*gateways, col.spec.ipfs.gateway))])
+    threads, network = col.spec.ipfs.pin_concurrency, NetworkReads()
+    fetch = first_verified([network.backend(make_backend(col.spec.ipfs, col.state_dir)),
+                            *(network.counted(TrustlessGateway(url, concurrency=threads).fetch_block)
+                              for url in (*gateways, col.spec.ipfs.gateway))])
     try:
         if segments:
             root = resolve(source, fetch) or root
-        value, count = published_provenance(root, fetch, progress)
+        value, count = published_provenance(root, fetch, progress, network.threads(threads))
     except Unreadable as exc:
         raise UserError(f"{source}: cannot be read intact ({exc}); pass --gateway URL of a gateway that has it") from None
     return ProvenanceCheck(str(root), count, value, on_chain)

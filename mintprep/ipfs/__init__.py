@@ -16,13 +16,16 @@ _FACE = {
     "make_backend": "backends", "PinBackend": "backends", "PinRequest": "backends", "LocalBackend": "backends",
     "write_car": "car",
     "CID": "cid",
-    "BlockFetcher": "dag", "VerifiedBlocks": "dag", "fetch_verified": "dag", "first_verified": "dag",
+    "BlockFetcher": "dag", "NetworkReads": "dag", "VerifiedBlocks": "dag", "fetch_verified": "dag",
+    "first_verified": "dag",
     "walk_dag": "dag",
-    "Unreadable": "errors", "BlockNotFound": "errors", "CorruptBlock": "errors", "NotUnixFS": "errors",
+    "Unreadable": "errors", "BlockNotFound": "errors", "CorruptBlock": "errors", "FileTooLarge": "errors",
+    "NotUnixFS": "errors",
     "TrustlessGateway": "gateway", "serve_gateway": "gateway",
     "import_path": "importpath",
     "PROFILE_NAMES": "profile_names",
-    "content_sha256": "reader", "iter_file": "reader", "list_directory": "reader", "read_file": "reader",
+    "content_sha256": "reader", "file_sha256": "reader", "iter_file": "reader", "list_directory": "reader",
+    "read_file": "reader",
     "IpfsSettings": "settings",
     "BlockStore": "store",
     "Block": "unixfs", "DagImport": "unixfs", "Profile": "unixfs", "add_options": "unixfs", "get_profile": "unixfs",
@@ -45,12 +48,12 @@ if TYPE_CHECKING:
     from mintprep.ipfs.backends import LocalBackend, PinBackend, PinRequest, make_backend
     from mintprep.ipfs.car import write_car
     from mintprep.ipfs.cid import CID
-    from mintprep.ipfs.dag import BlockFetcher, VerifiedBlocks, fetch_verified, first_verified, walk_dag
-    from mintprep.ipfs.errors import BlockNotFound, CorruptBlock, NotUnixFS, Unreadable
+    from mintprep.ipfs.dag import BlockFetcher, NetworkReads, VerifiedBlocks, fetch_verified, first_verified, walk_dag
+    from mintprep.ipfs.errors import BlockNotFound, CorruptBlock, FileTooLarge, NotUnixFS, Unreadable
     from mintprep.ipfs.gateway import TrustlessGateway, serve_gateway
     from mintprep.ipfs.importpath import import_path
     from mintprep.ipfs.profile_names import PROFILE_NAMES
-    from mintprep.ipfs.reader import content_sha256, iter_file, list_directory, read_file
+    from mintprep.ipfs.reader import content_sha256, file_sha256, iter_file, list_directory, read_file
     from mintprep.ipfs.settings import IpfsSettings
     from mintprep.ipfs.store import BlockStore
     from mintprep.ipfs.unixfs import Block, DagImport, Profile, add_options, get_profile, import_bytes, import_directory

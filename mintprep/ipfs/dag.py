@@ -98,6 +98,34 @@ class VerifiedBlocks:
         return len(self._blocks)
 
 
+class NetworkReads:
+    """Counts the blocks read through sources that make a round trip (a gateway, a remote backend), to say whether
+    reading side by side pays: from the local store, 16 threads took 1.3x (import) to 3x (provenance) the time of
+    one, measured; through a gateway at 50 ms a request, a fifteenth. Threads add to it unlocked: a lost increment
+    cannot turn "some" into "none"."""
+
+    def __init__(self) -> None:
+        self.count = 0
+
+    def counted(self, fetch_block: BlockFetcher) -> BlockFetcher:
+        def fetch(cid: CID) -> bytes | None:
+            self.count += 1
+            return fetch_block(cid)
+
+        return fetch
+
+    def backend(self, backend: object) -> BlockFetcher:
+        """`backend`'s fetch_block, counted unless it is the local store."""
+        from mintprep.ipfs.backends.local import LocalBackend
+
+        fetch_block = backend.fetch_block  # type: ignore[attr-defined]
+        return fetch_block if isinstance(backend, LocalBackend) else self.counted(fetch_block)
+
+    def threads(self, wanted: int) -> Callable[[], int]:
+        """For `in_order`, asked after the first item: `wanted` threads if it read over the network, else one."""
+        return lambda: wanted if self.count else 1
+
+
 def first_verified(sources: "list[BlockFetcher]", seen: VerifiedBlocks | None = None) -> BlockFetcher:
     """A block source asking each of `sources` in turn; only bytes matching their CID are kept (in `seen`)."""
     cache = VerifiedBlocks() if seen is None else seen

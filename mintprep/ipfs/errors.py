@@ -31,3 +31,7 @@ class CorruptBlock(Unreadable, ValueError):
 
 class NotUnixFS(Unreadable, ValueError):
     """The DAG is intact but is not the kind of UnixFS node asked for (a directory where a file was expected)."""
+
+
+class FileTooLarge(Unreadable, ValueError):
+    """A file larger than its reader will hold (a "1 GB image" from a stranger's directory): refused while read."""

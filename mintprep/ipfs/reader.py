@@ -14,15 +14,33 @@ from mintprep.ipfs.cid import CID, RAW, as_cid
 from mintprep.ipfs.dagpb import (DIRECTORY, FILE, HAMT_SHARD, RAW_TYPE, PBNode, UnixFSData, decode_pbnode,
                                  decode_unixfs)
 from mintprep.ipfs.dag import BlockFetcher, fetch_verified
-from mintprep.ipfs.errors import CorruptBlock, NotUnixFS
+from mintprep.ipfs.errors import CorruptBlock, FileTooLarge, NotUnixFS
 
 
-def read_file(root: CID | str, fetch_block: BlockFetcher) -> bytes:
-    """The whole content of a UnixFS file (raw leaf, or dag-pb tree with raw or dag-pb leaves)."""
+def read_file(root: CID | str, fetch_block: BlockFetcher, max_bytes: int | None = None) -> bytes:
+    """The whole content of a UnixFS file (raw leaf, or dag-pb tree with raw or dag-pb leaves); with `max_bytes`,
+    FileTooLarge as soon as it grows past them (a stranger's "image" is never held whole past the bound)."""
     root = as_cid(root)
     if root.codec == RAW:  # a one-block file (a metadata document, a small image): nothing to walk or join
-        return fetch_verified(root, fetch_block)
-    return b"".join(iter_file(root, fetch_block))
+        data = fetch_verified(root, fetch_block)
+        if max_bytes is not None and len(data) > max_bytes:
+            raise FileTooLarge(f"more than {max_bytes} bytes")
+        return data
+    parts, size = [], 0
+    for chunk in iter_file(root, fetch_block):
+        size += len(chunk)
+        if max_bytes is not None and size > max_bytes:
+            raise FileTooLarge(f"more than {max_bytes} bytes")
+        parts.append(chunk)
+    return b"".join(parts)
+
+
+def file_sha256(root: CID | str, fetch_block: BlockFetcher) -> str:
+    """The sha256 (hex) of a UnixFS file's content, hashed as its blocks stream by (never held whole)."""
+    digest = hashlib.sha256()
+    for chunk in iter_file(root, fetch_block):
+        digest.update(chunk)
+    return digest.hexdigest()
 
 
 def content_sha256(root: CID, content: bytes) -> str:
