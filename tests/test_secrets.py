@@ -175,3 +175,15 @@ def test_library_warnings_are_scrubbed():
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120,
                           env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
     assert "Bearer ***" in done.stderr and token[:6] not in done.stderr, done.stderr
+
+
+@pytest.mark.parametrize("content", [b"[" * 30_000 + b"]" * 30_000, b"not json", b'{"crypto": NaN'])
+def test_a_keystore_that_is_no_keystore_is_a_clear_error(content: bytes, tmp_path):
+    """A keystore file of any content ends in the user error naming it, not an internal one (a deeply nested array
+    was a RecursionError)."""
+    from mintprep.base.errors import UserError
+
+    keystore = tmp_path / "deployer.json"
+    keystore.write_bytes(content)
+    with pytest.raises(UserError, match="deployer.json: not a readable JSON keystore"):
+        load_signer(keystore, ask_password=lambda: "unused")

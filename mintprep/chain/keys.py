@@ -5,7 +5,6 @@ A key never leaves this module as text: errors name the variable or file, never 
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
 from typing import Callable
@@ -15,6 +14,7 @@ from eth_account.signers.local import LocalAccount
 
 from mintprep.base.errors import UserError
 from mintprep.base.untrusted_files import read_regular_file
+from mintprep.base.untrusted_json import loads
 from mintprep.base.secrets import register_secret, secret_from_env
 
 PRIVATE_KEY_ENV = "MINTPREP_PRIVATE_KEY"
@@ -38,7 +38,7 @@ def load_signer(keystore: Path | None = None, ask_password: Callable[[], str] | 
 def _from_keystore(path: Path, ask_password: Callable[[], str] | None) -> LocalAccount:
     data = read_regular_file(path, MAX_KEYSTORE_BYTES, what="keystore file")
     try:
-        encrypted = json.loads(data)
+        encrypted = loads(data)  # nesting bounded before decoding: eth-account raised the recursion limit
     except ValueError as exc:
         raise UserError(f"keystore {path}: not a readable JSON keystore ({type(exc).__name__})") from None
     password = os.environ.get(KEYSTORE_PASSWORD_ENV)

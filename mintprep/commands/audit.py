@@ -13,7 +13,6 @@ problems for that token are reported apart (`where: not-yet-published`).
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Literal
@@ -28,6 +27,7 @@ from mintprep.collection.manifest import (COLLECTION_METADATA_NAME, Manifest, ba
                                           token_file_name)
 from mintprep.collection.published import published_ids
 from mintprep.guards.image_guards import validate_png
+from mintprep.guards.imported_content import MAX_DOCUMENT_BYTES, NotAcceptable, parse_json_document
 from mintprep.stages.screen import settings_key
 from mintprep.stages.withheld import publication_backend, withholding
 from mintprep.state.workspace import Workspace
@@ -397,8 +397,8 @@ def _image_cid(uri: str, source: BlockSource, listings: dict[CID, dict[str, CID]
 
 
 def _read_metadata(cid: CID, source: BlockSource, report: AuditReport, token_id: int) -> bytes | None:
-    try:
-        return read_file(cid, source.fetch_block)
+    try:  # a metadata document is a few KB: a 1 GB one at the contract's root is never held
+        return read_file(cid, source.fetch_block, MAX_DOCUMENT_BYTES)
     except Unreadable as exc:
         report.add(token_id, "metadata-unretrievable", cid=cid, source=source.name, reason=str(exc))
         return None
@@ -409,10 +409,10 @@ def metadata_errors(data: bytes, well_formed: str | None = None) -> tuple[list[s
 
     `well_formed`: an image URI already known to be an IPFS address (the one the manifest expects), not parsed
     again when the document names it."""
-    try:
-        document = json.loads(data)
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        return [f"not JSON: {exc}"], {}
+    try:  # within depth, without NaN: a 200,000-deep array was a RecursionError ("internal error")
+        document = parse_json_document(data)
+    except NotAcceptable as exc:
+        return [str(exc)], {}
     if not isinstance(document, dict):
         return [f"expected a JSON object, got {type(document).__name__}"], {}
     errors = []

@@ -15,6 +15,7 @@ from typing import Any
 from PIL import Image
 
 from mintprep.base.untrusted_files import MAX_PIXELS
+from mintprep.base.untrusted_json import TooDeep, loads
 
 MAX_IMPORTED_IMAGE_BYTES = 64 * 1024 * 1024  # far above any PFP image; a "1 GB .png" is not a token's art
 MAX_DOCUMENT_BYTES = 1024 * 1024  # an ERC-721 metadata document is a few KB
@@ -64,17 +65,9 @@ def parse_json_document(data: bytes, *, max_bytes: int = MAX_DOCUMENT_BYTES,
     def no_constant(name: str) -> None:
         raise NotAcceptable(f"{name} is not JSON (RFC 8259 has no NaN or Infinity)")
 
-    try:
-        value = json.loads(data, parse_constant=no_constant)
-    except RecursionError:
+    try:  # the nesting measured before the decoder recurses (mintprep.base.untrusted_json says why)
+        return loads(data, max_depth, parse_constant=no_constant)
+    except TooDeep:
         raise NotAcceptable(f"JSON nested deeper than {max_depth} levels") from None
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise NotAcceptable(f"not JSON ({exc})") from None
-    stack = [(value, 1)]
-    while stack:
-        node, depth = stack.pop()
-        if depth > max_depth:
-            raise NotAcceptable(f"JSON nested deeper than {max_depth} levels")
-        children = node.values() if isinstance(node, dict) else node if isinstance(node, list) else ()
-        stack.extend((child, depth + 1) for child in children if isinstance(child, (dict, list)))
-    return value

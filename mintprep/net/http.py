@@ -33,6 +33,7 @@ import requests
 
 from mintprep.base.errors import RemoteError
 from mintprep.base.secrets import register_secret, scrub
+from mintprep.base.untrusted_json import MAX_DEPTH, loads, nesting_depth
 from mintprep.net.urls import redact
 
 __all__ = ["DeadlineAdapter", "DeadlineSession", "RetryPolicy", "ServiceUnavailable", "deadline_session", "json_object",
@@ -79,7 +80,7 @@ def retry_after_seconds(response: requests.Response) -> float | None:
 def json_object(response: requests.Response, what: str) -> dict[str, Any]:
     """The response's JSON object, or a RemoteError naming `what` (a proxy's HTML error page is not an answer)."""
     try:
-        body = response.json()
+        body = loads(response.content)  # nesting bounded before decoding: mintprep.base.untrusted_json
     except ValueError:
         raise RemoteError(scrub(f"{what}: expected JSON, got {response.text[:200]!r}")) from None
     if not isinstance(body, dict):
@@ -324,12 +325,17 @@ class DeadlineSession(requests.Session):
         timeout = kwargs.pop("timeout", None)
         limit = min(self._timeout, timeout if isinstance(timeout, (int, float)) else self._timeout)
         try:
-            return _attempt(self, method, url, kwargs, timeout=limit, max_body=self._max_body,
-                            request=super().request)
+            response = _attempt(self, method, url, kwargs, timeout=limit, max_body=self._max_body,
+                                request=super().request)
         except _Deadline:
             raise requests.Timeout(f"no complete answer within {limit:.1f}s") from None
         except _TooLarge:
             raise requests.RequestException(f"the response is larger than {self._max_body} bytes") from None
+        # web3 decodes the answer itself, with a decoder that follows nesting as deep as the recursion limit, which
+        # eth-account raises to 100,000: a node's answer nested deeper than any JSON-RPC answer is refused here.
+        if nesting_depth(response.text) > MAX_DEPTH:
+            raise requests.exceptions.ContentDecodingError(f"an answer nested deeper than {MAX_DEPTH} levels")
+        return response
 
 
 def send(

@@ -130,6 +130,9 @@ def test_metadata_rules():
     assert metadata_errors(json.dumps(dict(good, image="ipfs://bafk")).encode(), well_formed=f"ipfs://{cid}")[0]
     assert metadata_errors(json.dumps(good).encode(), well_formed=f"ipfs://{cid}")[0] == []
     assert metadata_errors(b"{not json")[0][0].startswith("not JSON")
+    # A stranger's root may hold anything: an error of the document, never an exception out of the audit.
+    assert metadata_errors(b"[" * 200_000 + b"]" * 200_000)[0] == ["JSON nested deeper than 32 levels"]
+    assert metadata_errors(b'{"name": "x", "image": NaN}')[0][0].startswith("NaN is not JSON")
     bad = dict(good, image="https://example.com/1.png", attributes={"t": 1})
     assert [e.split(":")[0] for e in metadata_errors(json.dumps(bad).encode())[0]] == ["image", "attributes"]
 

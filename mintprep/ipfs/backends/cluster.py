@@ -14,7 +14,6 @@ Login: basic auth (`ipfs.cluster.basic_auth_env`) or a bearer token (`ipfs.token
 from __future__ import annotations
 
 import base64
-import json
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
@@ -24,6 +23,7 @@ import requests
 
 from mintprep.base.errors import RemoteError
 from mintprep.base.secrets import register_secret, scrub
+from mintprep.base.untrusted_json import loads
 from mintprep.ipfs.backends.base import (
     FIRST_POLL_S, LONGEST_POLL_S, GatewayVerifiedBackend, PinRequest, UploadResult, Uploaded, Waiting, check_root,
     spooled_car)
@@ -155,10 +155,10 @@ def _json_items(response: requests.Response, what: str) -> list[dict[str, Any]]:
     """The objects of an answer that is one JSON object, a JSON array of them, or one object per line."""
     text = response.text.strip()
     try:
-        body = json.loads(text) if text else []
+        body = loads(text) if text else []
     except ValueError:
         try:
-            body = [json.loads(line) for line in text.splitlines() if line.strip()]
+            body = [loads(line) for line in text.splitlines() if line.strip()]
         except ValueError:
             raise RemoteError(scrub(f"{what}: expected JSON, got {text[:200]!r}")) from None
     items = body if isinstance(body, list) else [body]

@@ -13,7 +13,6 @@ piece alone.
 from __future__ import annotations
 
 import io
-import json
 import math
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
@@ -22,6 +21,7 @@ import requests
 
 from mintprep.base.errors import RemoteError
 from mintprep.base.secrets import scrub
+from mintprep.base.untrusted_json import loads
 from mintprep.net.http import json_object
 from mintprep.ipfs.backends.base import (
     CidMismatch, HttpBackend, PinRequest, UploadResult, Uploaded, check_root, spooled_car)
@@ -42,7 +42,7 @@ def _kubo_error(response: requests.Response) -> bool:
     if response.status_code != 500:
         return False
     try:
-        return isinstance(response.json().get("Message"), str)
+        return isinstance(loads(response.content).get("Message"), str)
     except (ValueError, AttributeError):
         return False
 
@@ -59,7 +59,7 @@ class KuboBackend(HttpBackend):
         """POST /api/v0/<command>; raise KuboError with kubo's message when it answers with an error."""
         response = self._send("POST", f"{self.api_url}/api/v0/{command}", is_answer=_kubo_error, **kwargs)
         if response.status_code == 500:
-            raise KuboError(scrub(f"kubo {command}: {response.json()['Message'][:300]}"))
+            raise KuboError(scrub(f"kubo {command}: {loads(response.content)['Message'][:300]}"))
         return response
 
     def _upload(self, dag: DagImport, name: str) -> str | None:
@@ -132,7 +132,7 @@ class KuboBackend(HttpBackend):
         answered: dict[CID, tuple[str, str]] = {}
         for line in filter(str.strip, response.text.splitlines()):
             try:
-                root = json.loads(line).get("Root")
+                root = loads(line).get("Root")
             except (ValueError, AttributeError):
                 raise RemoteError(f"{label}: kubo dag/import answered {line[:200]!r}, not NDJSON events") from None
             if root:
