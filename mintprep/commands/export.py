@@ -14,6 +14,8 @@ import json
 import os
 import shutil
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -55,22 +57,21 @@ def export_collection(col: Collection, out: Path, *, names: Names = "json") -> E
         if record is None:
             raise UserError(f"{col.path}: nothing pinned yet; run `mintprep run` or `mintprep import` first")
         fetch = publication_backend(ws).fetch_block
-        files: dict[str, bytes] = {}
         documents = []
-        try:
-            published = list_directory(record.metadata_root, fetch)
-            for token in record.manifest.tokens:
-                document = read_file(published[token_file_name(token.token_id)], fetch)
-                files[f"images/{token.token_id}.png"] = _image(ws, token.png_sha256, token.image_cid)
-                files[f"json/{NAMERS[names](token.token_id)}"] = document
-                documents.append(json.loads(document))
-        except (Unreadable, KeyError) as exc:
-            raise UserError(f"ipfs://{record.metadata_root}/ cannot be read whole from the collection's store "
-                            f"({exc}); run `mintprep audit --repair` first") from None
-        files["json/_metadata.json"] = json.dumps(documents, indent=2, ensure_ascii=False).encode()
-    _write_folder(out, files)
+        with _staged_folder(out) as staging:
+            try:  # each file written as it is read: holding them all held every image of the collection at once
+                published = list_directory(record.metadata_root, fetch)
+                for token in record.manifest.tokens:
+                    document = read_file(published[token_file_name(token.token_id)], fetch)
+                    _write(staging, f"images/{token.token_id}.png", _image(ws, token.png_sha256, token.image_cid))
+                    _write(staging, f"json/{NAMERS[names](token.token_id)}", document)
+                    documents.append(json.loads(document))
+            except (Unreadable, KeyError) as exc:
+                raise UserError(f"ipfs://{record.metadata_root}/ cannot be read whole from the collection's store "
+                                f"({exc}); run `mintprep audit --repair` first") from None
+            _write(staging, "json/_metadata.json", json.dumps(documents, indent=2, ensure_ascii=False).encode())
     return ExportReport(str(out), names, [t.token_id for t in record.manifest.tokens], record.metadata_root,
-                        len(files))
+                        2 * len(record.manifest.tokens) + 1)
 
 
 def _image(ws: Workspace, png_sha256: str, image_cid: str) -> bytes:
@@ -83,17 +84,23 @@ def _image(ws: Workspace, png_sha256: str, image_cid: str) -> bytes:
         return data
 
 
-def _write_folder(out: Path, files: dict[str, bytes]) -> None:
+@contextmanager
+def _staged_folder(out: Path) -> Iterator[Path]:
+    """A new folder beside `out`, renamed into place when the block ends, removed if it raises: an interrupted
+    export leaves nothing half-written."""
     out.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{out.name}-", dir=out.parent))
     try:
-        for name, data in files.items():
-            path = staging / name
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_bytes(data)
+        yield staging
         if out.exists():
             out.rmdir()  # empty, checked above
         os.replace(staging, out)
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
+
+
+def _write(folder: Path, name: str, data: bytes) -> None:
+    path = folder / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(data)

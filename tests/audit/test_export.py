@@ -62,3 +62,19 @@ def test_export_refuses_a_non_empty_folder_and_a_wrong_name_style(collection: Pa
     assert code == 2 and "--names" in answer["error"]["message"] and not (tmp_path / "new").exists()
     (tmp_path / "empty").mkdir()
     assert export(str(collection), "-o", str(tmp_path / "empty"))[0] == 0  # an empty folder is fine
+
+
+def test_an_export_that_cannot_read_the_last_token_leaves_no_folder_behind(collection: Path, tmp_path: Path):
+    """Files are written as they are read (an export no longer holds every image); one the store cannot give back,
+    the last token's metadata file here, ends it with exit 2 and neither the folder nor its staging copy left."""
+    from mintprep.ipfs.store import BlockStore
+
+    col = load_collection(collection)
+    with Ledger.open(col.state_dir, readonly=True) as ledger:
+        root = ledger.current_manifest().metadata_root
+    store = BlockStore(col.state_dir / "ipfs")
+    store.path_for(list_directory(root, store.get)[f"{SIZE}.json"]).unlink()
+    parent = tmp_path / "exports"
+    code, answer = export(str(collection), "-o", str(parent / "out"))
+    assert code == 2 and "cannot be read whole" in answer["error"]["message"]
+    assert list(parent.iterdir()) == []
