@@ -27,7 +27,8 @@ from mintprep.collection.manifest import (COLLECTION_METADATA_NAME, Manifest, ba
                                           token_file_name)
 from mintprep.collection.published import published_ids
 from mintprep.guards.image_guards import validate_png
-from mintprep.guards.imported_content import MAX_DOCUMENT_BYTES, NotAcceptable, parse_json_document
+from mintprep.guards.imported_content import (MAX_DOCUMENT_BYTES, MAX_IMPORTED_IMAGE_BYTES, NotAcceptable,
+                                              parse_json_document)
 from mintprep.stages.screen import settings_key
 from mintprep.stages.withheld import publication_backend, withholding
 from mintprep.state.workspace import Workspace
@@ -545,14 +546,15 @@ def audit_live(manifest: Manifest, live: "LiveState", sources: list[BlockSource]
 
 
 def _read_live(uri: str, sources: list[BlockSource], listings: dict[CID, dict[str, CID]]) -> tuple[str, bytes] | str:
-    """(file CID, bytes) of what `uri` names, from the first source that has it intact; else why not."""
+    """(file CID, bytes) of what `uri` names, from the first source that has it intact; else why not. Within the
+    import's bound for an image: the contract may point anywhere, and a stranger's "image" is never held past it."""
     reasons = []
     for source in sources:
         try:
             cid = resolve(uri, source.fetch_block, listings)
             if cid is None:
                 return f"{uri!r} is not an IPFS address"
-            return str(cid), read_file(cid, source.fetch_block)
+            return str(cid), read_file(cid, source.fetch_block, MAX_IMPORTED_IMAGE_BYTES)
         except Unreadable as exc:
             reasons.append(f"{source.name}: {exc}")
     return "; ".join(reasons) or "no source to read it from"

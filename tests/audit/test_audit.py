@@ -168,3 +168,22 @@ def test_bad_input_exits_2_and_names_the_problem(collection: Path, tmp_path: Pat
     never_run = write_collection(tmp_path / "fresh", size=2)
     result = runner.invoke(app, ["audit", str(never_run)])
     assert result.exit_code == 2 and "mintprep run" in result.output
+
+
+def test_a_live_file_past_the_image_bound_is_refused_while_read(monkeypatch):
+    """What the contract points at may be anything: a file past the bound is a reason, never held whole."""
+    from mintprep.commands import audit
+    from mintprep.ipfs.unixfs import get_profile, import_bytes
+
+    monkeypatch.setattr(audit, "MAX_IMPORTED_IMAGE_BYTES", 300_000)
+    big = import_bytes(bytes(range(256)) * 4096, get_profile("kubo-cidv1"))  # 1 MiB in four 256 KiB blocks
+    blocks = {block.cid: block.data for block in big.blocks}
+    asked: list[object] = []
+
+    def fetch(cid):
+        asked.append(cid)
+        return blocks.get(cid)
+
+    why = audit._read_live(f"ipfs://{big.root}", [audit.BlockSource("their-gateway", fetch, None)], {})
+    assert why == "their-gateway: more than 300000 bytes"
+    assert len(asked) == 3  # the root and two leaves: refused before the third leaf was fetched
