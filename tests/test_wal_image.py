@@ -59,3 +59,20 @@ def test_a_torn_or_uncommitted_tail_is_left_out(logged):
     damaged[-500] ^= 0xFF  # a bit flipped in an uncommitted frame: its checksum fails, the rest is read
     assert rows(in_memory(path.read_bytes(), bytes(damaged))) == committed
     writer.execute("ROLLBACK")
+
+
+def test_the_copy_for_python_3_10_reads_the_same_and_leaves_no_file(logged, tmp_path, monkeypatch):
+    """Python 3.10 has no `deserialize`: the reader's image goes to a temp file, opened and at once unlinked."""
+    import tempfile
+
+    from mintprep.state.sqlite import _unlinked_copy
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "temp"))
+    (tmp_path / "temp").mkdir()
+    path, writer = logged
+    image = bytes(committed_image(path.read_bytes(), path.with_name("src.db-wal").read_bytes()))
+    conn = _unlinked_copy(image)
+    assert list((tmp_path / "temp").iterdir()) == []
+    assert rows(conn) == rows(writer) and len(rows(conn)) == 400
+    with pytest.raises(sqlite3.OperationalError, match="readonly"):
+        conn.execute("DELETE FROM t")

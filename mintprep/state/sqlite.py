@@ -11,7 +11,9 @@ healthy ledger damaged, for want of space.
 
 from __future__ import annotations
 
+import os
 import sqlite3
+import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -41,16 +43,33 @@ def open_reader(path: Path) -> sqlite3.Connection:
     except sqlite3.Error as exc:
         conn.close()
         code = getattr(exc, "sqlite_errorcode", 0) & 0xFF
-        if code not in _NO_ROOM_FOR_INDEX or not hasattr(conn, "deserialize"):  # deserialize: Python 3.11+
+        if code not in _NO_ROOM_FOR_INDEX:
             raise
     return _in_memory_copy(path, wal)
 
 
 def _in_memory_copy(path: Path, wal: Path) -> sqlite3.Connection:
+    image = bytes(committed_image(path.read_bytes(), wal.read_bytes()))
+    if not hasattr(sqlite3.Connection, "deserialize"):  # Python 3.10
+        return _unlinked_copy(image)
     conn = sqlite3.connect(":memory:", isolation_level=None)
-    conn.deserialize(bytes(committed_image(path.read_bytes(), wal.read_bytes())))
+    conn.deserialize(image)
     conn.execute("PRAGMA query_only=1")
     return conn
+
+
+def _unlinked_copy(image: bytes) -> sqlite3.Connection:
+    """The image in a file of the system's temp folder (not the full or read-only one), opened read-only, then
+    unlinked: the connection keeps reading the open file, and nothing is left behind. For Python 3.10, which has
+    no `deserialize`."""
+    with tempfile.NamedTemporaryFile(prefix="mintprep-ledger-", suffix=".db", delete=False) as copy:
+        copy.write(image)
+    try:
+        conn = sqlite3.connect(f"{Path(copy.name).as_uri()}?mode=ro&immutable=1", uri=True, isolation_level=None)
+        conn.execute("SELECT count(*) FROM sqlite_master").fetchone()  # the file opened before its name goes
+        return conn
+    finally:
+        os.unlink(copy.name)
 
 
 @contextmanager
