@@ -41,8 +41,7 @@ from mintprep.base.ordered_threads import in_order
 from mintprep.guards.imported_content import (MAX_DOCUMENT_BYTES, MAX_IMPORTED_IMAGE_BYTES, NotAcceptable,
                                               check_raster_image)
 from mintprep.ipfs import (CID, Block, BlockFetcher, DagImport, LocalBackend, NetworkReads, Unreadable, VerifiedBlocks,
-                           first_verified,
-                           import_bytes, ipfs_path, list_directory, read_file, resolve, walk_dag)
+                           first_verified, import_bytes, ipfs_path, list_directory, read_file, resolve, walk_dag)
 from mintprep.stages.pin import PinItem, pin_content, pin_pieces
 from mintprep.state.ledger import IMPORTED_KEY, IMPORTED_TX, Ledger, PieceRecord
 from mintprep.collection.manifest import PinnedPiece, build_manifest, token_file_name
@@ -319,6 +318,7 @@ def _read_ipfs_root(ws: Workspace, uri: str, plan: ImportPlan, wanted: list[int]
     plan.base_uri = plan.base_uri or f"ipfs://{root}/"
     if wanted is None:
         wanted = list(token_ids(ws.spec.size, "0.json" in listing or "0" in listing))
+
     def locate(token_id: int) -> CID | str:
         names = (token_file_name(token_id, plan.token_suffix), f"{token_id}.json", str(token_id))
         name = next((n for n in names if n in listing), None)
@@ -361,7 +361,7 @@ def _read_token(token_id: int, metadata_cid: CID, source: Source, listings: dict
 
     try:
         data = read_file(metadata_cid, keeping, MAX_DOCUMENT_BYTES)
-    except (Unreadable, NotAcceptable) as exc:
+    except Unreadable as exc:  # FileTooLarge included
         return f"metadata {metadata_cid}: {exc}"
     try:
         document = checked_document(data)

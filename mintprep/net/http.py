@@ -331,9 +331,10 @@ class DeadlineSession(requests.Session):
             raise requests.Timeout(f"no complete answer within {limit:.1f}s") from None
         except _TooLarge:
             raise requests.RequestException(f"the response is larger than {self._max_body} bytes") from None
-        # web3 decodes the answer itself, with a decoder that follows nesting as deep as the recursion limit, which
-        # eth-account raises to 100,000: a node's answer nested deeper than any JSON-RPC answer is refused here.
-        if nesting_depth(response.text) > MAX_DEPTH:
+        # web3 decodes the answer itself (its bytes as UTF-8), with a decoder that follows nesting as deep as the
+        # recursion limit, which eth-account raises to 100,000: a node's answer nested deeper than any JSON-RPC
+        # answer is refused here. Scanned as web3 will read it, not as the headers' charset would decode it.
+        if nesting_depth(response.content.decode("utf-8", "replace")) > MAX_DEPTH:
             raise requests.exceptions.ContentDecodingError(f"an answer nested deeper than {MAX_DEPTH} levels")
         return response
 
