@@ -25,9 +25,7 @@ from __future__ import annotations
 
 import functools
 import json
-import os
 import re
-import signal
 import tempfile
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
@@ -37,6 +35,7 @@ from typing import Any, Literal
 
 from mintprep.collection.config import Collection
 from mintprep.base.errors import UserError
+from mintprep.base.faults import fault_point
 from mintprep.base.ordered_threads import in_order
 from mintprep.guards.imported_content import (MAX_DOCUMENT_BYTES, MAX_IMPORTED_IMAGE_BYTES, NotAcceptable,
                                               check_raster_image)
@@ -66,9 +65,6 @@ BATCH_IMAGE_BYTES = 64 * 1024 * 1024
 BLOCK_CACHE_BYTES = 3 * BATCH_IMAGE_BYTES
 # Then the directories are pinned: walks over blocks already stored, where a large cache would only fill with images.
 DIRECTORY_CACHE_BYTES = 8 * 1024 * 1024
-# Test hook: SIGKILL this process right after its Nth durable write while recording (objects, pins, ledger rows).
-# The fault-injection test sets it; nothing else should.
-FAULT_ENV = "MINTPREP_IMPORT_FAULT_AFTER_WRITE"
 
 
 @dataclass(frozen=True)
@@ -417,15 +413,14 @@ def _provenance(document: dict[str, Any], source: Source) -> dict[str, Any]:
 # -- recording -----------------------------------------------------------------------------------
 
 class _Writes:
-    """Counts durable writes; under FAULT_ENV=N the process SIGKILLs itself right after the Nth (a test's kill)."""
+    """Counts durable writes; each is a fault point, `import-write-N` (base.faults: a test's kill)."""
 
     def __init__(self) -> None:
-        self.count, self.kill_after = 0, int(os.environ.get(FAULT_ENV) or 0)
+        self.count = 0
 
     def done(self) -> None:
         self.count += 1
-        if self.count == self.kill_after:
-            os.kill(os.getpid(), signal.SIGKILL)
+        fault_point(f"import-write-{self.count}")
 
 
 def _record(ws: Workspace, plan: ImportPlan, reads: Iterable[_Read], fetch: BlockFetcher) -> None:

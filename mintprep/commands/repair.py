@@ -10,8 +10,6 @@ Steps: 1 attempts → 2 images → 3 metadata + manifest → 4 page (+ republish
 
 from __future__ import annotations
 
-import os
-import signal
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal, NamedTuple
@@ -30,15 +28,13 @@ from mintprep.stages.withheld import art_committed_before_reveal, publication_ba
 from mintprep.commands.run import (generate, page_stage, piece_pointer, pin, plan_pieces, publish_metadata,
                                restore_object, validate)
 from mintprep.base.progress import ProgressSink
+from mintprep.base.faults import fault_point
 from mintprep.collection.published import require_recorded_base_uri
 from mintprep.chain.public_roots import require_public_root
 from mintprep.guards.image_guards import validate_png
 from mintprep.state.workspace import Workspace
 
 JOURNAL_KIND = "repair"
-# Test hook: SIGKILL this process once step N (1-based) has done its work but before the journal records it,
-# the worst moment to die. The fault-injection tests set it; nothing else should.
-FAULT_ENV = "MINTPREP_FAULT_AFTER_STEP"
 # Problems that the rewrite of metadata, manifest, page and base URI (steps 3-6) cures.
 REWRITE_KINDS = frozenset({"metadata-unretrievable", "metadata-invalid", "metadata-wrong-image",
                            "metadata-root-mismatch", "manifest-inconsistent", "page-stale", "chain-base-uri-stale"})
@@ -309,15 +305,10 @@ def _run_steps(ws: Workspace, entry: JournalEntry, outcome: RepairOutcome, signe
         if not done:  # waiting on someone else (the base URI transaction): the journal stays open at this step
             outcome.status, outcome.step = "awaiting-base-uri", number - 1
             return
-        _fault_point(number)
+        fault_point(f"repair-step-{number}")  # done, not yet journaled: the worst moment to die (base.faults)
         entry = ws.ledger.advance_journal(entry, number, plan.to_json())
         outcome.step = number
     ws.ledger.finish_journal(entry)
-
-
-def _fault_point(step: int) -> None:
-    if os.environ.get(FAULT_ENV) == str(step):
-        os.kill(os.getpid(), signal.SIGKILL)
 
 
 # -- the steps: each idempotent, each returns True when done -------------------------------------

@@ -3,23 +3,19 @@ records each mined transaction in the ledger, and on request prints the transact
 
 from __future__ import annotations
 
-import os
-import signal
 from dataclasses import dataclass
 from typing import Callable
 
 from eth_account.signers.local import LocalAccount
 
 from mintprep.base.errors import UserError
+from mintprep.base.faults import fault_point
 from mintprep.chain.reveal import (PlannedTx, Reveal, RevealResult, RevealStep, mines_on_demand, reveal_secret,
                                    run_reveal)
 from mintprep.collection.manifest import base_uri_for, contract_uri_for
 from mintprep.stages.withheld import RELEASED_KIND, released
 from mintprep.state.workspace import Workspace
 
-# Test hook: SIGKILL this process right after the named transaction is mined and recorded (startReveal or reveal),
-# so a test can check that a rerun finishes from the chain's state. The fault-injection tests set it; nothing else.
-FAULT_ENV = "MINTPREP_FAULT_AFTER_TX"
 
 
 @dataclass(frozen=True)
@@ -117,8 +113,7 @@ def reveal_collection(ws: Workspace, signer: LocalAccount, *, redraw: bool = Fal
 
     def record(label: str, tx_hash: str) -> None:
         ledger.record_chain_tx("reveal", target.chain_id, target.address, tx_hash, {"step": label})
-        if os.environ.get(FAULT_ENV) == label:
-            os.kill(os.getpid(), signal.SIGKILL)
+        fault_point(f"reveal-tx-{label}")  # a test's kill: a rerun finishes from the chain's state (base.faults)
 
     reveal = target.reveal
     result = run_reveal(reveal.w3, signer, target.address, reveal.secret, reveal.base_uri, reveal.contract_uri,

@@ -43,7 +43,8 @@ def killed_at_every_step(pristine: Path, name: str, work_dir: Path, rpc, snapsho
                          env: dict[str, str]) -> Iterator[tuple[int, Path]]:
     """For each repair step in turn: a fresh copy of `pristine` (and the chain back at `snapshot`), a repair
     SIGKILLed at that step; yields (step, path of that copy's collection file) for the caller's checks."""
-    from mintprep.commands.repair import FAULT_ENV, STEPS
+    from mintprep.base.faults import FAULT_ENV
+    from mintprep.commands.repair import STEPS
 
     for step in range(1, len(STEPS) + 1):
         rpc.make_request("evm_revert", [snapshot])
@@ -51,6 +52,6 @@ def killed_at_every_step(pristine: Path, name: str, work_dir: Path, rpc, snapsho
         work = work_dir / f"killed-at-{step}"
         shutil.copytree(pristine, work)
         path = work / name
-        killed = run_mintprep(["audit", str(path), "--repair"], {**env, FAULT_ENV: str(step)})
+        killed = run_mintprep(["audit", str(path), "--repair"], {**env, FAULT_ENV: f"repair-step-{step}"})
         assert killed == -signal.SIGKILL, f"step {step} ({STEPS[step - 1].name}): exit {killed}"
         yield step, path

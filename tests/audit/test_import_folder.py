@@ -17,7 +17,8 @@ from pathlib import Path
 import pytest
 
 from mintprep.collection.config import load_collection
-from mintprep.commands.importer import FAULT_ENV, import_collection
+from mintprep.base.faults import FAULT_ENV
+from mintprep.commands.importer import import_collection
 from mintprep.commands.review import gather_review
 from mintprep.commands.run import run_collection
 from mintprep.commands.status import collection_status
@@ -113,7 +114,7 @@ def test_an_import_killed_after_any_write_resumes_to_the_uninterrupted_ledger(wo
         shutil.rmtree(workdir / "col")
         shutil.copytree(pristine, workdir / "col")
         killed = mintprep("import", "col/collection.yaml", "--from", "export", cwd=workdir,
-                          env={FAULT_ENV: str(write)})
+                          env={FAULT_ENV: f"import-write-{write}"})
         if killed.returncode == 0:
             break  # fewer writes than `write`: every one has been a kill point
         assert killed.returncode == -9, f"write {write}: {killed.stderr[-500:]}"

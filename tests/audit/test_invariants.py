@@ -20,7 +20,8 @@ from mintprep.ipfs.unixfs import get_profile, import_bytes, import_directory
 from mintprep.state.ledger import Ledger
 from mintprep.commands.run import run_collection
 from mintprep.chain.base_uri import check_base_uri_change
-from mintprep.commands.repair import FAULT_ENV, repair_collection
+from mintprep.base.faults import FAULT_ENV
+from mintprep.commands.repair import repair_collection
 from tests.audit.breakage import broken_pngs, plant_images
 from tests.audit.faults import killed_at_every_step, run_mintprep
 from tests.audit.state import state_fingerprint
@@ -100,7 +101,7 @@ def damage(path: Path, kind: str) -> set[tuple[int | None, str]]:
         objects.path(pieces[3].png_sha256).write_bytes(b"garbled")
         return {(3, "object-corrupt")}
     planted = plant_images(path, {4: broken_pngs(col)["noise"]})
-    assert planted and run_mintprep(["audit", str(path), "--repair"], {FAULT_ENV: "3"}) < 0  # killed midway
+    assert planted and run_mintprep(["audit", str(path), "--repair"], {FAULT_ENV: "repair-step-3"}) < 0  # killed midway
     return {(None, "repair-interrupted")}
 
 

@@ -18,7 +18,7 @@ from web3 import Web3
 from mintprep.chain.artifact import load_artifact
 from mintprep.chain.reveal import RevealStep, mines_on_demand, read_state, reveal_commitment
 from mintprep.collection.config import load_collection
-from mintprep.commands.reveal import FAULT_ENV
+from mintprep.base.faults import FAULT_ENV
 from mintprep.state.ledger import Ledger
 from tests.chain.conftest import chain_collection, deploy_for, pin_metadata_root
 from tests.support.anvil import Chain, dev_accounts, node_web3, start_anvil
@@ -41,7 +41,7 @@ def reveal_cli(path: Path, *args: str, fault: str | None = None) -> subprocess.C
     env = {**os.environ, "MINTPREP_PRIVATE_KEY": dev_accounts()[0].key.hex()}
     env.pop(FAULT_ENV, None)
     if fault:
-        env[FAULT_ENV] = fault
+        env[FAULT_ENV] = f"reveal-tx-{fault}"
     return subprocess.run([sys.executable, "-m", "mintprep", "reveal", str(path), *args], capture_output=True,
                           text=True, env=env, timeout=120)
 
