@@ -89,7 +89,7 @@ def synthetic_collection(folder: Path, count: int) -> tuple[Path, dict[str, floa
                                          {"bench": True}, f"bench-{token_id}"))
         backend.store.put_many(block for dag in dags for block in dag.blocks)
         for i, dag in enumerate(dags, 1):
-            backend.store.add_pin(dag.root, f"bench-{i}.png")
+            backend.store.add_pins([(dag.root, f"bench-{i}.png")])
         timings["setup_images_s"] = time.perf_counter() - start
         start = time.perf_counter()
         published = publish_metadata(ws, pinned).manifest

@@ -5,7 +5,7 @@
 A Review as `gather_review` returns it, built without a pipeline: N tokens with four traits each and a 64x64
 thumbnail drawn like a layered PFP (tests/support/layered.py, each token's own combination, so thumbnails compress
 as real ones do), 1 in 20 tokens with a rejected attempt (its image shown), 1 in 100 a near-duplicate pair. Rendered
-by `render_review`; sizes are the UTF-8 bytes of each file. Goal: first load <= 2 MB. Prints JSON.
+by `review_files`; sizes are the UTF-8 bytes of each file. Goal: first load <= 2 MB. Prints JSON.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from mintprep.collection.rarity import RarityReport, token_rarity  # noqa: E402
 from mintprep.collection.traits import PiecePlan  # noqa: E402
 from mintprep.commands.review import DropView, Review, TokenView  # noqa: E402
-from mintprep.commands.review_pages import render_review  # noqa: E402
+from mintprep.commands.review_pages import review_files  # noqa: E402
 from mintprep.guards.image_guards import thumbnail_png  # noqa: E402
 from tests.support.layered import BACKGROUNDS, EYES, FIGURES, HATS, avatar  # noqa: E402
 
@@ -62,7 +62,7 @@ def main() -> None:
     args = parser.parse_args()
     review = synthetic_review(args.tokens)
     started = time.perf_counter()
-    files = render_review(review, per_page=args.per_page)
+    files = dict(review_files(review, per_page=args.per_page))
     seconds = time.perf_counter() - started
     sizes = {name: len(text.encode()) for name, text in files.items()}
     first = sizes["review.html"]

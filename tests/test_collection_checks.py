@@ -16,7 +16,7 @@ from mintprep.generate import request as request_module
 from mintprep.state.ledger import Ledger
 from mintprep.guards.near_duplicates import distance
 from mintprep.commands.run import run_collection
-from mintprep.stages.screen import stored_verdict
+from mintprep.stages.screen import stored_verdicts
 from mintprep.commands.status import collection_status
 from mintprep.guards.image_guards import load_rgb
 from tests.conftest import write_collection
@@ -71,7 +71,7 @@ def test_a_near_duplicate_is_resampled_before_pinning_and_the_drop_log_names_the
     assert final[2][0] != logged[0]["png_sha256"], "the duplicate image was never pinned"
     assert final[1][0] != logged[0]["png_sha256"], "near-identical, not the same bytes"
     with Ledger.open(col.state_dir, readonly=True) as ledger:
-        hashes = {t: stored_verdict(col, ledger, sha).phash for t, (sha, _) in final.items()}
+        hashes = {t: stored_verdicts(col, ledger, [sha])[sha].phash for t, (sha, _) in final.items()}
         token2 = ledger.generation(ledger.pieces()[2].request_key)
         assert token2.provenance["attempt"] == 1, "resampled at its next attempt, with that attempt's seed"
         assert col.spec.guards.duplicate_distance < min(distance(hashes[a], hashes[b])
@@ -95,7 +95,7 @@ def test_changing_only_a_pixel_threshold_revalidates_without_resampling_what_sti
     before = pinned(path)
     col = load_collection(path)
     with Ledger.open(col.state_dir, readonly=True) as ledger:
-        spreads = {t: stored_verdict(col, ledger, sha).metrics["spread"] for t, (sha, _) in before.items()}
+        spreads = {t: stored_verdicts(col, ledger, [sha])[sha].metrics["spread"] for t, (sha, _) in before.items()}
 
     # A threshold that every stored image still passes: judged again, nothing sampled, nothing pinned.
     path = write_collection(tmp_path / "thr", size=4, generator__steps=3, guards={"min_std": 2.0})

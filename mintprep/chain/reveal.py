@@ -1,6 +1,6 @@
 """The fair reveal: a secret committed at deploy, mixed at reveal with the hash of a block nobody knew in advance.
 
-Pure core: `reveal_secret` / `reveal_commitment` / `starting_offset` / `revealed_images` compute exactly what the
+Pure core: `reveal_secret` / `reveal_commitment` / `starting_offset` / `metadata_id` compute exactly what the
 contract computes; `RevealState.step` says from the contract's fields what comes next, so `run_reveal` resumes
 wherever an earlier run stopped (startReveal sent, seed anchored, reveal sent) and never trusts a local flag.
 
@@ -14,7 +14,7 @@ from __future__ import annotations
 import time
 from dataclasses import asdict, dataclass
 from enum import Enum
-from typing import Any, Callable, Mapping
+from typing import Any, Callable
 
 from eth_abi import encode
 from eth_account.messages import encode_defunct
@@ -48,17 +48,6 @@ def starting_offset(secret: bytes, seed: bytes, max_supply: int) -> int:
 def metadata_id(token_id: int, offset: int, size: int) -> int:
     """The metadata file (and so the image) token `token_id` shows after a reveal with `offset`."""
     return (token_id - 1 + offset) % size + 1
-
-
-def revealed_images(manifest: Mapping[str, Any], offset: int) -> dict[int, str]:
-    """token id -> image CID after the reveal: what `audit` compares with each token's metadata.
-
-    Pure: the manifest lists token files 1..size in order of their art; the offset shifts which one a token shows.
-    """
-    by_file = {int(t["token_id"]): str(t["image_cid"]) for t in manifest["tokens"]}
-    size = int(manifest["size"])
-    return {token_id: by_file[metadata_id(token_id, offset, size)] for token_id in range(1, size + 1)
-            if metadata_id(token_id, offset, size) in by_file}
 
 
 REVEAL_WINDOW = 256  # blockhash() answers for the last 256 blocks only

@@ -226,10 +226,6 @@ class ChainSettings(StrictModel):
             return list(self.phases)
         return [PhaseSettings(name="public", price=self.mint_price, max_per_wallet=self.max_per_wallet)]
 
-    @property
-    def mint_price_wei(self) -> int:
-        return eth_to_wei(self.mint_price)
-
     def endpoint(self, network_name: str | None = None, rpc_url: str | None = None) -> tuple[Network, str]:
         """The network and RPC URL to use: explicit choices first, then this section, then the public RPC.
 

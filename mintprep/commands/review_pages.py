@@ -64,11 +64,6 @@ SCRIPT_HASH = base64.b64encode(hashlib.sha256(SEARCH_SCRIPT.encode()).digest()).
 T = TypeVar("T")
 
 
-def render_review(review: Review, stem: str = "review", per_page: int = PER_PAGE) -> dict[str, str]:
-    """Relative path -> HTML of every file of the sheet, all in memory (`review_files` renders one at a time)."""
-    return dict(review_files(review, stem, per_page))
-
-
 def review_files(review: Review, stem: str = "review", per_page: int = PER_PAGE) -> Iterator[tuple[str, str]]:
     """(relative path, HTML) of each file of the sheet as it is rendered: `<stem>.html` first, then
     `<stem>-pages/*.html`; a caller writing each before taking the next holds one page at a time."""

@@ -41,13 +41,11 @@ class StepGuard:
     tensor_inputs = ["latents"]
 
     def __init__(self, samples: int = 1) -> None:
-        self.steps_checked = 0
         self._failed: dict[int, Rejected] = {}
         self._samples = samples
 
     def __call__(self, pipe: Any, step: int, timestep: Any, tensors: dict[str, torch.Tensor]) -> dict[str, torch.Tensor]:
         latents = tensors["latents"]
-        self.steps_checked += 1
         # One fused reduction and one host sync per step: negligible next to a UNet call.
         finite = torch.isfinite(latents.flatten(1)).all(dim=1).tolist()
         for index, ok in enumerate(finite):

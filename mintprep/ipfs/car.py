@@ -175,6 +175,3 @@ class CarReader:
             if len(raw) >= 10:
                 raise CarError("CAR length prefix is not a valid varint")
 
-
-def read_car(stream: BinaryIO, *, verify: bool = True) -> CarReader:
-    return CarReader(stream, verify)

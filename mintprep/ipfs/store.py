@@ -111,9 +111,6 @@ class BlockStore:
     def is_pinned(self, cid: CID | str) -> bool:
         return self.pins.has(str(as_cid(cid)))
 
-    def add_pin(self, cid: CID | str, name: str) -> None:
-        self.add_pins([(cid, name)])
-
     def add_pins(self, pins: Iterable[tuple[CID | str, str]]) -> None:
         """Pin many DAGs in one transaction (each already stored whole)."""
         with self._gc_lock():

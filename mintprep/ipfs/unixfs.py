@@ -269,16 +269,6 @@ def import_bytes(data: bytes, profile: Profile) -> DagImport:
     return DagImport(_balanced(_Chunks(chunks), profile), profile)
 
 
-def import_stream(stream: BinaryIO, profile: Profile) -> DagImport:
-    """Import what a stream yields (stdin, a socket); its blocks are kept in memory."""
-
-    def chunks() -> Iterator[tuple[bytes, FileSpan | None]]:
-        while chunk := _read_full(stream, profile.chunk_size):
-            yield chunk, None
-
-    return DagImport(_balanced(_Chunks(chunks()), profile), profile)
-
-
 def import_file(path: str | Path, profile: Profile) -> DagImport:
     """Import a file in constant memory: leaves remember their place in the file, not their bytes."""
     path = Path(path)

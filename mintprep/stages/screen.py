@@ -67,11 +67,6 @@ def settings_key(col: Collection) -> str:
                         "upscale": col.spec.generator.upscale})
 
 
-def stored_verdict(col: Collection, ledger: Ledger, png_sha256: str, *, record: bool = True) -> StoredVerdict:
-    """The guards' verdict and the hash of one stored image (see `stored_verdicts`)."""
-    return stored_verdicts(col, ledger, [png_sha256], record=record)[png_sha256]
-
-
 def stored_verdicts(col: Collection, ledger: Ledger, shas: Iterable[str], *, record: bool = True,
                     details: bool = True) -> dict[str, StoredVerdict]:
     """The guards' verdict and the hash of each stored image, from the ledger when already judged under these

@@ -1,5 +1,6 @@
 """The fair reveal on anvil: provenance and commitment on chain from the deploy, offset fixed only once a block
-after startReveal is mined, and the token -> image mapping the contract serves equals `revealed_images`."""
+after startReveal is mined, and the token -> image mapping the contract serves equals `revealed_images`
+(the manifest's images shifted by `metadata_id`)."""
 
 from __future__ import annotations
 
@@ -9,13 +10,21 @@ import json
 import pytest
 
 from mintprep.chain.artifact import load_artifact
-from mintprep.chain.reveal import (metadata_id, reveal_commitment, reveal_secret, revealed_images, run_reveal,
-                                   starting_offset)
+from mintprep.chain.reveal import metadata_id, reveal_commitment, reveal_secret, run_reveal, starting_offset
 from tests.chain.test_contract import reverts_with
 from tests.support.anvil import DropParams, deploy_test_drop
 
 SIZE = 12
 PRICE = DropParams().mint_price_wei
+
+
+def revealed_images(manifest: dict, offset: int) -> dict[int, str]:
+    """token id -> image CID after the reveal: the manifest lists token files 1..size in order of their art; the
+    offset shifts which one a token shows."""
+    by_file = {int(t["token_id"]): str(t["image_cid"]) for t in manifest["tokens"]}
+    size = int(manifest["size"])
+    return {token_id: by_file[metadata_id(token_id, offset, size)] for token_id in range(1, size + 1)
+            if metadata_id(token_id, offset, size) in by_file}
 
 
 def manifest() -> dict:

@@ -21,12 +21,12 @@ from mintprep.net.urls import redact_url
 @given(st.decimals(min_value=0, max_value=MAX_PRICE_ETH - 1, places=18, allow_nan=False, allow_infinity=False))
 def test_mint_price_converts_to_exact_wei(amount: Decimal):
     text = format(amount, "f")
-    assert ChainSettings(mint_price=text).mint_price_wei == Web3.to_wei(Decimal(text), "ether")
+    assert ChainSettings(mint_price=text).sale_phases()[0].price_wei == Web3.to_wei(Decimal(text), "ether")
 
 
 def test_the_users_price_is_exact_where_a_float_is_not():
-    assert ChainSettings(mint_price="0.00063").mint_price_wei == 630_000_000_000_000
-    assert ChainSettings(mint_price="0.3").mint_price_wei == 3 * 10**17  # a float 0.1+0.2 gives ...040
+    assert ChainSettings(mint_price="0.00063").sale_phases()[0].price_wei == 630_000_000_000_000
+    assert ChainSettings(mint_price="0.3").sale_phases()[0].price_wei == 3 * 10**17  # a float 0.1+0.2 gives ...040
 
 
 @pytest.mark.parametrize(

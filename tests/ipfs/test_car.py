@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mintprep.ipfs.car import CarError, car_bytes, read_car
+from mintprep.ipfs.car import CarError, CarReader, car_bytes
 from mintprep.ipfs.cid import CID, DAG_PB, RAW, encode_varint
 from mintprep.ipfs.unixfs import Block, get_profile, import_bytes
 
@@ -31,7 +31,7 @@ blocks_strategy = st.lists(
 @settings(max_examples=60, deadline=None)
 @given(blocks_strategy)
 def test_round_trip_gives_back_the_same_blocks(blocks: list[Block]) -> None:
-    reader = read_car(io.BytesIO(car_bytes([blocks[0].cid], blocks)))
+    reader = CarReader(io.BytesIO(car_bytes([blocks[0].cid], blocks)))
     assert reader.roots == [blocks[0].cid]
     assert list(reader) == blocks
 
@@ -52,15 +52,15 @@ def test_a_flipped_byte_in_any_block_is_detected(blocks: list[Block], data) -> N
     target = data.draw(st.sampled_from(offsets))
     car[target] ^= data.draw(st.integers(1, 255))
     with pytest.raises(CarError, match="does not match its CID"):
-        list(read_car(io.BytesIO(bytes(car))))
+        list(CarReader(io.BytesIO(bytes(car))))
 
 
 def test_truncation_and_garbage_are_errors() -> None:
     dag = import_bytes(b"a" * 5000, get_profile("kubo-cidv1").with_options(chunker="size-1000"))
     car = car_bytes([dag.root], dag.blocks)
     with pytest.raises(CarError, match="truncated"):
-        list(read_car(io.BytesIO(car[:-10])))
+        list(CarReader(io.BytesIO(car[:-10])))
     with pytest.raises(CarError):
-        read_car(io.BytesIO(b"\x05hello"))
+        CarReader(io.BytesIO(b"\x05hello"))
     with pytest.raises(CarError):
-        read_car(io.BytesIO(b""))
+        CarReader(io.BytesIO(b""))

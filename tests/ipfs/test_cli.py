@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 
 import mintprep.cli.ipfs_cmd  # noqa: F401  (registers the commands)
 from mintprep.cli.app import app
-from mintprep.ipfs.car import read_car
+from mintprep.ipfs.car import CarReader
 from mintprep.ipfs.unixfs import add_options, import_bytes, import_file
 
 runner = CliRunner()
@@ -96,7 +96,7 @@ def test_export_car_from_a_path_and_from_the_store(planets, tmp_path) -> None:
     result = runner.invoke(app, ["export-car", str(planets), "-o", str(car_path), "--cid-version", "1", "--json"])
     assert result.exit_code == 0, result.output
     summary = json.loads(result.stdout)
-    reader = read_car(io.BytesIO(car_path.read_bytes()))
+    reader = CarReader(io.BytesIO(car_path.read_bytes()))
     blocks = list(reader)
     assert [str(r) for r in reader.roots] == [summary["root"]] == [str(blocks[0].cid)]
     assert summary["root"] == "bafybeih7e5dmkyk25up5vxug4q3hrg2fxbzf23dfrac2fns5h7z4aa7ioi" and len(blocks) == 3
@@ -109,7 +109,7 @@ def test_export_car_from_a_path_and_from_the_store(planets, tmp_path) -> None:
     LocalBackend(state).pin_dag(dag, name="token-1")
     again = tmp_path / "again.car"
     assert runner.invoke(app, ["export-car", str(dag.root), "--store", str(state), "-o", str(again)]).exit_code == 0
-    assert list(read_car(io.BytesIO(again.read_bytes()))) == list(dag.blocks)
+    assert list(CarReader(io.BytesIO(again.read_bytes()))) == list(dag.blocks)
     absent = str(import_bytes(b"absent", get_profile("kubo-cidv1")).root)
     failed = runner.invoke(app, ["export-car", absent, "--store", str(state), "-o", str(tmp_path / "no.car")])
     assert failed.exit_code == 2 and absent in failed.output

@@ -9,7 +9,7 @@ from dataclasses import replace
 import pytest
 import requests
 
-from mintprep.ipfs.car import read_car
+from mintprep.ipfs.car import CarReader
 from mintprep.ipfs.gateway import TrustlessGateway, serve_gateway
 from mintprep.ipfs.store import BlockStore
 from mintprep.ipfs.dagpb import HAMT_SHARD, decode_pbnode, decode_unixfs
@@ -44,7 +44,7 @@ def test_raw_car_and_file_paths_through_a_hamt(served) -> None:
     assert raw.headers["Content-Type"] == "application/vnd.ipld.raw" and root.matches(raw.content)
     car = requests.get(f"{url}/ipfs/{root}/images", headers={"Accept": "application/vnd.ipld.car"})
     images = DagImport(collection.node.children[0], PROFILE)
-    assert [b.cid for b in read_car(io.BytesIO(car.content))] == [b.cid for b in images.blocks]
+    assert [b.cid for b in CarReader(io.BytesIO(car.content))] == [b.cid for b in images.blocks]
     assert requests.get(f"{url}/ipfs/{root}/meta/nope.json").status_code == 404
     assert requests.get(f"{url}/ipfs/not-a-cid").status_code == 400
     assert requests.post(f"{url}/ipfs/{root}").status_code == 405

@@ -42,7 +42,7 @@ def test_a_store_pinned_one_file_per_pin_is_migrated_and_read_only_readers_write
     before = sorted(p.name for p in tmp_path.iterdir())
     assert store.read_pins() == {str(old.root): "old"} and store.is_pinned(old.root)  # read as it is
     assert sorted(p.name for p in tmp_path.iterdir()) == before  # a reader writes nothing
-    store.add_pin(new.root, "new")
+    store.add_pins([(new.root, "new")])
     assert not (tmp_path / "pins").exists()
     assert BlockStore(tmp_path).read_pins() == {str(old.root): "old", str(new.root): "new"}
     assert store.remove_pin(old.root) and not store.remove_pin(old.root)
@@ -125,5 +125,5 @@ def test_a_pin_set_whose_first_writer_was_killed_reads_as_empty(tmp_path) -> Non
     assert (tmp_path / "pins.db").exists()
     store, root = BlockStore(tmp_path), import_bytes(b"x" * 10, PROFILE).root
     assert store.read_pins() == {} and not store.is_pinned(root)
-    store.add_pin(root, "x")
+    store.add_pins([(root, "x")])
     assert store.read_pins() == {str(root): "x"} and store.is_pinned(root)

@@ -6,12 +6,12 @@ from __future__ import annotations
 import re
 
 from bench.bench_review import synthetic_review
-from mintprep.commands.review_pages import PER_PAGE, render_review
+from mintprep.commands.review_pages import PER_PAGE, review_files
 
 
 def test_ten_thousand_tokens_open_in_under_two_megabytes() -> None:
     review = synthetic_review(10_000)
-    files = render_review(review)
+    files = dict(review_files(review))
     assert len(files["review.html"].encode()) <= 2_000_000
     tokens = [name for name in files if name.startswith("review-pages/tokens-")]
     assert len(tokens) == 10_000 // PER_PAGE
