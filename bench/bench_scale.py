@@ -54,7 +54,11 @@ sys.path.insert(0, str(ROOT))
 from bench.bench_audit import healthy_png  # noqa: E402
 from mintprep.collection.config import load_collection  # noqa: E402
 from mintprep.collection.traits import plan_piece  # noqa: E402
-from mintprep.commands.run import Candidate, page_stage, pin, publish_metadata, validate  # noqa: E402
+from mintprep.stages.generate import Candidate  # noqa: E402
+from mintprep.stages.images import pin  # noqa: E402
+from mintprep.stages.page import page_stage  # noqa: E402
+from mintprep.stages.publish import publish_metadata  # noqa: E402
+from mintprep.stages.validate import validate  # noqa: E402
 from mintprep.state.ledger import PieceRecord  # noqa: E402
 from mintprep.state.workspace import Workspace  # noqa: E402
 

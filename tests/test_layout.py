@@ -25,6 +25,14 @@ LEDGER_WRITE_EXCEPTIONS = {
                                              "written where it is computed so a rerun recomputes none",
     ("stages/screen.py", "set_first_attempt"): "a resample moves the token's first attempt in the same step that "
                                                "logs the rejection; the stage is the one place resampling is decided",
+    ("stages/generate.py", "record_generation"): "a generation's row is written as each result arrives (its object "
+                                                 "first), so a run stopped half way keeps what it sampled",
+    ("stages/publish.py", "record_manifest"): "the manifest is recorded once its pin is verified, by the one publish "
+                                              "step run, repair, import and reveal share",
+    ("stages/page.py", "record_publish"): "where the page went, recorded by the one publish step `publish` and "
+                                          "`audit --repair` share",
+    ("stages/base_uri.py", "record_chain_tx"): "the set-base-uri transaction, recorded by the one step "
+                                               "`contract set-base-uri` and `audit --repair` share",
 }
 # What generate/ must not import: every package that writes files or ledger rows. Generation is a pure function
 # of its request; the caller stores what it returns.

@@ -7,12 +7,14 @@ from typing import TYPE_CHECKING
 
 from eth_account.signers.local import LocalAccount
 
-from mintprep.chain.base_uri import BaseUriUpdate, send_collection_base_uri
 from mintprep.chain.deploy import (Deployed, collection_drop_config, create_address, deploy_drop, deploy_target,
                                    interrupted_deploy)
+from mintprep.stages.base_uri import set_base_uri
 
 if TYPE_CHECKING:
     from mintprep.state.workspace import Workspace
+
+__all__ = ["deploy_contract", "set_base_uri"]  # set_base_uri: the base URI step (stages.base_uri), repair's too
 
 
 def deploy_contract(ws: "Workspace", signer: LocalAccount, *, network_name: str | None = None,
@@ -31,11 +33,3 @@ def deploy_contract(ws: "Workspace", signer: LocalAccount, *, network_name: str 
     ledger.record_deployment(target.network.name, deployed.chain_id, deployed.address, deployed.tx_hash,
                              deployed.deployer)
     return deployed
-
-
-def set_base_uri(ws: "Workspace", signer: LocalAccount, *, include_minted: bool = False) -> BaseUriUpdate:
-    """Point the contract at the ledger's current metadata root (through `check_base_uri_change`) and record it."""
-    sent = send_collection_base_uri(ws, signer, include_minted=include_minted)
-    ws.ledger.record_chain_tx("set-base-uri", sent.chain_id, sent.to, str(sent.tx_hash),
-                              {"base_uri": sent.base_uri, "contract_uri": sent.contract_uri})
-    return sent

@@ -46,7 +46,7 @@ from mintprep.state.ledger import IMPORTED_KEY, IMPORTED_TX, Ledger, PieceRecord
 from mintprep.collection.manifest import PinnedPiece, build_manifest, token_file_name
 from mintprep.collection.traits import token_ids
 from mintprep.commands.folder_reads import checked_document, metadata_folder, read_tokens
-from mintprep.commands.run import publish_metadata, record_manifest
+from mintprep.stages.publish import publish_metadata, record_manifest
 from mintprep.base.progress import NoProgress, ProgressSink
 from mintprep.state.workspace import Workspace
 

@@ -1,19 +1,6 @@
-"""`mintprep publish`: rebuild the page, publish it (mintprep.page.publish), and record where it went."""
+"""`mintprep publish`: rebuild the page, publish it (mintprep.page.publish), and record where it went: the page
+stage's publish step (mintprep.stages.page), which `audit --repair` runs too."""
 
-from __future__ import annotations
+from mintprep.stages.page import publish_page
 
-from typing import TYPE_CHECKING, Any
-
-from mintprep.page.publish import PublishResult, publish_collection
-
-if TYPE_CHECKING:
-    from mintprep.state.workspace import Workspace
-
-
-def publish_page(ws: "Workspace", **http: Any) -> PublishResult:
-    """`http` (policy=RetryPolicy, sleep=callable) tunes retries of remote targets."""
-    inputs, result = publish_collection(ws, **http)
-    # "": a hidden drop's page, built without its metadata root; audit calls it stale once the drop is revealed.
-    ws.ledger.record_publish(result.target, result.location, result.site_cid, inputs.manifest["metadata_root"] or "",
-                             inputs.contract)
-    return result
+__all__ = ["publish_page"]

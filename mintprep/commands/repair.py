@@ -25,8 +25,11 @@ from mintprep.state.objects import ObjectCorrupt
 from mintprep.stages.minted import keep_minted
 from mintprep.stages.pin import pin_bytes
 from mintprep.stages.withheld import art_committed_before_reveal, publication_backend
-from mintprep.commands.run import (generate, page_stage, piece_pointer, pin, plan_pieces, publish_metadata,
-                               restore_object, validate)
+from mintprep.stages.generate import generate, plan_pieces
+from mintprep.stages.images import pin, restore_object
+from mintprep.stages.page import page_stage
+from mintprep.stages.publish import piece_pointer, publish_metadata
+from mintprep.stages.validate import validate
 from mintprep.base.progress import ProgressSink
 from mintprep.base.faults import fault_point
 from mintprep.collection.published import require_recorded_base_uri
@@ -381,7 +384,7 @@ def _step_metadata(ws: Workspace, plan: RepairPlan, outcome: RepairOutcome, **_:
 
 def _step_page(ws: Workspace, plan: RepairPlan, outcome: RepairOutcome, **_: Any) -> bool:
     """Rebuild the page where there is one, and republish it where it was published."""
-    from mintprep.commands.publish import publish_page
+    from mintprep.stages.page import publish_page
 
     if ws.ledger.latest_publish() is not None:
         publish_page(ws)
@@ -409,7 +412,7 @@ def _drop_base_uri(ws: Workspace, plan: RepairPlan, outcome: RepairOutcome, sign
     from mintprep.chain.artifact import load_artifact
     from mintprep.chain.base_uri import NotRevealed, collection_base_uri_update
     from mintprep.chain.rpc import connect
-    from mintprep.commands.contract import set_base_uri
+    from mintprep.stages.base_uri import set_base_uri
 
     try:
         update, url = collection_base_uri_update(ws, include_minted=plan.include_minted)

@@ -55,7 +55,8 @@ def release_metadata(ws: Workspace) -> str:
     already is skipped, so a release cut short finishes when rerun) and record the release. Before the reveal
     transaction: the base URI it sets must resolve, art included, for every collector."""
     from mintprep.collection.published import complete_publication
-    from mintprep.commands.run import pin_images, pin_metadata_directory
+    from mintprep.stages.images import pin_images
+    from mintprep.stages.publish import pin_metadata_directory
     from mintprep.stages.pin import pin_bytes
 
     col, ledger = ws.col, ws.ledger
@@ -104,7 +105,7 @@ def reveal_collection(ws: Workspace, signer: LocalAccount, *, redraw: bool = Fal
     the page: its gallery and metadata root were left out until now."""
     from dataclasses import replace
 
-    from mintprep.commands.run import page_stage
+    from mintprep.stages.page import page_stage
 
     target = reveal_target(ws, signer)
     if target.reveal.state().step != RevealStep.DONE:

@@ -17,7 +17,7 @@ from mintprep.state.ledger import Ledger, PieceRecord
 from mintprep.collection.manifest import PinnedPiece, build_manifest, metadata_files
 from mintprep.page.publish import build_collection_page, collection_page_inputs
 from mintprep.stages.pin import pin_bytes, pin_content
-from mintprep.commands.run import publish_metadata, record_manifest
+from mintprep.stages.publish import publish_metadata, record_manifest
 from mintprep.collection.traits import plan_piece
 from mintprep.state.workspace import Workspace
 

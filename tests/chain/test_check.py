@@ -12,7 +12,7 @@ from mintprep.chain.check import check_collection
 from mintprep.chain.costs import GAS_PRICE_ORACLE
 from mintprep.base.errors import UserError
 from mintprep.state.ledger import Ledger
-from mintprep.commands.run import ChainGate, chain_gate
+from mintprep.stages.page import ChainGate, chain_gate
 from mintprep.state.workspace import Workspace
 from tests.chain.conftest import (METADATA_ROOT, DeployedCollection, chain_collection, deploy_for,
                                   record_metadata_root)

@@ -1,0 +1,50 @@
+"""The page stage: the chain gate (the page is not built for a contract that disagrees with the config) and the
+collection's mint page built from the ledger's manifest (mintprep.page), and published where the config says, its
+place recorded."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from mintprep.state.workspace import Workspace
+
+if TYPE_CHECKING:
+    from mintprep.page.publish import PublishResult
+
+
+@dataclass(frozen=True)
+class ChainGate:
+    check: dict[str, Any] | None  # `mintprep check`'s report, when there is a contract to check
+    blocked: str | None  # why the page is not built; None: build it
+
+
+def chain_gate(ws: Workspace) -> ChainGate:
+    """The page is not built for a contract that disagrees with the config (the other stages stand).
+
+    A collection with no contract yet (none configured, none deployed) has nothing to drift from.
+    """
+    if ws.contract is None:
+        return ChainGate(None, None)  # decided without web3, which takes seconds to import: a no-op rerun stays quick
+    from mintprep.chain.check import check_collection
+
+    check = check_collection(ws.col, ws.ledger)
+    blocked = None if check.ok else "contract disagrees with collection.yaml: " + ", ".join(check.mismatches)
+    return ChainGate(check.to_json(), blocked)
+
+
+def page_stage(ws: Workspace) -> str:
+    from mintprep.page.publish import build_collection_page, collection_page_inputs
+
+    return str(build_collection_page(ws.col, collection_page_inputs(ws.col, ws.ledger)).index)
+
+
+def publish_page(ws: Workspace, **http: Any) -> PublishResult:
+    """`http` (policy=RetryPolicy, sleep=callable) tunes retries of remote targets."""
+    from mintprep.page.publish import publish_collection
+
+    inputs, result = publish_collection(ws, **http)
+    # "": a hidden drop's page, built without its metadata root; audit calls it stale once the drop is revealed.
+    ws.ledger.record_publish(result.target, result.location, result.site_cid, inputs.manifest["metadata_root"] or "",
+                             inputs.contract)
+    return result
