@@ -41,7 +41,7 @@ CHILD = textwrap.dedent('''
         do_GET = do_POST = answer
 
     from mintprep.guards.imported_content import parse_json_document
-    from mintprep.commands.audit import metadata_errors
+    from mintprep.collection.token_document import metadata_errors
     from mintprep.chain.keys import load_signer
     from mintprep.ipfs.backends import KuboBackend
     from mintprep.net.http import RetryPolicy, json_object, send

@@ -20,15 +20,15 @@ from typing import TYPE_CHECKING, Any, Literal
 from mintprep.collection.config import Collection
 from mintprep.base.errors import UserError
 from mintprep.base.hashing import sha256_hex
-from mintprep.ipfs import (CID, PinBackend, BlockFetcher, BlockNotFound, Unreadable, content_sha256, ipfs_path,
-                           list_directory, read_file, resolve, verify_dag)
+from mintprep.ipfs import (CID, PinBackend, BlockFetcher, BlockNotFound, Unreadable, content_sha256, list_directory,
+                           read_file, resolve, verify_dag)
 from mintprep.state.ledger import Ledger, ManifestRecord, PieceRecord
 from mintprep.collection.manifest import (COLLECTION_METADATA_NAME, Manifest, base_uri_for, provenance_hash,
                                           token_file_name)
 from mintprep.collection.published import published_ids
 from mintprep.guards.image_guards import validate_png
-from mintprep.guards.imported_content import (MAX_DOCUMENT_BYTES, MAX_IMPORTED_IMAGE_BYTES, NotAcceptable,
-                                              parse_json_document)
+from mintprep.collection.token_document import metadata_errors
+from mintprep.guards.imported_content import MAX_DOCUMENT_BYTES, MAX_IMPORTED_IMAGE_BYTES
 from mintprep.stages.screen import settings_key
 from mintprep.stages.withheld import publication_backend, withholding
 from mintprep.state.workspace import Workspace
@@ -403,34 +403,6 @@ def _read_metadata(cid: CID, source: BlockSource, report: AuditReport, token_id:
     except Unreadable as exc:
         report.add(token_id, "metadata-unretrievable", cid=cid, source=source.name, reason=str(exc))
         return None
-
-
-def metadata_errors(data: bytes, well_formed: str | None = None) -> tuple[list[str], dict[str, Any]]:
-    """What is wrong with one token's metadata under the OpenSea standard (empty when valid), and the document.
-
-    `well_formed`: an image URI already known to be an IPFS address (the one the manifest expects), not parsed
-    again when the document names it."""
-    try:  # within depth, without NaN: a 200,000-deep array was a RecursionError ("internal error")
-        document = parse_json_document(data)
-    except NotAcceptable as exc:
-        return [str(exc)], {}
-    if not isinstance(document, dict):
-        return [f"expected a JSON object, got {type(document).__name__}"], {}
-    errors = []
-    if not isinstance(document.get("name"), str) or not document["name"]:
-        errors.append("name: a non-empty string is required")
-    image = document.get("image")
-    if not isinstance(image, str) or (image != well_formed and ipfs_path(image) is None):
-        errors.append(f"image: an ipfs:// URI (or a gateway URL with /ipfs/<CID>) is required, "
-                      f"got {document.get('image')!r}")
-    if not isinstance(document.get("description", ""), str):
-        errors.append("description: must be a string")
-    attributes = document.get("attributes", [])
-    if not isinstance(attributes, list) or not all(
-        isinstance(a, dict) and "value" in a and isinstance(a.get("trait_type", ""), str) for a in attributes
-    ):
-        errors.append("attributes: must be a list of {trait_type, value} objects")
-    return errors, document
 
 
 # -- page ----------------------------------------------------------------------------------------

@@ -27,8 +27,8 @@ from typing import Any
 
 from mintprep.base.errors import UserError
 from mintprep.base.untrusted_files import FolderFiles
-from mintprep.guards.imported_content import (MAX_DOCUMENT_BYTES, MAX_IMPORTED_IMAGE_BYTES, NotAcceptable,
-                                              check_raster_image, parse_json_document)
+from mintprep.collection.token_document import checked_document
+from mintprep.guards.imported_content import MAX_DOCUMENT_BYTES, MAX_IMPORTED_IMAGE_BYTES, NotAcceptable, check_raster_image
 
 READ_IN_WORKERS = 256  # fewer tokens than this are read here: a worker's start (about 0.2 s) would cost more
 TOKENS_PER_CHUNK = 64
@@ -51,17 +51,6 @@ class FolderToken:
 def metadata_folder(folder: Path) -> Path:
     """Where the `<id>.json` files are: a json/ subfolder (HashLips' layout) or the folder itself."""
     return folder / "json" if (folder / "json").is_dir() else folder
-
-
-def checked_document(data: bytes) -> dict[str, Any]:
-    """A metadata document: bounded JSON, an object with an `image` string; NotAcceptable saying why not."""
-    try:
-        document = parse_json_document(data)
-    except NotAcceptable as exc:
-        raise NotAcceptable(f"metadata: {exc}") from None
-    if not isinstance(document, dict) or not isinstance(document.get("image"), str):
-        raise NotAcceptable("metadata has no `image` string")
-    return document
 
 
 def read_token(files: FolderFiles, folder: str, meta_dir: str, token_id: int) -> FolderToken:

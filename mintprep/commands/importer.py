@@ -45,7 +45,8 @@ from mintprep.stages.pin import PinItem, pin_content, pin_pieces
 from mintprep.state.ledger import IMPORTED_KEY, IMPORTED_TX, Ledger, PieceRecord
 from mintprep.collection.manifest import PinnedPiece, build_manifest, token_file_name
 from mintprep.collection.traits import token_ids
-from mintprep.commands.folder_reads import checked_document, metadata_folder, read_tokens
+from mintprep.collection.token_document import checked_document
+from mintprep.commands.folder_reads import metadata_folder, read_tokens
 from mintprep.stages.publish import publish_metadata, record_manifest
 from mintprep.base.progress import NoProgress, ProgressSink
 from mintprep.state.workspace import Workspace

@@ -10,7 +10,8 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 import mintprep.cli.audit_cmd  # noqa: F401  (registers `audit` until the lead adds it to mintprep.cli)
-from mintprep.commands.audit import audit_collection, metadata_errors, page_differences
+from mintprep.collection.token_document import metadata_errors
+from mintprep.commands.audit import audit_collection, page_differences
 from mintprep.cli.app import app
 from mintprep.collection.config import load_collection
 from mintprep.ipfs.backends import make_backend
