@@ -15,7 +15,7 @@ from mintprep.state.ledger import Ledger
 from mintprep.state.objects import write_atomic
 
 if TYPE_CHECKING:
-    from mintprep.commands.audit import AuditReport
+    from mintprep.stages.audit import AuditReport
     from mintprep.collection.config import Collection
     from mintprep.commands.repair import RepairOutcome
 

@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal, NamedTuple
 
-from mintprep.commands.audit import ART_KINDS, REPLACE_KINDS, AuditReport, audit_workspace
+from mintprep.stages.audit import ART_KINDS, REPLACE_KINDS, AuditReport, audit_workspace
 from mintprep.collection.config import Collection
 from mintprep.base.errors import UserError
 from mintprep.generate.request import attempt_seed

@@ -18,10 +18,12 @@ import base64
 import hashlib
 import json
 from collections.abc import Callable, Iterator, Sequence
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from mintprep.base.shown_text import shown_html as _e
-from mintprep.commands.review import DropView, Review, TokenView
+
+if TYPE_CHECKING:  # the values it renders; the renderer runs without the review's driver
+    from mintprep.commands.review import DropView, Review, TokenView
 
 PER_PAGE = 100  # token cards (and pairs, and rejected attempts) per page: ~0.7 MB of thumbnails at most
 SHOWN_METRICS = ("spread", "edge_share", "neighbour_corr", "coarse_corr", "hf_ratio", "dead_tile_share",

@@ -11,7 +11,8 @@ from typer.testing import CliRunner
 
 import mintprep.cli.audit_cmd  # noqa: F401  (registers `audit` until the lead adds it to mintprep.cli)
 from mintprep.collection.token_document import metadata_errors
-from mintprep.commands.audit import audit_collection, page_differences
+from mintprep.commands.audit import audit_collection
+from mintprep.stages.audit import page_differences
 from mintprep.cli.app import app
 from mintprep.collection.config import load_collection
 from mintprep.ipfs.backends import make_backend
@@ -173,7 +174,7 @@ def test_bad_input_exits_2_and_names_the_problem(collection: Path, tmp_path: Pat
 
 def test_a_live_file_past_the_image_bound_is_refused_while_read(monkeypatch):
     """What the contract points at may be anything: a file past the bound is a reason, never held whole."""
-    from mintprep.commands import audit
+    from mintprep.stages import audit
     from mintprep.ipfs.unixfs import get_profile, import_bytes
 
     monkeypatch.setattr(audit, "MAX_IMPORTED_IMAGE_BYTES", 300_000)

@@ -11,7 +11,7 @@ from collections import Counter
 from dataclasses import replace
 
 from mintprep.collection.manifest import Manifest, ManifestToken
-from mintprep.commands.audit import AuditReport, BlockSource, audit_metadata
+from mintprep.stages.audit import AuditReport, BlockSource, audit_metadata
 from mintprep.ipfs.unixfs import get_profile, import_bytes, import_directory
 from mintprep.state.ledger import ManifestRecord
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from mintprep.commands.audit import page_differences
+from mintprep.stages.audit import page_differences
 from mintprep.base.errors import UserError
 from mintprep.page import build_page, page_config, read_page_config, sitedir
 from mintprep.page.gallery import CHUNK_BYTES, read_gallery, split_gallery
