@@ -132,7 +132,7 @@ def foreign_collection(folder: Path, count: int) -> tuple[Path, str]:
 
 def bench_import(count: int) -> dict[str, object]:
     """`import` from an ipfs:// root of `count` pieces in the local store, then `audit` of the imported collection."""
-    from mintprep.commands.importer import import_collection
+    from mintprep.commands.importing import import_collection
 
     with tempfile.TemporaryDirectory(prefix="mintprep-bench-import-") as tmp:
         path, root = foreign_collection(Path(tmp) / "col", count)

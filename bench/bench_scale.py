@@ -193,7 +193,7 @@ def ipfs_source(state_dir: Path, size: int, profile_name: str) -> str:
 
 
 def imported(work: Path, size: int, rows: dict[str, dict[str, float]], only: tuple[str, ...] = COMMANDS) -> None:
-    from mintprep.commands.importer import import_collection
+    from mintprep.commands.importing import import_collection
 
     if "import-folder" in only:
         folder = work / "elsewhere"

@@ -59,6 +59,15 @@ def imported_modules(tree: ast.AST) -> list[str]:
     return found
 
 
+def run_time_imports(tree: ast.AST) -> list[str]:
+    """`imported_modules`, less those under `if TYPE_CHECKING:` (they never run)."""
+    checking = [node for node in ast.walk(tree) if isinstance(node, ast.If) and isinstance(node.test, ast.Name)
+                and node.test.id == "TYPE_CHECKING"]
+    hidden = {id(inner) for node in checking for child in node.body for inner in ast.walk(child)}
+    return [name for node in ast.walk(tree) if id(node) not in hidden for name in imported_modules(node)
+            if isinstance(node, (ast.Import, ast.ImportFrom))]
+
+
 def called_attributes(tree: ast.AST) -> list[str]:
     return [node.func.attr for node in ast.walk(tree)
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)]
@@ -83,6 +92,20 @@ def test_every_listed_ledger_write_exception_is_still_needed():
     calls = {module: set(called_attributes(tree)) for module, tree in modules()}
     stale = [key for key in LEDGER_WRITE_EXCEPTIONS if key[1] not in calls.get(key[0], set())]
     assert stale == []
+
+
+def command_of(module: str) -> str:
+    """The command a module of commands/ belongs to: its own name, or its folder's (commands/importing/...)."""
+    return module.removeprefix("commands/").split("/")[0].removesuffix(".py")
+
+
+def test_no_command_driver_imports_another():
+    offenders = sorted(
+        (module, name) for module, tree in modules() if module.startswith("commands/")
+        for name in run_time_imports(tree) if name.startswith("mintprep.commands.")
+        and name.split(".")[2] != command_of(module))
+    assert offenders == [], "a driver calls stages (mintprep.stages) and folds their results; move what two " \
+                            "drivers share into stages/ or the package it belongs to"
 
 
 @pytest.mark.parametrize("rule", ["imports", "writes"])

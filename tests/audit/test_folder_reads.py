@@ -1,5 +1,5 @@
-"""A large folder's tokens are read in worker processes (`mintprep.commands.folder_reads`): the tokens, the skipped
-ones and their reasons come out exactly as this process reads them, in token order; a worker that dies leaves its
+"""A large folder's tokens are read in worker processes (`mintprep.commands.importing.folder_reads`): the tokens,
+the skipped ones and their reasons come out exactly as this process reads them, in token order; a worker that dies leaves its
 tokens to this process; what waits to be recorded stays within its byte bound; and no worker outlives the read."""
 
 from __future__ import annotations
@@ -15,8 +15,8 @@ import psutil
 import pytest
 from PIL import Image
 
-from mintprep.commands import folder_reads
-from mintprep.commands.folder_reads import read_tokens
+from mintprep.commands.importing import folder_reads
+from mintprep.commands.importing.folder_reads import read_tokens
 
 COUNT = 300  # over READ_IN_WORKERS, so the workers read it
 
@@ -50,7 +50,7 @@ def folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def workers() -> list[psutil.Process]:
     return [child for child in psutil.Process().children()
-            if "mintprep.commands.folder_reads" in " ".join(child.cmdline())]
+            if "mintprep.commands.importing.folder_reads" in " ".join(child.cmdline())]
 
 
 def read_here(folder: Path, monkeypatch: pytest.MonkeyPatch) -> list:

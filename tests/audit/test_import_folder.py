@@ -18,7 +18,7 @@ import pytest
 
 from mintprep.collection.config import load_collection
 from mintprep.base.faults import FAULT_ENV
-from mintprep.commands.importer import import_collection
+from mintprep.commands.importing import import_collection
 from mintprep.commands.review import gather_review
 from mintprep.commands.run import run_collection
 from mintprep.commands.status import collection_status

@@ -22,8 +22,7 @@ from PIL import Image
 import tests.audit.foreign as foreign
 from mintprep.base.errors import UserError
 from mintprep.collection.config import load_collection
-from mintprep.commands import importer
-from mintprep.commands.importer import import_collection
+from mintprep.commands.importing import import_collection, recording, tokens
 from mintprep.ipfs.cid import CID
 from mintprep.ipfs.errors import BlockNotFound
 from mintprep.ipfs.gateway import serve_gateway
@@ -53,9 +52,9 @@ def test_an_import_holds_a_batch_of_images_not_the_collection(source: str, chain
     monkeypatch.setattr(foreign, "healthy_png", _noise_png)
     collection = foreign.make_foreign_collection(tmp_path / "their-node", SIZE, {})
     images = sum(len(_noise_png(t)) for t in range(1, SIZE + 1))
-    monkeypatch.setattr(importer, "BATCH_IMAGE_BYTES", 256 * 1024)
-    monkeypatch.setattr(importer, "BLOCK_CACHE_BYTES", 768 * 1024)
-    monkeypatch.setattr(importer, "DIRECTORY_CACHE_BYTES", 128 * 1024)
+    monkeypatch.setattr(recording, "BATCH_IMAGE_BYTES", 256 * 1024)
+    monkeypatch.setattr(tokens, "BLOCK_CACHE_BYTES", 768 * 1024)
+    monkeypatch.setattr(recording, "DIRECTORY_CACHE_BYTES", 128 * 1024)
     drop = deploy_test_drop(chain.w3, chain.owner, DropParams(max_supply=SIZE,
                                                               base_uri=f"ipfs://{collection.metadata_root}/")).contract
     drop.functions.mint(0, MINTED, []).transact({"from": chain.accounts[1].address, "value": MINTED * PRICE_WEI})
@@ -98,7 +97,7 @@ def test_a_minted_token_lost_between_the_check_and_the_recording_stops_the_impor
     drop.functions.mint(0, MINTED, []).transact({"from": chain.accounts[1].address, "value": MINTED * PRICE_WEI})
     col = load_collection(write_collection(tmp_path / "col", size=12, generator__upscale=1,
                                            chain__rpc_url=chain.node.url))
-    monkeypatch.setattr(importer, "BLOCK_CACHE_BYTES", 0)  # every block read from the source each time
+    monkeypatch.setattr(tokens, "BLOCK_CACHE_BYTES", 0)  # every block read from the source each time
     flaky = _ServesOnce(collection.store.root, CID.parse(collection.image_cids[2]))
     server = serve_gateway(flaky)
     try:

@@ -17,7 +17,7 @@ from PIL import Image
 
 from mintprep.collection.config import load_collection
 from mintprep.collection.traits import plan_piece
-from mintprep.commands.importer import import_collection
+from mintprep.commands.importing import import_collection
 from mintprep.stages.generate import Candidate
 from mintprep.stages.images import pin
 from mintprep.state.workspace import Workspace

@@ -33,7 +33,7 @@ from mintprep.guards.imported_content import MAX_DOCUMENT_BYTES, MAX_IMPORTED_IM
 READ_IN_WORKERS = 256  # fewer tokens than this are read here: a worker's start (about 0.2 s) would cost more
 TOKENS_PER_CHUNK = 64
 CHUNKS_AHEAD = 2  # chunks sent to each worker before its first token is taken
-READ_AHEAD_BYTES = 64 * 1024 * 1024  # images read and waiting to be recorded (a batch's worth: importer.py)
+READ_AHEAD_BYTES = 64 * 1024 * 1024  # images read and waiting to be recorded (a batch's worth: importing/recording.py)
 RUN_BYTES = 1024 * 1024  # images queued at a time, at most (a run ends sooner at the end of its chunk)
 
 
@@ -189,7 +189,7 @@ class _Pipeline:
 
 
 class _Reader:
-    """One worker process: `python -m mintprep.commands.folder_reads FOLDER META_DIR`, chunks in and out by pickle.
+    """One worker process: `python -m mintprep.commands.importing.folder_reads FOLDER META_DIR`, chunks in and out by pickle.
 
     A process of its own rather than multiprocessing's: spawn re-imports the caller's main script (a library
     user's script without a main guard would start itself again) and fork copies SQLite connections and threads."""
@@ -266,5 +266,5 @@ def _first_file(files: FolderFiles, paths: Sequence[str], max_bytes: int, what: 
 
 
 if __name__ == "__main__":  # a worker: its tokens pickled as this module's classes, not __main__'s
-    from mintprep.commands.folder_reads import _serve as serve
+    from mintprep.commands.importing.folder_reads import _serve as serve
     serve(*sys.argv[1:3])
