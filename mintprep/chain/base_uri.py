@@ -20,7 +20,7 @@ from web3 import Web3
 from mintprep.chain.artifact import load_artifact
 from mintprep.chain.rpc import connect, require_chain
 from mintprep.chain.address import deployed_address
-from mintprep.chain.minted import read_live_drop
+from mintprep.chain.live_drop import read_live_drop
 from mintprep.chain.public_roots import require_public_root
 from mintprep.chain.txs import send_call
 from mintprep.base.errors import UserError
@@ -117,7 +117,7 @@ def base_uri_update(chain_id: int, address: str, base_uri: str, contract_uri: st
     return BaseUriUpdate(chain_id, drop.address, data, 0, base_uri, contract_uri)
 
 
-def set_base_uri(w3: Web3, signer: LocalAccount, address: str, base_uri: str, contract_uri: str) -> str:
+def send_set_base_uri(w3: Web3, signer: LocalAccount, address: str, base_uri: str, contract_uri: str) -> str:
     """Send setBaseURI and return the transaction hash (simulated first: a non-owner key fails before sending)."""
     drop = w3.eth.contract(address=address, abi=load_artifact().abi)
     receipt = send_call(w3, signer, drop.functions.setBaseURI(base_uri, contract_uri), "setBaseURI")
@@ -154,4 +154,4 @@ def send_collection_base_uri(ws: "Workspace", signer: LocalAccount, *, include_m
     planned, url = collection_base_uri_update(ws, include_minted=include_minted)
     w3 = connect(url)
     require_chain(w3, ws.spec.chain.endpoint()[0])
-    return replace(planned, tx_hash=set_base_uri(w3, signer, planned.to, planned.base_uri, planned.contract_uri))
+    return replace(planned, tx_hash=send_set_base_uri(w3, signer, planned.to, planned.base_uri, planned.contract_uri))

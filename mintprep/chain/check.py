@@ -22,13 +22,13 @@ from mintprep.chain.costs import MintCost, describe_estimate_failure, estimate_m
 from mintprep.chain.merkle import AllowlistTree, checksummed, roots_of_proofs
 from mintprep.chain.networks import Network
 from mintprep.chain.phases import OnChainPhase, SalePhase, collection_phases
-from mintprep.chain.rpc import RPC_FAILURES, connect, describe_failure
+from mintprep.chain.rpc import RPC_FAILURES, connect, rpc_failure_reason
 from mintprep.chain.settings import NEVER, WEI_PER_ETH
 from mintprep.collection.config import Collection
 from mintprep.chain.address import deployed_address
 from mintprep.chain.verify import Verifier, runtime_matches, verifier_for
 from mintprep.base.errors import MintprepError, UserError
-from mintprep.stages.withheld import Placeholders, placeholders
+from mintprep.stages.withheld import Placeholders, placeholder_documents
 from mintprep.state.ledger import Ledger
 from mintprep.collection.manifest import base_uri_for
 from mintprep.net.urls import redact_url
@@ -132,7 +132,7 @@ def compare_drop(w3: Web3, rpc_url: str, expected: ExpectedDrop) -> CheckReport:
     try:
         return _compare(w3, rpc_url, expected)
     except RPC_FAILURES as exc:
-        raise UserError(f"the RPC at {redact_url(rpc_url)} failed during the check: {describe_failure(exc)}") from None
+        raise UserError(f"the RPC at {redact_url(rpc_url)} failed during the check: {rpc_failure_reason(exc)}") from None
 
 
 def _compare(w3: Web3, rpc_url: str, expected: ExpectedDrop) -> CheckReport:
@@ -308,7 +308,7 @@ def expected_drop(col: Collection, ledger: Ledger | None, network: Network) -> E
         verifiers=_verifiers(chain),
         # Unrevealed, the base URI stays empty until the reveal sets it (reading it earlier would show the art).
         mints_unrevealed=chain.reveal is not None,
-        placeholders=placeholders(col) if chain.reveal is not None else None,
+        placeholders=placeholder_documents(col) if chain.reveal is not None else None,
     )
 
 

@@ -17,7 +17,7 @@ from web3 import Web3
 from web3.contract import Contract
 from web3.exceptions import ContractCustomError
 
-from mintprep.chain.rpc import RPC_FAILURES, describe_failure
+from mintprep.chain.rpc import RPC_FAILURES, rpc_failure_reason
 from mintprep.chain.txs import describe_revert, quote_fees
 
 GAS_PRICE_ORACLE = "0x420000000000000000000000000000000000000F"
@@ -84,4 +84,4 @@ def _l1_fee(w3: Web3, call: dict[str, Any], gas: int, max_fee: int, tip: int) ->
 def describe_estimate_failure(exc: BaseException) -> str:
     if isinstance(exc, ContractCustomError):
         return f"the mint would revert: {describe_revert(exc.data)}"
-    return describe_failure(exc) if isinstance(exc, RPC_FAILURES) else f"{type(exc).__name__}: {exc}"
+    return rpc_failure_reason(exc) if isinstance(exc, RPC_FAILURES) else f"{type(exc).__name__}: {exc}"

@@ -20,7 +20,7 @@ _OS_ERROR = re.compile(r"\[Errno -?\d+\] [^'\")]+")
 RPC_FAILURES: tuple[type[BaseException], ...] = (requests.RequestException, Web3Exception, OSError, ValueError)
 
 
-def describe_failure(exc: BaseException) -> str:
+def rpc_failure_reason(exc: BaseException) -> str:
     """A one-line reason without the URL (requests puts the full URL, key included, in its messages)."""
     if isinstance(exc, requests.ConnectionError):
         cause = _OS_ERROR.search(str(exc))
@@ -46,7 +46,7 @@ def connect(rpc_url: str, timeout: float = 15.0, retries: int = 3) -> Web3:
     try:
         w3.eth.chain_id
     except RPC_FAILURES as exc:
-        raise UserError(f"cannot reach the RPC at {redact_url(rpc_url)}: {describe_failure(exc)}") from None
+        raise UserError(f"cannot reach the RPC at {redact_url(rpc_url)}: {rpc_failure_reason(exc)}") from None
     return w3
 
 

@@ -19,7 +19,7 @@ from web3.exceptions import ContractCustomError, ContractLogicError, TimeExhaust
 from web3.types import TxReceipt
 
 from mintprep.chain.artifact import Artifact, load_artifact
-from mintprep.chain.rpc import RPC_FAILURES, describe_failure
+from mintprep.chain.rpc import RPC_FAILURES, rpc_failure_reason
 from mintprep.base.errors import RemoteError, UserError
 
 ContractCall = Union[ContractFunction, ContractConstructor]
@@ -88,7 +88,7 @@ def send_call(w3: Web3, signer: LocalAccount, call: ContractCall, what: str, val
     except ContractLogicError as exc:
         raise UserError(f"{what} would revert: {exc.message}; nothing was sent") from None
     except RPC_FAILURES as exc:
-        raise UserError(f"{what}: the node refused the simulation: {describe_failure(exc)}") from None
+        raise UserError(f"{what}: the node refused the simulation: {rpc_failure_reason(exc)}") from None
     tx = call.build_transaction(
         {
             **params,
@@ -102,7 +102,7 @@ def send_call(w3: Web3, signer: LocalAccount, call: ContractCall, what: str, val
     try:
         tx_hash = w3.eth.send_raw_transaction(signed.raw_transaction).to_0x_hex()
     except RPC_FAILURES as exc:
-        raise UserError(f"{what}: the node rejected the transaction from {signer.address}: {describe_failure(exc)}") from None
+        raise UserError(f"{what}: the node rejected the transaction from {signer.address}: {rpc_failure_reason(exc)}") from None
     try:
         receipt = w3.eth.wait_for_transaction_receipt(tx_hash, timeout=RECEIPT_TIMEOUT_S)
     except TimeExhausted:

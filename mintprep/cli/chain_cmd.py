@@ -161,7 +161,7 @@ def set_base_uri_command(
     from mintprep.chain.base_uri import collection_base_uri_update
     from mintprep.chain.keys import load_signer
     from mintprep.collection.config import load_collection
-    from mintprep.commands.contract import set_base_uri
+    from mintprep.commands.contract import point_contract_at_current_root
     from mintprep.state.workspace import Workspace
 
     col = load_collection(collection)
@@ -171,7 +171,7 @@ def set_base_uri_command(
     else:
         signer = load_signer(keystore, _ask_password)
         with Workspace.open(col) as ws:
-            update = set_base_uri(ws, signer, include_minted=include_minted)
+            update = point_contract_at_current_root(ws, signer, include_minted=include_minted)
     if as_json:
         print_json(update.to_json())
     console.print(f"setBaseURI({update.base_uri!r}) on {update.to} (chain {update.chain_id})")

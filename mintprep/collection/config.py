@@ -19,7 +19,7 @@ from mintprep.ipfs import IpfsSettings
 from mintprep.base.settings_model import STATE_DIR_NAME, StrictModel
 from mintprep.state.paths import StateDir
 from mintprep.page.settings import PageSettings
-from mintprep.collection.template import placeholders
+from mintprep.collection.template import template_names
 from mintprep.net.urls import PublicUrl
 from mintprep.guards.settings import GuardSettings
 from mintprep.collection.yaml_loader import YamlRefused, load_document
@@ -34,7 +34,7 @@ class PromptSpec(StrictModel):
     @field_validator("template")
     @classmethod
     def _plain_placeholders(cls, template: str) -> str:
-        placeholders(template)
+        template_names(template)
         return template
 
     @field_validator("traits")
@@ -52,7 +52,7 @@ class PromptSpec(StrictModel):
 
     @model_validator(mode="after")
     def _placeholders_are_traits(self) -> "PromptSpec":
-        missing = sorted(set(placeholders(self.template)) - set(self.traits))
+        missing = sorted(set(template_names(self.template)) - set(self.traits))
         if missing:
             raise ValueError(f"template uses {', '.join(missing)} but prompt.traits does not define them")
         return self

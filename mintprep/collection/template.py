@@ -18,7 +18,7 @@ class TemplateError(ValueError):
     """The template has a brace that is not `{name}`, `{{` or `}}`."""
 
 
-def placeholders(template: str) -> list[str]:
+def template_names(template: str) -> list[str]:
     """The names the template uses, in order; TemplateError on anything but plain `{name}` placeholders."""
     names = []
     for match in _TOKEN.finditer(template):

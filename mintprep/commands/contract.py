@@ -9,12 +9,13 @@ from eth_account.signers.local import LocalAccount
 
 from mintprep.chain.deploy import (Deployed, collection_drop_config, create_address, deploy_drop, deploy_target,
                                    interrupted_deploy)
-from mintprep.stages.base_uri import set_base_uri
+from mintprep.stages.base_uri import point_contract_at_current_root
 
 if TYPE_CHECKING:
     from mintprep.state.workspace import Workspace
 
-__all__ = ["deploy_contract", "set_base_uri"]  # set_base_uri: the base URI step (stages.base_uri), repair's too
+# point_contract_at_current_root: `contract set-base-uri`, the base URI step (stages.base_uri) repair runs too
+__all__ = ["deploy_contract", "point_contract_at_current_root"]
 
 
 def deploy_contract(ws: "Workspace", signer: LocalAccount, *, network_name: str | None = None,

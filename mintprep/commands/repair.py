@@ -22,7 +22,7 @@ from mintprep.ipfs import import_bytes
 from mintprep.state.ledger import JournalEntry, PieceRecord
 from mintprep.collection.manifest import PinnedPiece, token_file_name
 from mintprep.state.objects import ObjectCorrupt
-from mintprep.stages.minted import keep_minted
+from mintprep.stages.kept_minted import keep_minted
 from mintprep.stages.pin import pin_bytes
 from mintprep.stages.withheld import art_committed_before_reveal, publication_backend
 from mintprep.stages.generate import generate, plan_pieces
@@ -258,7 +258,7 @@ def _dry_run(col: Collection, *, include_minted: bool, gateways: Sequence[str]) 
 
 def _signer_if_needed(ws: Workspace, print_tx: bool):
     """The key for setBaseURI, loaded before anything changes so a missing key stops the repair at the start."""
-    if print_tx or ws.contract is None:
+    if print_tx or ws.deployed_contract() is None:
         return None
     from mintprep.chain.keys import PRIVATE_KEY_ENV, load_signer
 
@@ -272,7 +272,7 @@ def _signer_if_needed(ws: Workspace, print_tx: bool):
 def _missing_setter(ws: Workspace, plan: RepairPlan, before: AuditReport, signer: Any) -> str | None:
     """Why the chain cannot be pointed at the repair's result (no setter the owner can call), or None; and a
     UserError, before anything changes, when the configured key is not the owner (--print-tx is the way then)."""
-    if ws.contract is None or not plan.rewrite:
+    if ws.deployed_contract() is None or not plan.rewrite:
         return None
     from mintprep.chain.families import can_update, read_live
 
@@ -353,7 +353,7 @@ def _step_images(ws: Workspace, plan: RepairPlan, outcome: RepairOutcome, **_: A
 
 def _step_metadata(ws: Workspace, plan: RepairPlan, outcome: RepairOutcome, **_: Any) -> bool:
     """Rewrite the metadata directory and manifest over every published piece, the replacements in place; each
-    minted token keeps its live piece and document unless the plan includes minted tokens (stages.minted)."""
+    minted token keeps its live piece and document unless the plan includes minted tokens (stages.kept_minted)."""
     ledger = ws.ledger
     record = ledger.current_manifest()
     assert record is not None
@@ -398,7 +398,7 @@ def _step_base_uri(ws: Workspace, plan: RepairPlan, outcome: RepairOutcome, *, s
     (--print-tx) and awaited on the next run. Every base-URI change passes `check_base_uri_change` first
     (MintprepDrop's through `collection_base_uri_update`). A hidden drop's stays as it is until `reveal` sets it to
     the root current then: the gate's `NotRevealed`, read from the chain, is the one answer to "hidden still?"."""
-    if ws.contract is None:
+    if ws.deployed_contract() is None:
         return True
     from mintprep.chain.families import read_live
 
@@ -412,7 +412,7 @@ def _drop_base_uri(ws: Workspace, plan: RepairPlan, outcome: RepairOutcome, sign
     from mintprep.chain.artifact import load_artifact
     from mintprep.chain.base_uri import NotRevealed, collection_base_uri_update
     from mintprep.chain.rpc import connect
-    from mintprep.stages.base_uri import set_base_uri
+    from mintprep.stages.base_uri import point_contract_at_current_root
 
     try:
         update, url = collection_base_uri_update(ws, include_minted=plan.include_minted)
@@ -426,7 +426,7 @@ def _drop_base_uri(ws: Workspace, plan: RepairPlan, outcome: RepairOutcome, sign
         outcome.transactions = [call.to_json() for call in
                                 live.family.base_uri_calls(update.base_uri, update.contract_uri) or []]
         return False
-    plan.base_uri_tx = set_base_uri(ws, signer, include_minted=plan.include_minted).tx_hash
+    plan.base_uri_tx = point_contract_at_current_root(ws, signer, include_minted=plan.include_minted).tx_hash
     return True
 
 

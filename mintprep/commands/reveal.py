@@ -87,7 +87,7 @@ def release_and_check(ws: Workspace, target: RevealTarget) -> None:
     """Release the withheld metadata, then the gates every base-URI change passes: the root is held by a public
     service (on a non-loopback chain) and serves every minted token."""
     from mintprep.chain.base_uri import check_base_uri_change
-    from mintprep.chain.minted import read_live_drop
+    from mintprep.chain.live_drop import read_live_drop
     from mintprep.chain.public_roots import require_public_root
 
     root = release_metadata(ws)

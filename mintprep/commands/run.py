@@ -16,7 +16,7 @@ from mintprep.collection.config import Collection
 from mintprep.collection.traits import PiecePlan
 from mintprep.stages.generate import Candidate, FailedPiece, generate, plan_pieces
 from mintprep.stages.images import pin, restore_object
-from mintprep.stages.minted import KeptMinted, keep_minted
+from mintprep.stages.kept_minted import KeptMinted, keep_minted
 from mintprep.stages.page import chain_gate, page_stage
 from mintprep.stages.publish import piece_pointer, publish_metadata
 from mintprep.stages.screen import judge
@@ -60,7 +60,7 @@ class RunReport:
 
 def run_collection(col: Collection, *, include_minted: bool = False,
                    progress: ProgressSink | None = None) -> RunReport:
-    """Every stage; a minted token keeps its live piece and document unless `include_minted` (stages.minted)."""
+    """Every stage; a minted token keeps its live piece and document unless `include_minted` (stages.kept_minted)."""
     col.spec.ipfs.token()  # a missing token is bad input: refuse it before hours of sampling, not after
     if any(phase.allowlist for phase in col.spec.chain.sale_phases()):  # so is a bad allowlist file
         from mintprep.chain.phases import collection_phases

@@ -60,7 +60,7 @@ def request_refreshes(api: str, key: str, chain: str, address: str, token_ids: I
 def refresh_minted_tokens(ws: "Workspace", minted: list[int]) -> list[dict[str, Any]]:
     """After the base URI moved, every minted token's tokenURI changed: ask OpenSea to re-read each."""
     key = secret_from_env(OPENSEA_KEY_ENV)
-    address = ws.contract
+    address = ws.deployed_contract()
     if not key or address is None or not minted:
         return []
     chain = CHAIN_SLUGS.get(ws.spec.chain.endpoint()[0].chain_id)

@@ -447,7 +447,7 @@ def page_differences(config: dict[str, Any], manifest: dict[str, Any], contract:
 def audit_chain(ws: Workspace, report: AuditReport) -> "LiveState | None":
     """Which tokens are minted and what each token's URI is, read through the contract's family; for MintprepDrop
     also price, cap and supply as `mintprep check` compares them."""
-    if ws.contract is None:
+    if ws.deployed_contract() is None:
         report.checked["chain"] = "no contract configured or deployed"
         return None
     from mintprep.chain.families import read_live  # web3 takes seconds to import: only when there is a chain
@@ -485,12 +485,12 @@ def audit_live(manifest: Manifest, live: "LiveState", sources: list[BlockSource]
     tokens = manifest.by_token()
     differing: set[int] = set()
     listings: dict[CID, dict[str, CID]] = {}
-    placeholders = live.placeholders()
+    shared = live.shared_uris()
     for token_id in sorted(set(tokens) | set(live.minted)):
         uri = live.uri(token_id)
-        if uri is None or uri in placeholders:
+        if uri is None or uri in shared:
             continue  # no URI on chain yet (nothing to judge), or the unrevealed placeholder every token shows
-        found = _read_live(uri, sources, listings)
+        found = _fetch_live_file(uri, sources, listings)
         token = tokens.get(token_id)
         if isinstance(found, tuple) and token is not None and found[0] == token.metadata_cid:
             continue  # collectors see the manifest's own file: the checks above judged it
@@ -502,7 +502,7 @@ def audit_live(manifest: Manifest, live: "LiveState", sources: list[BlockSource]
         if errors:
             report.add(token_id, "metadata-invalid", "live", uri=uri, cid=found[0], errors=errors)
             continue
-        image = _read_live(document["image"], sources, listings)
+        image = _fetch_live_file(document["image"], sources, listings)
         if isinstance(image, str):
             report.add(token_id, "image-unretrievable", "live", uri=uri, image=document["image"], reason=image)
             continue
@@ -510,10 +510,11 @@ def audit_live(manifest: Manifest, live: "LiveState", sources: list[BlockSource]
     report.problems = [replace(p, where="not-yet-published") if p.token_id in differing and p.where == "published"
                        else p for p in report.problems]
     report.checked["live"] = {"family": live.family.name, "differing_from_ledger": sorted(differing),
-                              "placeholders": sorted(placeholders)}
+                              "placeholders": sorted(shared)}
 
 
-def _read_live(uri: str, sources: list[BlockSource], listings: dict[CID, dict[str, CID]]) -> tuple[str, bytes] | str:
+def _fetch_live_file(uri: str, sources: list[BlockSource],
+                     listings: dict[CID, dict[str, CID]]) -> tuple[str, bytes] | str:
     """(file CID, bytes) of what `uri` names, from the first source that has it intact; else why not. Within the
     import's bound for an image: the contract may point anywhere, and a stranger's "image" is never held past it."""
     reasons = []

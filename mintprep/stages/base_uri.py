@@ -13,7 +13,8 @@ if TYPE_CHECKING:
     from mintprep.state.workspace import Workspace
 
 
-def set_base_uri(ws: "Workspace", signer: LocalAccount, *, include_minted: bool = False) -> BaseUriUpdate:
+def point_contract_at_current_root(ws: "Workspace", signer: LocalAccount, *,
+                                   include_minted: bool = False) -> BaseUriUpdate:
     """Point the contract at the ledger's current metadata root (through `check_base_uri_change`) and record it."""
     sent = send_collection_base_uri(ws, signer, include_minted=include_minted)
     ws.ledger.record_chain_tx("set-base-uri", sent.chain_id, sent.to, str(sent.tx_hash),

@@ -24,7 +24,7 @@ def chain_gate(ws: Workspace) -> ChainGate:
 
     A collection with no contract yet (none configured, none deployed) has nothing to drift from.
     """
-    if ws.contract is None:
+    if ws.deployed_contract() is None:
         return ChainGate(None, None)  # decided without web3, which takes seconds to import: a no-op rerun stays quick
     from mintprep.chain.check import check_collection
 

@@ -4,7 +4,7 @@ Until `mintprep reveal` releases them, the images, the real metadata directory a
 image CID) are pinned in the collection's local store only (`publication_backend`), so no public node holds, and
 so announces, any of their CIDs; the contract's contractURI names a placeholder collection
 document, and its tokens show the placeholder token document. Both placeholders are a pure function of the
-config (`placeholders`), so `check` knows what the chain should hold without the ledger. The directory's CID
+config (`placeholder_documents`), so `check` knows what the chain should hold without the ledger. The directory's CID
 reaches the chain only inside the provenance hash's commitment until the reveal sets the base URI.
 """
 
@@ -44,7 +44,7 @@ def placeholder_metadata(name: str, description: str, image_cid: str | None) -> 
     return document
 
 
-def placeholders(col: Collection) -> Placeholders:
+def placeholder_documents(col: Collection) -> Placeholders:
     """The placeholder image, token and collection documents of `col` and their URIs (CIDs computed here)."""
     settings = col.spec.chain.reveal
     assert settings is not None
@@ -74,7 +74,7 @@ def pin_placeholders(ws: "Workspace") -> Placeholders:
     """Pin the placeholder documents on the configured backend (public: they hide nothing) and return them."""
     from mintprep.stages.pin import pin_bytes
 
-    found = placeholders(ws.col)
+    found = placeholder_documents(ws.col)
     image_name = str(ws.spec.chain.reveal.placeholder_image)  # type: ignore[union-attr]
     for kind, data in found.files.items():
         pin_bytes(ws.ledger, ws.backend, ws.profile, data, kind=kind,
@@ -97,7 +97,7 @@ def art_committed_before_reveal(col: Collection, ledger: "Ledger") -> bool:
     its secret from that hash, so no image may change until then."""
     if col.spec.chain.reveal is None:
         return False
-    from mintprep.chain.minted import read_live_drop
+    from mintprep.chain.live_drop import read_live_drop
 
     live = read_live_drop(col, ledger)
     return live is not None and not live.revealed

@@ -53,9 +53,9 @@ class Workspace:
     def profile(self) -> Profile:
         return get_profile(self.spec.ipfs.profile)
 
-    @property
-    def contract(self) -> str | None:
-        """Asked afresh each time: a command may adopt or deploy one midway."""
+    def deployed_contract(self) -> str | None:
+        """The collection's contract address, read from the config and the ledger afresh each call: a command may
+        adopt or deploy one midway."""
         return find_contract(self.col, self.ledger)
 
     @property

@@ -10,7 +10,7 @@ from mintprep.base.errors import UserError
 from mintprep.chain.address import deployed_address
 from mintprep.chain.families.base import Family
 from mintprep.chain.families.detect import detect_family
-from mintprep.chain.rpc import RPC_FAILURES, connect, describe_failure
+from mintprep.chain.rpc import RPC_FAILURES, connect, rpc_failure_reason
 from mintprep.net.urls import redact_url
 
 if TYPE_CHECKING:
@@ -30,7 +30,7 @@ class LiveState:
             return self.token_uris[token_id]
         return self.family.uri_of(self.base_uri or None, token_id)  # an empty base: none set yet
 
-    def placeholders(self) -> set[str]:
+    def shared_uris(self) -> set[str]:
         """URIs several minted tokens share: an unrevealed drop's placeholder, not any token's own document."""
         return {uri for uri, count in Counter(self.token_uris.values()).items() if count > 1}
 
@@ -45,4 +45,4 @@ def read_live(ws: "Workspace") -> LiveState:
         minted = family.minted_ids()
         return LiveState(family, minted, family.base_uri(minted), {t: family.token_uri(t) for t in minted})
     except RPC_FAILURES as exc:
-        raise UserError(f"cannot read contract {address} through {redact_url(url)}: {describe_failure(exc)}") from None
+        raise UserError(f"cannot read contract {address} through {redact_url(url)}: {rpc_failure_reason(exc)}") from None

@@ -46,7 +46,7 @@ def read_live_drop(col: Collection, ledger: Ledger | None, rpc_url: str | None =
     from mintprep.chain.address import deployed_address
     from mintprep.chain.families import detect_family
     from mintprep.chain.reveal import metadata_id
-    from mintprep.chain.rpc import RPC_FAILURES, connect, describe_failure
+    from mintprep.chain.rpc import RPC_FAILURES, connect, rpc_failure_reason
     from mintprep.net.urls import redact_url
 
     network, url = col.spec.chain.endpoint(rpc_url=rpc_url)
@@ -69,7 +69,7 @@ def read_live_drop(col: Collection, ledger: Ledger | None, rpc_url: str | None =
         hidden = not revealed and bool(str(drop.placeholderURI().call()))
     except RPC_FAILURES as exc:
         raise UserError(f"cannot read which tokens are minted from {address} at {redact_url(url)}: "
-                        f"{describe_failure(exc)}") from None
+                        f"{rpc_failure_reason(exc)}") from None
     minted = tuple(range(1, total + 1))
     shown = {t: metadata_id(t, offset, size) if revealed else t for t in minted}
     return LiveDrop(address, base_uri, minted, shown, revealed=not hidden)

@@ -25,10 +25,10 @@ def keep_minted(ws: Workspace, *, include_minted: bool) -> KeptMinted:
     """The minted tokens' live pieces and documents (nothing to keep with `include_minted`, or without a contract).
 
     Decided without web3 when there is no contract, so a run before deployment stays quick."""
-    if ws.contract is None:
+    if ws.deployed_contract() is None:
         return KeptMinted()
     from mintprep.chain.base_uri import kept_documents
-    from mintprep.chain.minted import read_live_drop
+    from mintprep.chain.live_drop import read_live_drop
     from mintprep.ipfs import ipfs_path
 
     live = read_live_drop(ws.col, ws.ledger)
