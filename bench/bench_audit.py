@@ -149,7 +149,7 @@ def bench_import(count: int) -> dict[str, object]:
 
 def bench_repair(size: int) -> dict[str, object]:
     from mintprep.commands.repair import repair_collection
-    from tests.audit.breakage import broken_pngs, plant_images
+    from tests.support.breakage import broken_pngs, plant_images
 
     with tempfile.TemporaryDirectory(prefix="mintprep-bench-repair-") as tmp:
         path = write_yaml(Path(tmp) / "col", size=size)

@@ -10,7 +10,7 @@ import pytest
 import yaml
 
 # One anvil node and one Chromium per test session, shared by every test folder.
-pytest_plugins = ["tests.support.anvil", "tests.support.browser"]
+pytest_plugins = ["tests.support.anvil", "tests.support.browser", "tests.support.built_collection"]
 
 REPO = Path(__file__).resolve().parents[1]
 EXAMPLE = REPO / "collection" / "collection.yaml"

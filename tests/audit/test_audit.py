@@ -19,8 +19,8 @@ from mintprep.ipfs.backends import make_backend
 from mintprep.ipfs.cid import CID
 from mintprep.ipfs.gateway import serve_gateway
 from mintprep.state.ledger import Ledger
-from tests.audit.breakage import broken_pngs, plant_images, plant_metadata
-from tests.audit.state import state_fingerprint
+from tests.support.breakage import broken_pngs, plant_images, plant_metadata
+from tests.support.state import state_fingerprint
 from tests.conftest import write_collection
 
 

@@ -22,9 +22,9 @@ from mintprep.commands.run import run_collection
 from mintprep.chain.base_uri import check_base_uri_change
 from mintprep.base.faults import FAULT_ENV
 from mintprep.commands.repair import repair_collection
-from tests.audit.breakage import broken_pngs, plant_images
-from tests.audit.faults import killed_at_every_step, run_mintprep
-from tests.audit.state import state_fingerprint
+from tests.support.breakage import broken_pngs, plant_images
+from tests.support.faults import killed_at_every_step, run_mintprep
+from tests.support.state import state_fingerprint
 
 
 def published_directory(path: Path) -> dict[int, dict]:
@@ -218,7 +218,7 @@ def test_upgrade_on_chain_minted_tokens_resolve_after_every_step_and_every_kill(
 
     from mintprep.chain.keys import PRIVATE_KEY_ENV
     from mintprep.commands.repair import STEPS
-    from tests.audit.state import final_state
+    from tests.support.state import final_state
     from tests.support.anvil import DropParams, deploy_test_drop
 
     col = load_collection(collection)

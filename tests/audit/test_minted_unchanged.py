@@ -21,8 +21,8 @@ from mintprep.ipfs.backends import make_backend
 from mintprep.ipfs.reader import read_file
 from mintprep.ipfs.uri import resolve
 from mintprep.state.ledger import Ledger
-from tests.audit.breakage import broken_pngs, plant_images
-from tests.audit.test_repair_chain import PRICE_WEI, on_chain
+from tests.support.breakage import broken_pngs, plant_images
+from tests.repair.test_repair_chain import PRICE_WEI, on_chain
 from tests.support.anvil import Chain
 
 

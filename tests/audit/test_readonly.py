@@ -18,7 +18,7 @@ from typer.testing import CliRunner
 
 from mintprep.cli import app
 from mintprep.collection.config import load_collection
-from tests.audit.conftest import SIZE
+from tests.support.built_collection import SIZE
 from tests.chain.conftest import deploy_for
 from tests.conftest import write_collection
 

@@ -1,4 +1,4 @@
-"""A child process for tests/test_kill_converges.py: a batched import or a batched pin of a small deterministic
+"""A child process for tests/importing/test_kill_converges.py: a batched import or a batched pin of a small deterministic
 collection, printing `ready` once its imports are done so the parent's kill lands in the work itself.
 
     python -m tests.support.batched_work import COLLECTION.yaml FOLDER

@@ -1,4 +1,4 @@
-"""A small collection made elsewhere (tests.audit.foreign), deployed with each contract family on anvil.
+"""A small collection made elsewhere (tests.support.foreign), deployed with each contract family on anvil.
 
 The contracts are the test contracts in contracts/test/families (compiled by contracts/compile.js with the
 project's solc-js into tests/chain/artifacts): the HashLips tutorial shape, the ERC721A shape (npm erc721a),
@@ -12,7 +12,7 @@ from pathlib import Path
 from web3.contract import Contract
 
 from mintprep.chain.artifact import load_artifact
-from tests.audit.foreign import Foreign, make_foreign_collection
+from tests.support.foreign import Foreign, make_foreign_collection
 from tests.support.anvil import Chain, DropParams, deploy_test_drop
 from tests.support.tools import REPO
 

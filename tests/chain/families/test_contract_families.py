@@ -20,8 +20,8 @@ from mintprep.ipfs.gateway import serve_gateway
 from mintprep.ipfs.reader import read_file
 from mintprep.ipfs.uri import resolve
 from mintprep.state.ledger import Ledger
-from tests.audit.breakage import broken_pngs, plant_images
-from tests.audit.state import state_fingerprint
+from tests.support.breakage import broken_pngs, plant_images
+from tests.support.state import state_fingerprint
 from tests.chain.families.shapes import SHAPES, Shape, deploy_shape
 from tests.conftest import write_collection
 from tests.support.anvil import Chain

@@ -14,7 +14,7 @@ from mintprep.collection.config import load_collection
 from mintprep.ipfs.backends import make_backend
 from mintprep.ipfs.reader import list_directory, read_file
 from mintprep.state.ledger import Ledger
-from tests.audit.conftest import SIZE
+from tests.support.built_collection import SIZE
 
 
 def export(*args: str):

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.test_run import mintprep
+from tests.commands.test_run import mintprep
 
-README = Path(__file__).resolve().parents[1] / "docs" / "decisions.md"  # the decisions behind README's commands
+README = Path(__file__).resolve().parents[2] / "docs" / "decisions.md"  # the decisions behind README's commands
 
 
 def readme_rule(images_in_file_order: list[bytes]) -> str:

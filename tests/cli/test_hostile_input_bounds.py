@@ -32,7 +32,7 @@ import pytest
 from PIL import Image
 from tests.conftest import write_collection
 from tests.support.servers import JsonHandler, http_server
-from tests.test_hostile_config import ROWS as FIRST_ROUND
+from tests.collection.test_hostile_config import ROWS as FIRST_ROUND
 
 SECRET = "sk-hostile-2f9c41d7e8b3a6"
 SECRET_VARIABLES = ("MINTPREP_PRIVATE_KEY", "ETHERSCAN_API_KEY")  # a row's values of these must never be shown
@@ -159,7 +159,7 @@ def slow_link_import(folder: Path, _: Any, stack: contextlib.ExitStack) -> Case:
     """`import` pins a 197 KB image on a kubo stand-in (tests/ipfs/fakes.py) that reads request bodies at
     128 KiB/s: 1.5 s an upload, three times the fixed allowance (0.5 s) that a flat deadline would have cut it at,
     well within the allowance plus its bytes at the 32 KiB/s floor (6.5 s). The issue's case, 32 MiB over 2 Mbit/s,
-    scaled down (tests/test_payload_deadlines.py runs it in-process, in full under `soak`)."""
+    scaled down (tests/net/test_payload_deadlines.py runs it in-process, in full under `soak`)."""
     from mintprep.ipfs.store import BlockStore
     from tests.ipfs.fakes import FakeKubo, Script, running
 
@@ -235,7 +235,7 @@ ROUND_2: list[Row] = [
         0, 60, 768, "wrote"),
 ]
 
-# The first round's rows (tests/test_hostile_config.py), the ones that stress memory and parsing, as processes.
+# The first round's rows (tests/collection/test_hostile_config.py), the ones that stress memory and parsing, as processes.
 KEPT = ["billion-laughs", "deep-nesting", "huge-int-literal", "size-huge", "template-format-spec",
         "duplicate-mint-price", "gateway-credentials", "markup-key"]
 

@@ -75,7 +75,7 @@ def test_paths_with_brackets_are_printed_literally(tmp_path: Path):
 
 
 def test_a_full_disk_is_a_clear_message_with_exit_1():
-    """(tests/test_hostile_round2.py runs commands on a real full tmpfs, where a user namespace allows one.)"""
+    """(tests/cli/test_hostile_input_bounds.py runs commands on a real full tmpfs, where a user namespace allows one.)"""
     import errno
     import sqlite3
 

@@ -1,5 +1,5 @@
 """`mintprep import --from FOLDER` as a creator uses it: a HashLips-style folder (written by a plain PIL script,
-tests.audit.foreign) named relative to the shell's directory; a token whose image is no raster image or whose
+tests.support.foreign) named relative to the shell's directory; a token whose image is no raster image or whose
 metadata is not bounded JSON is skipped, named, and the import exits 1; importing again after fixing the folder
 updates those tokens; an import SIGKILLed after each of its durable writes (per batch of tokens) in turn finishes, on rerun, in the same
 ledger as an uninterrupted import; and `run` afterwards generates nothing for the imported tokens."""
@@ -23,7 +23,7 @@ from mintprep.commands.review import gather_review
 from mintprep.commands.run import run_collection
 from mintprep.commands.status import collection_status
 from mintprep.ipfs.reader import read_file
-from tests.audit.foreign import make_foreign_collection
+from tests.support.foreign import make_foreign_collection
 from tests.conftest import REPO, write_collection
 
 SIZE = 3
@@ -122,7 +122,7 @@ def test_an_import_killed_after_any_write_resumes_to_the_uninterrupted_ledger(wo
         assert rerun.returncode == 0, f"rerun after a kill at write {write}: {rerun.stderr[-800:]}"
         assert ledger_state(workdir / "col") == reference, f"killed after write {write}"
     # one batch: the journal, its objects, its pins, the manifest, the pieces and the imports rows (tokens are
-    # recorded a batch at a time; tests/test_kill_converges.py kills a several-batch import at random moments)
+    # recorded a batch at a time; tests/importing/test_kill_converges.py kills a several-batch import at random moments)
     assert write > 6, "every durable write was a kill point"
 
     report = run_collection(load_collection(workdir / "col" / "collection.yaml"))

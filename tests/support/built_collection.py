@@ -1,4 +1,5 @@
-"""Audit fixtures: a small collection built by the real pipeline once per session, copied per test."""
+"""The built-collection fixtures of the audit, repair, export and import tests: a small collection built by the real
+pipeline once per session, copied per test (a plugin of tests/conftest.py, so every folder shares the one build)."""
 
 from __future__ import annotations
 
@@ -7,14 +8,15 @@ from pathlib import Path
 
 import pytest
 
-from mintprep.collection.config import load_collection
-from mintprep.commands.run import run_collection
 from tests.conftest import write_collection
 
 SIZE = 5
 
 
 def build_collection(folder: Path, **changes: object) -> Path:
+    from mintprep.collection.config import load_collection
+    from mintprep.commands.run import run_collection  # imported when a test builds one, not by every session
+
     path = write_collection(folder, size=SIZE, generator__steps=3, **changes)
     report = run_collection(load_collection(path))
     assert report.complete and report.pinned == SIZE, report.to_json()

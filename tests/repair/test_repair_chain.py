@@ -15,9 +15,9 @@ from mintprep.collection.config import load_collection
 from mintprep.base.errors import UserError
 from mintprep.state.ledger import Ledger
 from mintprep.commands.repair import STEPS, repair_collection
-from tests.audit.breakage import broken_pngs, plant_images
-from tests.audit.faults import killed_at_every_step, run_mintprep
-from tests.audit.state import assert_repaired, final_state, generations_per_token, state_fingerprint
+from tests.support.breakage import broken_pngs, plant_images
+from tests.support.faults import killed_at_every_step, run_mintprep
+from tests.support.state import assert_repaired, final_state, generations_per_token, state_fingerprint
 from tests.support.anvil import Chain, DropParams, deploy_test_drop
 
 PRICE_WEI = 630_000_000_000_000  # 0.00063 ETH, as collection.yaml says

@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
-import tests.audit.foreign as foreign
+import tests.support.foreign as foreign
 from mintprep.base.errors import UserError
 from mintprep.collection.config import load_collection
 from mintprep.commands.importing import import_collection, recording, tokens

@@ -24,9 +24,9 @@ from mintprep.ipfs.uri import resolve
 from mintprep.state.ledger import Ledger
 from mintprep.net.marketplace import OPENSEA_API_ENV, OPENSEA_KEY_ENV, request_refreshes
 from mintprep.commands.repair import repair_collection
-from tests.audit.foreign import Foreign, make_foreign_collection
-from tests.audit.opensea import refresh_handler
-from tests.audit.state import state_fingerprint
+from tests.support.foreign import Foreign, make_foreign_collection
+from tests.support.opensea import refresh_handler
+from tests.support.state import state_fingerprint
 from tests.conftest import write_collection
 from tests.support.anvil import Chain, DropParams, deploy_test_drop
 from tests.support.servers import http_server

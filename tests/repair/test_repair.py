@@ -16,8 +16,8 @@ from mintprep.ipfs.backends import make_backend
 from mintprep.ipfs.cid import CID
 from mintprep.state.ledger import Ledger
 from mintprep.commands.repair import repair_collection
-from tests.audit.breakage import broken_pngs, plant_images
-from tests.audit.state import assert_repaired, final_state, generations_per_token, state_fingerprint
+from tests.support.breakage import broken_pngs, plant_images
+from tests.support.state import assert_repaired, final_state, generations_per_token, state_fingerprint
 
 
 @pytest.mark.slow

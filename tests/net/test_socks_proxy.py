@@ -2,7 +2,7 @@
 keep their deadline: the proxy's connections get the same bounded reads and writes as direct ones
 (mintprep.net.http.DeadlineAdapter). The proxy is a local SOCKS5 server (RFC 1928) relaying to local servers:
 one that answers as kubo's RPC does (docs.ipfs.tech/reference/kubo/rpc), and the faulty ones of
-tests/test_network_faults.py."""
+tests/net/test_network_faults.py."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ import pytest
 from mintprep.base.errors import MintprepError
 from mintprep.ipfs.backends import KuboBackend
 from tests.support.servers import JsonHandler, http_server, socks5_proxy
-from tests.test_network_faults import POLICY, SLACK, fault_server
+from tests.net.test_network_faults import POLICY, SLACK, fault_server
 
 
 class _Kubo(JsonHandler):

@@ -1,6 +1,6 @@
 """state.wal_image against SQLite itself: a WAL database rebuilt in memory from the file and its log holds what
 SQLite reads from them, commits in the log included, a transaction torn mid-write or not committed left out.
-(The reader that falls back to it on a full disk runs in tests/test_hostile_round2.py, on a real full tmpfs.)"""
+(The reader that falls back to it on a full disk runs in tests/cli/test_hostile_input_bounds.py, on a real full tmpfs.)"""
 
 from __future__ import annotations
 
