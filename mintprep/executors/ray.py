@@ -2,7 +2,7 @@
 
 The driver hands every actor `queue_per_worker` pipeline calls (a batch of pieces each) ahead of time and yields results as they finish. Guards and
 the precision ladder run inside the actor (it calls the same `Generator.generate` as a local run), and only the
-driver records results (mintprep.commands.run), so a worker that dies mid-piece costs that piece's compute and nothing
+driver records results (the generate stage, mintprep.stages.generate), so a worker that dies mid-piece costs that piece's compute and nothing
 else: the actor is replaced and its pieces are dispatched again. A token is in flight in one place at a time and is
 yielded only from a successful result, so no piece is recorded twice.
 
