@@ -144,3 +144,7 @@ def test_the_public_face_names_only_what_its_submodules_define():
         names |= {alias.asname or alias.name for node in source.body if isinstance(node, ast.ImportFrom)
                   for alias in node.names}
         assert key.value in names, f"mintprep.ipfs.{key.value}: not defined in mintprep.ipfs.{value.value}"
+
+# The packages' order, lowest first: a module imports only from its own package and from packages in lower tiers.
+PACKAGE_ORDER = [["base"], ["net", "guards"], ["ipfs", "generate"], ["executors"], ["collection"], ["state"],
+                 ["chain"], ["stages", "page"], ["commands"], ["cli"], ["mintprep"]]
