@@ -42,7 +42,7 @@ def _ask_password() -> str:
 
 def _readonly_ledger(state_dir: Path) -> "Ledger | None":
     from mintprep.state.ledger import Ledger
-    from mintprep.state.paths import StateDir
+    from mintprep.base.state_dir import StateDir
 
     # A collection checked before its first run has no ledger: the config alone is compared.
     return Ledger.open(state_dir, readonly=True) if StateDir(state_dir).has_ledger() else None

@@ -59,7 +59,7 @@ def export_car_command(
 ) -> None:
     """Write a CAR v1 of SOURCE: one root, blocks in DFS order, each once."""
     from mintprep.ipfs import CID, BlockStore, add_options, import_path, write_car
-    from mintprep.state.paths import StateDir
+    from mintprep.base.state_dir import StateDir
 
     output_file(out, "--out")
     if store is not None:
@@ -84,7 +84,7 @@ def export_car_command(
 def _write_atomically(out: Path, write: Callable[[BinaryIO], int], source: str) -> int:
     """The CAR through a temp file beside `out`; a block missing from the store is bad input, not a traceback."""
     from mintprep.ipfs import BlockNotFound
-    from mintprep.state.objects import write_atomic_with
+    from mintprep.base.durable_files import write_atomic_with
 
     try:
         return write_atomic_with(out, write, for_people=True)

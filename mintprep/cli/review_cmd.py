@@ -25,7 +25,7 @@ def review_command(
     from mintprep.collection.config import load_collection
     from mintprep.commands.review import gather_review
     from mintprep.commands.review_pages import review_files
-    from mintprep.state.objects import write_atomic
+    from mintprep.base.durable_files import write_atomic
 
     if out is not None:
         output_file(out, "--out")

@@ -17,7 +17,7 @@ from mintprep.executors.settings import ExecutorSettings
 from mintprep.generate.settings import GeneratorSettings
 from mintprep.ipfs import IpfsSettings
 from mintprep.base.settings_model import STATE_DIR_NAME, StrictModel
-from mintprep.state.paths import StateDir
+from mintprep.base.state_dir import StateDir
 from mintprep.page.settings import PageSettings
 from mintprep.collection.template import template_names
 from mintprep.net.urls import PublicUrl

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from mintprep.base.shown_text import shown_html as _e
 from mintprep.state.ledger import Ledger
-from mintprep.state.objects import write_atomic
+from mintprep.base.durable_files import write_atomic
 
 if TYPE_CHECKING:
     from mintprep.stages.audit import AuditReport

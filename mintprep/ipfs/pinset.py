@@ -17,7 +17,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from mintprep.base.errors import UserError
-from mintprep.state.sqlite import open_reader, open_writer, transaction
+from mintprep.base.sqlite import open_reader, open_writer, transaction
 
 
 class PinSet:

@@ -17,13 +17,20 @@ import contextlib
 import fcntl
 from collections.abc import Iterable, Iterator
 from pathlib import Path
+from typing import Protocol
 
+from mintprep.base.durable_files import write_durably
 from mintprep.ipfs.cid import CID, as_cid
 from mintprep.ipfs.dag import walk_dag
 from mintprep.ipfs.errors import BlockNotFound
 from mintprep.ipfs.pinset import PinSet
 from mintprep.ipfs.unixfs import Block
-from mintprep.state.objects import ObjectStore, write_durably
+
+
+class NamedCopies(Protocol):
+    """Files named by the sha256 of their bytes (the object store, `mintprep.state.objects.ObjectStore`)."""
+
+    def file_name(self, sha256: str) -> str: ...
 
 
 class BlockStore:
@@ -33,7 +40,7 @@ class BlockStore:
         self._blocks = str(self.blocks_dir)
         self.pins = PinSet(self.root)
         # An object store whose files new blocks may share (hard links) instead of copies: see `put_many`.
-        self.copies: ObjectStore | None = None
+        self.copies: NamedCopies | None = None
 
     def path_for(self, cid: CID) -> Path:
         return Path(self._file_name(cid))

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Mapping
 
 from mintprep.base.errors import UserError
-from mintprep.state.objects import fsync_dir
+from mintprep.base.durable_files import fsync_dir
 
 # Every page mintprep writes carries this element; a folder whose index.html lacks it is not ours to replace.
 CONFIG_ELEMENT_ID = "mintprep-config"
@@ -48,7 +48,7 @@ def replace_tree(files: Mapping[str, bytes], dest: Path) -> bool:
     The new tree is written in a sibling temp folder and made durable by one sync, then swapped in by two
     renames: a crash leaves either the old complete site or the new complete one at `dest` (or, between the
     renames, no folder at all, which the next build recreates), never a mix. One `os.sync` rather than an fsync
-    per file (as state.objects.write_durably): a 100,000-address allowlist's 69,889 files took 138 s with one each.
+    per file (as base.durable_files.write_durably): a 100,000-address allowlist's 69,889 files took 138 s with one each.
     """
     if dest.is_dir() and read_tree(dest) == dict(files):
         return False

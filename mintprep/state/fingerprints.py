@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from mintprep.generate.fingerprint import FingerprintCache
-from mintprep.state.objects import write_atomic
+from mintprep.base.durable_files import write_atomic
 
 
 def fingerprint_cache(path: Path) -> FingerprintCache:

@@ -21,8 +21,8 @@ from mintprep.base.errors import DISK_FULL_ERRNOS, DiskFull, LedgerBusy, Mintpre
 from mintprep.base.secrets import scrub  # rows that carry service text (a URL, a tx detail) never hold a secret
 from mintprep.collection.manifest import Manifest
 from mintprep.state.objects import ObjectStore
-from mintprep.state.paths import StateDir
-from mintprep.state.sqlite import open_reader, open_writer
+from mintprep.base.state_dir import StateDir
+from mintprep.base.sqlite import open_reader, open_writer
 
 SCHEMA_VERSION = 1
 # SQLite result codes (https://www.sqlite.org/rescode.html): only these say the file itself is not a ledger;
@@ -223,7 +223,7 @@ class Ledger:
         db = StateDir(state_dir).ledger
         if not db.exists():
             raise UserError(f"{state_dir}: no ledger yet; run `mintprep run` first")
-        # Read-only, creating nothing (mintprep.state.sqlite): a read-only folder (a backup, a mount) can be read.
+        # Read-only, creating nothing (mintprep.base.sqlite): a read-only folder (a backup, a mount) can be read.
         conn = open_reader(db)
         ledger = cls(state_dir, conn, None)
         ledger._check_version()

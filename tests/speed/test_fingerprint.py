@@ -11,7 +11,7 @@ import pytest
 from mintprep.executors import KeysOutdated, check_keys_hold
 from mintprep.generate.fingerprint import environment_identity, model_fingerprint
 from mintprep.state.fingerprints import fingerprint_cache
-from mintprep.state.paths import StateDir
+from mintprep.base.state_dir import StateDir
 from mintprep.generate.settings import GeneratorSettings
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from mintprep.state.wal_image import committed_image
+from mintprep.base.wal_image import committed_image
 
 
 def rows(conn: sqlite3.Connection) -> list[tuple]:
@@ -65,7 +65,7 @@ def test_the_copy_for_python_3_10_reads_the_same_and_leaves_no_file(logged, tmp_
     """Python 3.10 has no `deserialize`: the reader's image goes to a temp file, opened and at once unlinked."""
     import tempfile
 
-    from mintprep.state.sqlite import _unlinked_copy
+    from mintprep.base.sqlite import _unlinked_copy
 
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "temp"))
     (tmp_path / "temp").mkdir()

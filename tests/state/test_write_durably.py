@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from mintprep.state.objects import write_durably
+from mintprep.base.durable_files import write_durably
 
 
 def names(folder: Path) -> list[str]:

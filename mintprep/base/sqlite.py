@@ -18,7 +18,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from mintprep.state.wal_image import committed_image
+from mintprep.base.wal_image import committed_image
 
 # SQLite primary result codes (https://www.sqlite.org/rescode.html) of a WAL reader that could not create or grow
 # its -shm index: READONLY (CANTINIT), IOERR (SHMSIZE, SHMOPEN...), FULL, CANTOPEN. Never CORRUPT or NOTADB.
