@@ -34,7 +34,7 @@ from mintprep.chain.allowlist_file import read_allowlist  # noqa: E402
 from mintprep.chain.merkle import checksummed, verify  # noqa: E402
 from mintprep.page.allowlists import _depth, allowlist_dir, allowlist_files, band_levels, shard_chars  # noqa: E402
 from mintprep.chain.phases import SalePhase  # noqa: E402
-from mintprep.chain.settings import PhaseSettings  # noqa: E402
+from mintprep.collection.chain_settings import PhaseSettings  # noqa: E402
 
 
 def wallet_files(files: dict[str, bytes], address: str, count: int) -> tuple[int, list[bytes]]:

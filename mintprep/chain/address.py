@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 from mintprep.base.errors import UserError
 
 if TYPE_CHECKING:
-    from mintprep.chain.networks import Network
+    from mintprep.net.networks import Network
     from mintprep.collection.config import Collection
     from mintprep.state.ledger import Ledger
 

@@ -20,10 +20,10 @@ from web3.exceptions import BadFunctionCallOutput, ContractLogicError
 from mintprep.chain.artifact import load_artifact
 from mintprep.chain.costs import MintCost, describe_estimate_failure, estimate_mint_cost
 from mintprep.chain.merkle import AllowlistTree, checksummed, roots_of_proofs
-from mintprep.chain.networks import Network
+from mintprep.net.networks import Network
 from mintprep.chain.phases import OnChainPhase, SalePhase, collection_phases
 from mintprep.chain.rpc import RPC_FAILURES, connect, rpc_failure_reason
-from mintprep.chain.settings import NEVER, WEI_PER_ETH
+from mintprep.collection.chain_settings import NEVER, WEI_PER_ETH
 from mintprep.collection.config import Collection
 from mintprep.chain.address import deployed_address
 from mintprep.chain.verify import Verifier, runtime_matches, verifier_for

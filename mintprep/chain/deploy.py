@@ -14,7 +14,7 @@ from eth_account.signers.local import LocalAccount
 from web3 import Web3
 
 from mintprep.chain.artifact import Artifact, load_artifact
-from mintprep.chain.networks import Network
+from mintprep.net.networks import Network
 from mintprep.chain.phases import OnChainPhase, collection_phases
 from mintprep.chain.public_roots import require_public_root
 from mintprep.chain.reveal import reveal_commitment, reveal_secret

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from mintprep.chain.allowlist_file import read_allowlist
 from mintprep.chain.merkle import AllowlistTree
-from mintprep.chain.settings import PhaseSettings
+from mintprep.collection.chain_settings import PhaseSettings
 
 if TYPE_CHECKING:
     from mintprep.collection.config import Collection

@@ -9,7 +9,7 @@ from web3 import Web3
 from web3.exceptions import Web3Exception
 from web3.providers.rpc.utils import ExceptionRetryConfiguration
 
-from mintprep.chain.networks import Network
+from mintprep.net.networks import Network
 from mintprep.base.errors import UserError
 from mintprep.net.http import DeadlineSession
 from mintprep.net.urls import KEY_LIKE, redact_url

@@ -201,7 +201,7 @@ def verify_collection(col: "Collection", ledger: "Ledger", services: tuple[str, 
     from mintprep.chain.rpc import require_chain
     from mintprep.chain.address import deployed_address
     from mintprep.chain.rpc import connect
-    from mintprep.chain.settings import VerifySettings
+    from mintprep.collection.chain_settings import VerifySettings
 
     network, url = col.spec.chain.endpoint()
     address = deployed_address(col, ledger, network)

@@ -11,7 +11,7 @@ from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
-from mintprep.chain.networks import NETWORKS
+from mintprep.net.networks import NETWORKS
 from mintprep.cli.app import app, console, print_json
 
 # web3 and eth_account are imported by the commands that talk to a chain, when they run.

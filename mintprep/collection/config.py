@@ -11,14 +11,14 @@ from typing import Any
 import yaml
 from pydantic import Field, ValidationError, field_validator, model_validator
 
-from mintprep.chain.settings import ChainSettings
+from mintprep.collection.chain_settings import ChainSettings
 from mintprep.base.errors import ConfigError, UserError
 from mintprep.executors.settings import ExecutorSettings
 from mintprep.generate.settings import GeneratorSettings
 from mintprep.ipfs import IpfsSettings
 from mintprep.base.settings_model import STATE_DIR_NAME, StrictModel
 from mintprep.base.state_dir import StateDir
-from mintprep.page.settings import PageSettings
+from mintprep.collection.page_settings import PageSettings
 from mintprep.collection.template import template_names
 from mintprep.net.urls import PublicUrl
 from mintprep.guards.settings import GuardSettings
@@ -202,7 +202,7 @@ def parse_collection(text: str, source: str = "collection.yaml") -> CollectionSp
 def check_folders(col: Collection) -> None:
     """The folders mintprep would replace whole are its own: never the collection's folder or an ancestor,
     never the state folder, never one holding files mintprep did not write."""
-    from mintprep.page.sitedir import ensure_replaceable
+    from mintprep.base.sitedir import ensure_replaceable
 
     folders = {"page.out": col.page_dir}
     if col.spec.page.publish.dir:

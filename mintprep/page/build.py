@@ -31,7 +31,7 @@ from mintprep.page.chains import chain_info
 from mintprep.net.marketplace import collection_url
 from mintprep.page.gallery import read_gallery, split_gallery
 from mintprep.page.headers import render_headers, site_header_rules
-from mintprep.page.sitedir import CONFIG_ELEMENT_ID, ensure_replaceable, replace_tree
+from mintprep.base.sitedir import CONFIG_ELEMENT_ID, ensure_replaceable, replace_tree
 
 if TYPE_CHECKING:
     from mintprep.collection.config import Collection

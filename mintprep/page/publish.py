@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Mapping
 from urllib.parse import quote
 
-from mintprep.chain.networks import network
+from mintprep.net.networks import network
 from mintprep.chain.address import find_contract
 from mintprep.chain.phases import SalePhase, collection_phases
 from mintprep.base.errors import RemoteError, UserError
@@ -22,8 +22,8 @@ from mintprep.net.http import RetryPolicy, json_object, send
 from mintprep.net.urls import redact_url
 from mintprep.ipfs import DagImport, import_bytes, import_directory
 from mintprep.page.build import PageBuild, build_page
-from mintprep.page.settings import PublishSettings
-from mintprep.page.sitedir import ensure_replaceable, read_tree, replace_tree
+from mintprep.collection.page_settings import PublishSettings
+from mintprep.base.sitedir import ensure_replaceable, read_tree, replace_tree
 from mintprep.stages.pin import pin_content
 
 if TYPE_CHECKING:

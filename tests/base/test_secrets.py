@@ -21,14 +21,14 @@ from pydantic import BaseModel
 from mintprep.base.errors import RemoteError
 from mintprep.base.secrets import register_secret, scrub
 from mintprep.chain.keys import PRIVATE_KEY_ENV, load_signer
-from mintprep.chain.settings import VerifySettings
+from mintprep.collection.chain_settings import VerifySettings
 from mintprep.chain.verify import Verifier, verifier_for
 from mintprep.collection.config import CollectionSpec
 from mintprep.ipfs.settings import ClusterSettings, IpfsSettings
 from mintprep.net.http import RetryPolicy
 from mintprep.net.marketplace import OPENSEA_KEY_ENV
 from mintprep.page.publish import netlify_token
-from mintprep.page.settings import PublishSettings
+from mintprep.collection.page_settings import PublishSettings
 from tests.support.servers import JsonHandler, http_server
 
 FAST = RetryPolicy(attempts=2, base_delay=0.01, timeout=5.0, give_up_after=10.0)

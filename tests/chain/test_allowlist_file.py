@@ -16,7 +16,7 @@ from mintprep.chain.allowlist_file import read_allowlist
 from mintprep.chain.check import allowlist_failures
 from mintprep.chain.merkle import AllowlistTree, verify
 from mintprep.chain.phases import SalePhase
-from mintprep.chain.settings import PhaseSettings
+from mintprep.collection.chain_settings import PhaseSettings
 from mintprep.page.allowlists import allowlist_files, read_site_allowlist
 
 ADDRESSES = [to_checksum_address("0x" + os.urandom(20).hex()) for _ in range(5)]

@@ -1,4 +1,4 @@
-"""mintprep's EIP-55 spelling (chain/eip55.py, kept free of eth_utils for a quick start) against eth_utils' own and
+"""mintprep's EIP-55 spelling (base/eip55.py, kept free of eth_utils for a quick start) against eth_utils' own and
 the EIP's examples (https://eips.ethereum.org/EIPS/eip-55)."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from eth_utils import to_checksum_address as reference
 from hypothesis import given
 from hypothesis import strategies as st
 
-from mintprep.chain.eip55 import has_valid_checksum, to_checksum_address
+from mintprep.base.eip55 import has_valid_checksum, to_checksum_address
 
 EIP_EXAMPLES = ["0x52908400098527886E0F7030069857D2E4169EE7", "0x8617E340B3D01FA5F11F306F4090FD50E238070D",
                 "0xde709f2102306220921060314715629080e2fb77", "0x27b1fdb04752bbc536007a920d24acb045561c26",

@@ -6,7 +6,7 @@ import pytest
 
 from mintprep.base.errors import ConfigError, UserError
 from mintprep.commands.contract import deploy_contract
-from mintprep.chain.settings import MAX_PHASES
+from mintprep.collection.chain_settings import MAX_PHASES
 from mintprep.collection.config import load_collection
 from mintprep.state.workspace import Workspace
 from tests.chain.conftest import chain_collection

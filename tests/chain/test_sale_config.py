@@ -8,7 +8,7 @@ import pytest
 from typer.testing import CliRunner
 
 from mintprep.chain.phases import collection_phases
-from mintprep.chain.settings import NEVER
+from mintprep.collection.chain_settings import NEVER
 from mintprep.cli import app
 from mintprep.collection.config import load_collection
 from mintprep.base.errors import ConfigError, UserError
@@ -77,7 +77,7 @@ def test_page_reads_through_chain_rpc_url_unless_page_rpc_url_says_otherwise():
 
 
 def test_the_schema_states_the_start_default_the_contract_enforces():
-    from mintprep.chain.settings import PhaseSettings
+    from mintprep.collection.chain_settings import PhaseSettings
 
     assert PhaseSettings(name="public").start_time == 0
     described = PhaseSettings.model_json_schema()["properties"]["start"]["description"]

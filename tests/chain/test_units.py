@@ -13,7 +13,7 @@ from pydantic import ValidationError
 from web3 import Web3
 
 from mintprep.chain.base_uri import base_uri_update
-from mintprep.chain.settings import MAX_PRICE_ETH, ChainSettings
+from mintprep.collection.chain_settings import MAX_PRICE_ETH, ChainSettings
 from mintprep.chain.txs import MIN_PRIORITY_FEE_WEI, FeeQuote, choose_priority_fee, describe_revert
 from mintprep.net.urls import redact_url
 

@@ -26,7 +26,7 @@ from mintprep.ipfs.backends import KuboBackend, PinataBackend, PsaBackend
 from mintprep.ipfs.gateway import TrustlessGateway
 from mintprep.ipfs.unixfs import get_profile, import_bytes, import_directory
 from mintprep.page.publish import deploy_to_netlify
-from mintprep.page.settings import PublishSettings
+from mintprep.collection.page_settings import PublishSettings
 from tests.support.servers import http_server
 
 TOKENS = {"kubo": "kubo-token-7f3a9c2e", "psa": "psa-token-55b1d0aa", "pinata": "pinata-jwt-e81c44f0",

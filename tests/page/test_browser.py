@@ -357,7 +357,7 @@ def test_every_state_of_the_sale(chain, collection, open_page, wallet_shim, tmp_
     insufficient funds, token ids received, public, paused, wrong network, sold out: desktop and phone shots."""
     from mintprep.chain.merkle import AllowlistTree
     from mintprep.chain.phases import SalePhase
-    from mintprep.chain.settings import PhaseSettings
+    from mintprep.collection.chain_settings import PhaseSettings
 
     listed, outsider, poor = chain.accounts[1], chain.accounts[2], chain.accounts[3]
     now = chain.w3.eth.get_block("latest")["timestamp"]

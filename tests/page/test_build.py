@@ -10,9 +10,9 @@ import pytest
 
 from mintprep.base.errors import UserError
 from mintprep.page import build_page, read_page_config
-from mintprep.page import sitedir
+from mintprep.base import sitedir
 from mintprep.page.abi import page_abi, signature
-from mintprep.page.sitedir import read_tree
+from mintprep.base.sitedir import read_tree
 from tests.page.conftest import HOSTILE_TRAIT, sample_collection
 
 CONTRACT = "0x5fbdb2315678afecb367f032d93f642f64180aa3"

@@ -11,10 +11,11 @@ import pytest
 
 from mintprep.stages.audit import page_differences
 from mintprep.base.errors import UserError
-from mintprep.page import build_page, page_config, read_page_config, sitedir
+from mintprep.base import sitedir
+from mintprep.page import build_page, page_config, read_page_config
 from mintprep.page.gallery import CHUNK_BYTES, read_gallery, split_gallery
 from mintprep.page.headers import headers_for, parse_headers, render_headers, site_header_rules
-from mintprep.page.sitedir import read_tree
+from mintprep.base.sitedir import read_tree
 
 TARGET = dict(chain_id=8453, rpc_url="https://mainnet.base.org", gateway="https://ipfs.io")
 CONTRACT = "0x5FbDB2315678afecb367f032d93F642f64180aa3"

@@ -22,8 +22,8 @@ from mintprep.base.errors import RemoteError, UserError
 from mintprep.net.http import RetryPolicy
 from mintprep.page import build_page
 from mintprep.page.publish import deploy_to_netlify, netlify_token
-from mintprep.page.settings import PublishSettings
-from mintprep.page.sitedir import read_tree
+from mintprep.collection.page_settings import PublishSettings
+from mintprep.base.sitedir import read_tree
 from tests.page.conftest import QuietHandler, sample_collection
 from tests.support.servers import http_server, reply_json
 

@@ -18,7 +18,7 @@ from mintprep.ipfs.unixfs import get_profile, import_bytes
 from mintprep.state.ledger import Ledger
 from mintprep.page import read_page_config
 from mintprep.page.serve import preview
-from mintprep.page.sitedir import read_tree
+from mintprep.base.sitedir import read_tree
 from mintprep.state.workspace import Workspace
 from tests.conftest import write_collection
 from tests.page.conftest import SampleCollection, sample_collection

@@ -8,8 +8,8 @@ from decimal import Decimal
 
 from pydantic import Field, field_validator, model_validator
 
-from mintprep.chain.eip55 import HEX_ADDRESS, has_valid_checksum, to_checksum_address
-from mintprep.chain.networks import Network, NetworkName, network
+from mintprep.base.eip55 import HEX_ADDRESS, has_valid_checksum, to_checksum_address
+from mintprep.net.networks import Network, NetworkName, network
 from mintprep.base.settings_model import StrictModel
 from mintprep.net.urls import PrivateUrl
 

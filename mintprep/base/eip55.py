@@ -35,10 +35,10 @@ def has_valid_checksum(address: str) -> bool:
 
 def checksum_digits(lower: np.ndarray) -> np.ndarray:
     """(n, 40) uint8 lower-case ASCII hex digits -> the same digits as EIP-55 spells them, the whole list hashed at
-    once (chain.keccak_batch): a million addresses in about a second, where one call each takes a minute."""
+    once (base.keccak_batch): a million addresses in about a second, where one call each takes a minute."""
     import numpy as np
 
-    from mintprep.chain.keccak_batch import keccak256_many
+    from mintprep.base.keccak_batch import keccak256_many
 
     digest = keccak256_many(lower)[:, :20]
     nibbles = np.empty_like(lower)
