@@ -25,7 +25,7 @@ from mintprep.chain.phases import OnChainPhase, SalePhase, collection_phases
 from mintprep.chain.rpc import RPC_FAILURES, connect, rpc_failure_reason
 from mintprep.collection.chain_settings import NEVER, WEI_PER_ETH
 from mintprep.collection.config import Collection
-from mintprep.chain.address import deployed_address
+from mintprep.state.contract_address import deployed_address
 from mintprep.chain.verify import Verifier, runtime_matches, verifier_for
 from mintprep.base.errors import MintprepError, UserError
 from mintprep.stages.withheld import Placeholders, placeholder_documents

@@ -21,7 +21,7 @@ from mintprep.chain.reveal import reveal_commitment, reveal_secret
 from mintprep.chain.rpc import connect, require_chain
 from mintprep.chain.txs import send_call
 from mintprep.collection.config import Collection
-from mintprep.chain.address import find_contract
+from mintprep.state.contract_address import find_contract
 from mintprep.base.errors import UserError
 from mintprep.stages.withheld import Placeholders, pin_placeholders
 from mintprep.state.ledger import Ledger, ManifestRecord

@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from mintprep.base.errors import UserError
-from mintprep.chain.address import find_contract
+from mintprep.state.contract_address import find_contract
 from mintprep.collection.config import Collection
 from mintprep.state.ledger import Ledger
 
@@ -43,7 +43,7 @@ def read_live_drop(col: Collection, ledger: Ledger | None, rpc_url: str | None =
     if find_contract(col, ledger) is None:
         return None
     from mintprep.chain.artifact import load_artifact
-    from mintprep.chain.address import deployed_address
+    from mintprep.state.contract_address import deployed_address
     from mintprep.chain.families import detect_family
     from mintprep.chain.reveal import metadata_id
     from mintprep.chain.rpc import RPC_FAILURES, connect, rpc_failure_reason

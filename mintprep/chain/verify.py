@@ -199,7 +199,7 @@ def verify_collection(col: "Collection", ledger: "Ledger", services: tuple[str, 
     """
     from mintprep.chain.artifact import load_artifact
     from mintprep.chain.rpc import require_chain
-    from mintprep.chain.address import deployed_address
+    from mintprep.state.contract_address import deployed_address
     from mintprep.chain.rpc import connect
     from mintprep.collection.chain_settings import VerifySettings
 

@@ -32,7 +32,7 @@ from mintprep.stages.publish import piece_pointer, publish_metadata
 from mintprep.stages.validate import validate
 from mintprep.base.progress import ProgressSink
 from mintprep.base.faults import fault_point
-from mintprep.collection.published import require_recorded_base_uri
+from mintprep.state.published import require_recorded_base_uri
 from mintprep.chain.public_roots import require_public_root
 from mintprep.guards.image_guards import validate_png
 from mintprep.state.workspace import Workspace

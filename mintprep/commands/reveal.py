@@ -28,7 +28,7 @@ class RevealTarget:
 
 def reveal_target(ws: Workspace, signer: LocalAccount) -> RevealTarget:
     """The drop, the secret this key derives, and the root to reveal: the ledger's current metadata root."""
-    from mintprep.chain.address import deployed_address
+    from mintprep.state.contract_address import deployed_address
     from mintprep.chain.rpc import connect, require_chain
 
     col, ledger = ws.col, ws.ledger
@@ -54,7 +54,7 @@ def release_metadata(ws: Workspace) -> str:
     configured backend (same bytes, same CIDs, each verified there before its ledger row; what the ledger has there
     already is skipped, so a release cut short finishes when rerun) and record the release. Before the reveal
     transaction: the base URI it sets must resolve, art included, for every collector."""
-    from mintprep.collection.published import complete_publication
+    from mintprep.state.published import complete_publication
     from mintprep.stages.images import pin_images
     from mintprep.stages.publish import pin_metadata_directory
     from mintprep.stages.pin import pin_bytes

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, Callable, Mapping
 from urllib.parse import quote
 
 from mintprep.net.networks import network
-from mintprep.chain.address import find_contract
+from mintprep.state.contract_address import find_contract
 from mintprep.chain.phases import SalePhase, collection_phases
 from mintprep.base.errors import RemoteError, UserError
 from mintprep.base.secrets import secret_from_env

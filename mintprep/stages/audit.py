@@ -26,7 +26,7 @@ from mintprep.ipfs import (CID, PinBackend, BlockFetcher, BlockNotFound, Unreada
 from mintprep.state.ledger import Ledger, ManifestRecord, PieceRecord
 from mintprep.collection.manifest import (COLLECTION_METADATA_NAME, Manifest, base_uri_for, provenance_hash,
                                           token_file_name)
-from mintprep.collection.published import published_ids
+from mintprep.state.published import published_ids
 from mintprep.guards.image_guards import validate_png
 from mintprep.collection.token_document import metadata_errors
 from mintprep.guards.imported_content import MAX_DOCUMENT_BYTES, MAX_IMPORTED_IMAGE_BYTES
@@ -405,7 +405,7 @@ def _read_metadata(cid: CID, source: BlockSource, report: AuditReport, token_id:
 
 def audit_page(col: Collection, ledger: Ledger, record: ManifestRecord, report: AuditReport) -> None:
     """The built page (and the last published one) must embed the current metadata root and contract."""
-    from mintprep.chain.address import find_contract
+    from mintprep.state.contract_address import find_contract
     from mintprep.page import read_page_config
     from mintprep.page.publish import page_manifest
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from mintprep.collection.manifest import PinnedPiece, token_file_name
-from mintprep.collection.published import published_under
+from mintprep.state.published import published_under
 from mintprep.state.workspace import Workspace
 
 

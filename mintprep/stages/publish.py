@@ -10,7 +10,7 @@ from typing import Any
 
 from mintprep.base.hashing import content_key, sha256_hex
 from mintprep.collection.manifest import Manifest, PinnedPiece, build_manifest, metadata_files, token_file_name
-from mintprep.collection.published import complete_publication
+from mintprep.state.published import complete_publication
 from mintprep.ipfs import PinBackend, import_bytes, import_directory
 from mintprep.stages.pin import pin_bytes, pin_content
 from mintprep.stages.withheld import publication_backend

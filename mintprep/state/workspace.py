@@ -14,7 +14,7 @@ from functools import cached_property
 from typing import TYPE_CHECKING
 
 from mintprep.collection.config import Collection, CollectionSpec
-from mintprep.chain.address import find_contract
+from mintprep.state.contract_address import find_contract
 from mintprep.ipfs import PinBackend, Profile, get_profile, make_backend
 from mintprep.state.ledger import Ledger
 from mintprep.base.progress import NoProgress, ProgressSink

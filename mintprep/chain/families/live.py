@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from mintprep.base.errors import UserError
-from mintprep.chain.address import deployed_address
+from mintprep.state.contract_address import deployed_address
 from mintprep.chain.families.base import Family
 from mintprep.chain.families.detect import detect_family
 from mintprep.chain.rpc import RPC_FAILURES, connect, rpc_failure_reason
