@@ -32,7 +32,7 @@ import numpy as np  # noqa: E402
 
 from mintprep.chain.allowlist_file import read_allowlist  # noqa: E402
 from mintprep.chain.merkle import checksummed, verify  # noqa: E402
-from mintprep.page.allowlists import _depth, allowlist_dir, allowlist_files, band_levels, shard_chars  # noqa: E402
+from mintprep.chain.allowlist_site import _depth, allowlist_dir, allowlist_files, band_levels, shard_chars  # noqa: E402
 from mintprep.chain.phases import SalePhase  # noqa: E402
 from mintprep.collection.chain_settings import PhaseSettings  # noqa: E402
 

@@ -147,4 +147,4 @@ def test_the_public_face_names_only_what_its_submodules_define():
 
 # The packages' order, lowest first: a module imports only from its own package and from packages in lower tiers.
 PACKAGE_ORDER = [["base"], ["net", "guards"], ["ipfs", "generate"], ["executors"], ["collection"], ["state"],
-                 ["chain"], ["stages", "page"], ["commands"], ["cli"], ["mintprep"]]
+                 ["chain"], ["stages"], ["page"], ["commands"], ["cli"], ["mintprep"]]

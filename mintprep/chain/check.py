@@ -28,7 +28,7 @@ from mintprep.collection.config import Collection
 from mintprep.state.contract_address import deployed_address
 from mintprep.chain.verify import Verifier, runtime_matches, verifier_for
 from mintprep.base.errors import MintprepError, UserError
-from mintprep.stages.withheld import Placeholders, placeholder_documents
+from mintprep.collection.unrevealed import Placeholders, placeholder_documents
 from mintprep.state.ledger import Ledger
 from mintprep.collection.manifest import base_uri_for
 from mintprep.net.urls import redact_url
@@ -328,7 +328,7 @@ def _expected_royalty(bps: int, receiver: str | None) -> tuple[str, int] | None:
 
 def read_published_allowlists(col: Collection, phases: tuple[SalePhase, ...]) -> dict[int, dict[str, Any]]:
     """The allowlist trees the built page serves to buyers, by phase number (none when no page is built)."""
-    from mintprep.page.allowlists import read_site_allowlist  # the page owns the file layout
+    from mintprep.chain.allowlist_site import read_site_allowlist  # the page serves these files; check reads them back
 
     found = {}
     for number, phase in enumerate(phases):

@@ -23,7 +23,7 @@ from mintprep.chain.txs import send_call
 from mintprep.collection.config import Collection
 from mintprep.state.contract_address import find_contract
 from mintprep.base.errors import UserError
-from mintprep.stages.withheld import Placeholders, pin_placeholders
+from mintprep.collection.unrevealed import Placeholders
 from mintprep.state.ledger import Ledger, ManifestRecord
 from mintprep.collection.manifest import base_uri_for, contract_uri_for
 
@@ -143,13 +143,13 @@ def deploy_target(col: Collection, ledger: Ledger, network_name: str | None, rpc
     return target
 
 
-def collection_drop_config(ws: "Workspace", signer: LocalAccount, chain_id: int) -> DropConfig:
-    """`drop_config` for the ledger's current manifest, with the reveal commitment and placeholder (pinned now
-    unless configured). When metadata is already pinned the contract starts with its base URI, saving a
+def collection_drop_config(ws: "Workspace", signer: LocalAccount, chain_id: int,
+                           placeholders: Placeholders | None) -> DropConfig:
+    """`drop_config` for the ledger's current manifest, with the reveal commitment and the placeholders (a hidden
+    drop's, pinned by the caller). When metadata is already pinned the contract starts with its base URI, saving a
     setBaseURI transaction."""
     manifest = ws.ledger.current_manifest()
     commitment = _commitment(ws.col, signer, manifest, chain_id)
-    placeholders = pin_placeholders(ws) if ws.spec.chain.reveal else None
     return drop_config(ws.col, signer.address, manifest, commitment, placeholders)
 
 

@@ -10,6 +10,7 @@ from eth_account.signers.local import LocalAccount
 from mintprep.chain.deploy import (Deployed, collection_drop_config, create_address, deploy_drop, deploy_target,
                                    interrupted_deploy)
 from mintprep.stages.base_uri import point_contract_at_current_root
+from mintprep.stages.withheld import pin_placeholders
 
 if TYPE_CHECKING:
     from mintprep.state.workspace import Workspace
@@ -25,7 +26,8 @@ def deploy_contract(ws: "Workspace", signer: LocalAccount, *, network_name: str 
     target = deploy_target(ws.col, ledger, network_name, rpc_url, again, allow_ended_phases)
     deployed = None if again else interrupted_deploy(target, ledger)
     if deployed is None:
-        config = collection_drop_config(ws, signer, target.chain_id)
+        placeholders = pin_placeholders(ws) if ws.spec.chain.reveal else None
+        config = collection_drop_config(ws, signer, target.chain_id, placeholders)
         nonce = target.w3.eth.get_transaction_count(signer.address, "pending")
         # Written before sending: a crash while waiting for the receipt must not lead to a second contract.
         ledger.record_chain_tx("deploy-sent", target.chain_id, create_address(signer.address, nonce), "",

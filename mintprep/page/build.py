@@ -26,7 +26,7 @@ from mintprep.base.hashing import content_key, sha256_hex
 from mintprep.base.shown_text import shown, shown_text
 from mintprep.chain.phases import SalePhase
 from mintprep.page.abi import page_abi
-from mintprep.page.allowlists import allowlist_files, page_allowlist
+from mintprep.chain.allowlist_site import allowlist_files, page_allowlist
 from mintprep.page.chains import chain_info
 from mintprep.net.marketplace import collection_url
 from mintprep.page.gallery import read_gallery, split_gallery

@@ -17,7 +17,7 @@ from mintprep.chain.check import allowlist_failures
 from mintprep.chain.merkle import AllowlistTree, verify
 from mintprep.chain.phases import SalePhase
 from mintprep.collection.chain_settings import PhaseSettings
-from mintprep.page.allowlists import allowlist_files, read_site_allowlist
+from mintprep.chain.allowlist_site import allowlist_files, read_site_allowlist
 
 ADDRESSES = [to_checksum_address("0x" + os.urandom(20).hex()) for _ in range(5)]
 

@@ -227,7 +227,7 @@ def test_an_allowlist_file_whose_root_is_not_on_chain_is_named(phased: DeployedC
 def test_a_listed_address_whose_published_proof_fails_is_named(phased: DeployedCollection):
     """The site's allowlist files (what buyers' browsers use) are corrupted for one address: check names it."""
     from mintprep.chain.phases import collection_phases
-    from mintprep.page.allowlists import allowlist_files
+    from mintprep.chain.allowlist_site import allowlist_files
 
     files = allowlist_files(collection_phases(phased.col))
     shards = {path: json.loads(data) for path, data in files.items() if path.startswith("allowlist/0/a/")}

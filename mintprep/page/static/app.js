@@ -215,7 +215,7 @@
   }
 
   // The allowlist files published with the page, for this wallet only: its shard gives its leaf's index, then
-  // one node file per band of the tree gives the siblings from the leaf up to the root (see page/allowlists.py).
+  // one node file per band of the tree gives the siblings from the leaf up to the root (see chain/allowlist_site.py).
   const get = async (url) => {
     const r = await fetch(url, { credentials: 'omit' });
     if (!r.ok) throw new Error(`${url} answered HTTP ${r.status}`);
