@@ -49,7 +49,7 @@ import requests  # noqa: E402
 
 from mintprep.base.hashing import sha256_hex  # noqa: E402
 from mintprep.ipfs.backends import make_backend  # noqa: E402
-from mintprep.ipfs.backends.base import pooled_session  # noqa: E402
+from mintprep.net.http import pooled_session  # noqa: E402
 from mintprep.ipfs.backends.kubo import MAX_PIECES_PER_CAR  # noqa: E402
 from mintprep.ipfs.backends.psa import CIDS_PER_LIST  # noqa: E402
 from mintprep.ipfs.settings import IpfsSettings  # noqa: E402

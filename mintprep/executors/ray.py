@@ -9,7 +9,7 @@ yielded only from a successful result, so no piece is recorded twice.
 Request keys are computed in the driver without a model load or an actor: the fingerprint of the model's files, and
 the environment (device, threads, versions) the workers reported the last time they ran with these executor
 settings. The actors start on the first piece to generate; each reports what it loaded, and a run whose keys do not
-match stops before recording anything (mintprep.executors.check_keys_hold). Only when no worker environment is
+match stops before recording anything (mintprep.executors.local.check_keys_hold). Only when no worker environment is
 remembered yet, or the model's files are not visible to the driver, are the workers started to key the pieces.
 """
 
@@ -36,7 +36,7 @@ try:
 except ImportError as missing:  # the executor is an optional extra
     raise UserError("executor.kind: ray needs Ray installed: pip install 'mintprep[ray]'") from missing
 
-from mintprep.executors import check_keys_hold  # noqa: E402 (after the optional import it explains)
+from mintprep.executors.local import check_keys_hold  # noqa: E402 (after the optional import it explains)
 from mintprep.executors.settings import ExecutorSettings  # noqa: E402
 from mintprep.generate import (  # noqa: E402
     GenerationRequest, GenerationResult, Generator, GeneratorSettings, load_generator)

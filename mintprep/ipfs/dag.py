@@ -115,11 +115,9 @@ class NetworkReads:
         return fetch
 
     def backend(self, backend: object) -> BlockFetcher:
-        """`backend`'s fetch_block, counted unless it is the local store."""
-        from mintprep.ipfs.backends.local import LocalBackend
-
+        """`backend`'s fetch_block, counted unless it reads no network (the local store)."""
         fetch_block = backend.fetch_block  # type: ignore[attr-defined]
-        return fetch_block if isinstance(backend, LocalBackend) else self.counted(fetch_block)
+        return self.counted(fetch_block) if getattr(backend, "reads_over_network", True) else fetch_block
 
     def threads(self, wanted: int) -> Callable[[], int]:
         """For `in_order`, asked after the first item: `wanted` threads if it read over the network, else one."""

@@ -23,7 +23,7 @@ from wsgiref.simple_server import WSGIRequestHandler, WSGIServer
 import requests
 
 from mintprep.base.errors import UserError
-from mintprep.net.http import RetryPolicy, send
+from mintprep.net.http import RetryPolicy, pooled_session, send
 from mintprep.ipfs.car import CarReader, iter_car
 from mintprep.ipfs.cid import CID, RAW, as_cid
 from mintprep.ipfs.dagpb import DIRECTORY, HAMT_SHARD, SYMLINK, decode_pbnode, decode_unixfs
@@ -50,8 +50,6 @@ class TrustlessGateway:
         concurrency: int = 1,
     ) -> None:
         """`concurrency`: threads that will read through it at once (its own session keeps that many connections)."""
-        from mintprep.ipfs.backends.base import pooled_session
-
         self.base_url = base_url.rstrip("/")
         self._session = session or pooled_session(concurrency)
         self._policy = policy

@@ -404,3 +404,38 @@ def send(
     elapsed = time.monotonic() - started
     raise ServiceUnavailable(scrub(f"{shown} failed after {attempts} attempts: {last} ({elapsed:.1f}s; mintprep gives up "
                             f"after {policy.attempts} attempts or {policy.give_up_after:g}s, whichever comes first)"))
+
+
+def pooled_session(concurrency: int) -> requests.Session:
+    """A session that keeps a connection per worker thread (requests' default pool holds 10)."""
+    session = _EnvironmentOnce()
+    adapter = DeadlineAdapter(pool_connections=4, pool_maxsize=max(concurrency, 10))
+    session.mount("http://", adapter)
+    session.mount("https://", adapter)
+    return session
+
+
+class _EnvironmentOnce(requests.Session):
+    """Reads what requests takes from the environment (proxies and NO_PROXY, REQUESTS_CA_BUNDLE / CURL_CA_BUNDLE,
+    ~/.netrc) once per host, not on every request: requests scans os.environ and stats ~/.netrc per request, which
+    on a busy machine took longer than the request itself (profiled with bench/bench_pinning.py)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.trust_env = False  # what it would read per request is read once below, per host
+        self._per_host: dict[tuple[str, str], tuple[dict[str, str], str | None, Any]] = {}
+
+    def request(self, method: str, url: str, **kwargs: Any) -> requests.Response:  # type: ignore[override]
+        parts = urlsplit(url)
+        host = (parts.scheme, parts.netloc)
+        if host not in self._per_host:
+            self._per_host[host] = (requests.utils.get_environ_proxies(url),
+                                    os.environ.get("REQUESTS_CA_BUNDLE") or os.environ.get("CURL_CA_BUNDLE"),
+                                    requests.utils.get_netrc_auth(url))
+        proxies, bundle, netrc = self._per_host[host]
+        kwargs["proxies"] = {**proxies, **(kwargs.get("proxies") or {})}
+        if bundle and kwargs.get("verify") in (None, True) and self.verify is True:
+            kwargs["verify"] = bundle
+        if netrc and not kwargs.get("auth") and not self.auth:
+            kwargs["auth"] = netrc
+        return super().request(method, url, **kwargs)

@@ -15,7 +15,6 @@ from __future__ import annotations
 import contextlib
 import heapq
 import itertools
-import os
 import queue
 import tempfile
 import time
@@ -24,13 +23,12 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, Union
-from urllib.parse import urlsplit
 
 import requests
 
 from mintprep.base.errors import RemoteError
 from mintprep.base.secrets import register_secret
-from mintprep.net.http import DeadlineAdapter, RetryPolicy, redact, send
+from mintprep.net.http import RetryPolicy, pooled_session, redact, send
 from mintprep.ipfs.car import car_bytes, write_car
 from mintprep.ipfs.cid import CID, as_cid
 from mintprep.ipfs.gateway import TrustlessGateway
@@ -125,6 +123,7 @@ def _each_once(dags: Sequence[DagImport]) -> Iterator[Block]:
 class PinBackend(ABC):
     name: str
     concurrency: int = 1
+    reads_over_network = True  # a block read makes a round trip (mintprep.ipfs.dag.NetworkReads counts them)
     _sleep: Callable[[float], None] = staticmethod(time.sleep)
 
     @property
@@ -256,42 +255,6 @@ class HttpBackend(PinBackend):
 
     def _send(self, method: str, url: str, **kwargs: object) -> requests.Response:
         return send(method, url, session=self._session, policy=self._policy, sleep=self._sleep, **kwargs)
-
-
-
-def pooled_session(concurrency: int) -> requests.Session:
-    """A session that keeps a connection per worker thread (requests' default pool holds 10)."""
-    session = _EnvironmentOnce()
-    adapter = DeadlineAdapter(pool_connections=4, pool_maxsize=max(concurrency, 10))
-    session.mount("http://", adapter)
-    session.mount("https://", adapter)
-    return session
-
-
-class _EnvironmentOnce(requests.Session):
-    """Reads what requests takes from the environment (proxies and NO_PROXY, REQUESTS_CA_BUNDLE / CURL_CA_BUNDLE,
-    ~/.netrc) once per host, not on every request: requests scans os.environ and stats ~/.netrc per request, which
-    on a busy machine took longer than the request itself (profiled with bench/bench_pinning.py)."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.trust_env = False  # what it would read per request is read once below, per host
-        self._per_host: dict[tuple[str, str], tuple[dict[str, str], str | None, Any]] = {}
-
-    def request(self, method: str, url: str, **kwargs: Any) -> requests.Response:  # type: ignore[override]
-        parts = urlsplit(url)
-        host = (parts.scheme, parts.netloc)
-        if host not in self._per_host:
-            self._per_host[host] = (requests.utils.get_environ_proxies(url),
-                                    os.environ.get("REQUESTS_CA_BUNDLE") or os.environ.get("CURL_CA_BUNDLE"),
-                                    requests.utils.get_netrc_auth(url))
-        proxies, bundle, netrc = self._per_host[host]
-        kwargs["proxies"] = {**proxies, **(kwargs.get("proxies") or {})}
-        if bundle and kwargs.get("verify") in (None, True) and self.verify is True:
-            kwargs["verify"] = bundle
-        if netrc and not kwargs.get("auth") and not self.auth:
-            kwargs["auth"] = netrc
-        return super().request(method, url, **kwargs)
 
 
 class GatewayVerifiedBackend(HttpBackend):

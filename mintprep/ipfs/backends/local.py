@@ -23,6 +23,7 @@ BATCH = 256  # pieces per sync: large enough that syncs vanish from the cost, sm
 
 class LocalBackend(PinBackend):
     name = "local"
+    reads_over_network = False
 
     def __init__(self, state_dir: Path) -> None:
         self.store = BlockStore(StateDir(Path(state_dir)).ipfs)
