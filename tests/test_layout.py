@@ -1,5 +1,6 @@
-"""The layout's rules, read from the source (ast, nothing imported): who writes ledger rows, what generation may
-import, and that other packages reach IPFS through its public face `mintprep.ipfs`. docs/architecture.md says why."""
+"""The layout's rules, read from the source (ast, nothing imported): the packages' one order and no import cycle,
+who writes ledger rows, what generation may import, and that other packages reach IPFS through its public face
+`mintprep.ipfs`. docs/architecture.md says why."""
 
 from __future__ import annotations
 
@@ -7,6 +8,8 @@ import ast
 from pathlib import Path
 
 import pytest
+
+from tests.support.import_graph import against_order, cycles, import_graph, inside, package_graph
 
 PACKAGE = Path(__file__).resolve().parents[1] / "mintprep"
 
@@ -42,6 +45,11 @@ WRITERS = ("mintprep.state", "mintprep.stages", "mintprep.commands", "mintprep.i
 FILE_WRITES = {"write_bytes", "write_text", "write_atomic", "write_atomic_with", "mkdir", "touch", "unlink"}
 # Modules outside mintprep/ipfs/ allowed to import an IPFS submodule directly: module -> why. (None today.)
 IPFS_SUBMODULE_EXCEPTIONS: dict[str, str] = {}
+
+
+# The packages' order, lowest first: a module imports only from its own package and from packages in lower tiers.
+PACKAGE_ORDER = [["base"], ["net", "guards"], ["ipfs", "generate"], ["executors"], ["collection"], ["state"],
+                 ["chain"], ["stages"], ["page"], ["commands"], ["cli"], ["mintprep"]]
 
 
 def modules() -> list[tuple[str, ast.Module]]:
@@ -145,6 +153,40 @@ def test_the_public_face_names_only_what_its_submodules_define():
                   for alias in node.names}
         assert key.value in names, f"mintprep.ipfs.{key.value}: not defined in mintprep.ipfs.{value.value}"
 
-# The packages' order, lowest first: a module imports only from its own package and from packages in lower tiers.
-PACKAGE_ORDER = [["base"], ["net", "guards"], ["ipfs", "generate"], ["executors"], ["collection"], ["state"],
-                 ["chain"], ["stages"], ["page"], ["commands"], ["cli"], ["mintprep"]]
+
+@pytest.fixture(scope="module")
+def graph() -> dict[str, set[str]]:
+    return import_graph()
+
+
+def test_the_order_names_every_package(graph):
+    assert set(package_graph(graph)) == {package for tier in PACKAGE_ORDER for package in tier}
+
+
+def test_imports_follow_the_packages_order(graph):
+    assert against_order(graph, PACKAGE_ORDER) == [], "a module imports from a package at or above its own tier " \
+        "(move the shared piece down, or pass a value in; docs/architecture.md gives the order)"
+
+
+def test_no_import_cycle_between_packages(graph):
+    assert cycles(package_graph(graph)) == []
+
+
+@pytest.mark.parametrize("package", [package for tier in PACKAGE_ORDER for package in tier])
+def test_no_import_cycle_inside_a_package(graph, package):
+    assert cycles(inside(graph, package)) == []
+
+
+def test_the_rules_fail_on_a_planted_upward_import(graph):
+    planted = {**graph, "mintprep.ipfs.store": graph["mintprep.ipfs.store"] | {"mintprep.state.objects"}}
+    assert against_order(planted, PACKAGE_ORDER) == [("mintprep.ipfs.store", "mintprep.state.objects")]
+    same_tier = {**graph, "mintprep.net.http": graph["mintprep.net.http"] | {"mintprep.guards.settings"}}
+    assert against_order(same_tier, PACKAGE_ORDER) == [("mintprep.net.http", "mintprep.guards.settings")]
+
+
+def test_the_rules_fail_on_a_planted_cycle(graph):
+    between = {**graph, "mintprep.base.errors": graph["mintprep.base.errors"] | {"mintprep.cli.app"}}
+    assert any({"base", "cli"} <= set(cycle) for cycle in cycles(package_graph(between)))
+    within = {**graph, "mintprep.ipfs.cid": graph["mintprep.ipfs.cid"] | {"mintprep.ipfs.store"}}
+    [cycle] = cycles(inside(within, "ipfs"))
+    assert {"mintprep.ipfs.cid", "mintprep.ipfs.store"} <= set(cycle)
