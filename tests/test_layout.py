@@ -5,6 +5,7 @@ who writes ledger rows, what generation may import, and that other packages reac
 from __future__ import annotations
 
 import ast
+import builtins
 from pathlib import Path
 
 import pytest
@@ -190,3 +191,15 @@ def test_the_rules_fail_on_a_planted_cycle(graph):
     within = {**graph, "mintprep.ipfs.cid": graph["mintprep.ipfs.cid"] | {"mintprep.ipfs.store"}}
     [cycle] = cycles(inside(within, "ipfs"))
     assert {"mintprep.ipfs.cid", "mintprep.ipfs.store"} <= set(cycle)
+
+
+def test_errors_are_defined_in_the_one_error_module():
+    trees = dict(modules())
+    family = {node.name for node in trees["base/errors.py"].body if isinstance(node, ast.ClassDef)}
+    raised = family | {name for name, value in vars(builtins).items()
+                       if isinstance(value, type) and issubclass(value, BaseException)}
+    elsewhere = sorted(f"{module}: {node.name}" for module, tree in trees.items() if module != "base/errors.py"
+                       for node in ast.walk(tree) if isinstance(node, ast.ClassDef) and not node.name.startswith("_")
+                       and any(isinstance(base, ast.Name) and base.id in raised for base in node.bases))
+    assert elsewhere == [], "define errors in mintprep/base/errors.py (its docstring draws the family); a module's " \
+                            "private control-flow exception starts with an underscore"

@@ -1,14 +1,43 @@
-"""Error kinds the CLI maps to exit codes.
+"""Every error mintprep raises on purpose, in one family: a caller catches the branch it cares about, and the CLI
+(`cli/app.py`, the one exit funnel) reports any of them by its `kind` and `exit_code`, without a traceback.
 
-UserError (exit 2) is bad input: a config field, a file, an unreachable endpoint the user named.
-Its message must name the field or file and say what is wrong; it must never contain a secret.
-`field` and `path`, when known, name the offending setting and file for `--json` answers.
+    MintprepError (exit 1)                 anything mintprep reports without a traceback
+    ├── UserError (exit 2)                 bad input or an unusable environment; nothing changed
+    │   ├── ConfigError                    collection.yaml: the message names the YAML path
+    │   │   ├── YamlRefused                text that is not a YAML document mintprep will read
+    │   │   └── TemplateError              a prompt template brace that is not `{name}`, `{{` or `}}`
+    │   ├── NotAcceptable                  bytes from elsewhere that an imported file must not be
+    │   ├── NotRevealed                    a hidden drop's base URI is `mintprep reveal`'s to set
+    │   └── LedgerBusy                     another process holds the ledger's writer lock
+    ├── RemoteError                        a remote service failed after retries
+    │   ├── ServiceUnavailable             every attempt failed until the give-up time
+    │   ├── PinsFailed                     some pieces could not be pinned (the rest are recorded)
+    │   ├── VerificationFailed             what was pinned does not read back intact
+    │   ├── CidMismatch                    a backend answered another root CID
+    │   └── KuboError                      kubo answered a command with its JSON error
+    ├── Unreadable                         a block or file that cannot be read intact from where asked
+    │   ├── BlockNotFound (a KeyError)     the block is absent: a missing block, not a failed request
+    │   ├── CorruptBlock (a ValueError)    bytes that do not hash to the CID or decode as it says
+    │   ├── NotUnixFS (a ValueError)       an intact DAG of the wrong UnixFS kind
+    │   └── FileTooLarge (a ValueError)    a file larger than its reader holds, refused while read
+    ├── TooDeep                            JSON from elsewhere nested deeper than its reader allows
+    ├── CarError                           a malformed CAR stream, or a block in it that does not hash to its CID
+    ├── ObjectCorrupt                      a stored blob no longer hashes to its name
+    ├── KeysOutdated                       the loaded model or machine is not what the request keys describe
+    ├── DiskFull                           no space where mintprep writes; what was there is unchanged
+    └── Rejected                           a sample a generation guard refused (recorded as an attempt)
+
+UserError's message must name the field or file and say what is wrong; no message may contain a secret. `field`
+and `path`, when known, name the offending setting and file for `--json` answers. The Unreadable family keeps
+KeyError and ValueError as second bases for callers of the mapping and parsing protocols. A module's private
+control-flow exceptions (`net/http.py` `_Deadline`, `ipfs/gateway.py` `_NotFound`) never leave it.
 """
 
 from __future__ import annotations
 
 import errno
 import os
+from typing import Any
 
 
 class MintprepError(Exception):
@@ -60,3 +89,114 @@ class LedgerBusy(UserError):
 
     kind = "busy"
 
+
+
+class YamlRefused(ConfigError):
+    """The text is not a YAML document mintprep will read; the message says where and why."""
+
+
+class TemplateError(ConfigError):
+    """The template has a brace that is not `{name}`, `{{` or `}}`."""
+
+
+class NotAcceptable(UserError):
+    """Bytes a stranger handed over that mintprep will not take; the message says why (the caller names whose)."""
+
+
+class NotRevealed(UserError):
+    """The chain says a hidden drop is not revealed yet: its base URI is `mintprep reveal`'s to set, no one else's."""
+
+
+class ServiceUnavailable(RemoteError):
+    """Every attempt failed (timeouts, connection errors, retryable statuses) until the give-up time."""
+
+
+class PinsFailed(RemoteError):
+    """Some pieces could not be pinned; every other one is pinned and recorded, so a rerun retries only these."""
+
+    SHOWN = 20  # the message names this many; `failed` holds every one
+
+    def __init__(self, backend: str, failed: dict[str, str], total: int) -> None:
+        listed = "; ".join(f"{name}: {reason}" for name, reason in list(failed.items())[: self.SHOWN])
+        more = f"; and {len(failed) - self.SHOWN} more" if len(failed) > self.SHOWN else ""
+        super().__init__(f"{len(failed)} of {total} pieces could not be pinned on {backend} (the others are pinned "
+                         f"and recorded; run again to retry these): {listed}{more}")
+        self.failed = failed
+
+
+class VerificationFailed(RemoteError):
+    """What was pinned cannot be read back intact; the message names the piece and the CIDs."""
+
+    def __init__(self, piece: str, backend: str, report: Any) -> None:  # report: mintprep.ipfs.verify.VerifyReport
+        super().__init__(f"{piece}: pinned to {backend} but not retrievable intact: {report.describe()}")
+        self.report = report
+
+
+class CidMismatch(RemoteError):
+    """The backend answered a root CID other than the one computed locally: the pin is refused."""
+
+
+class KuboError(RemoteError):
+    """kubo answered a command with its JSON error."""
+
+
+class Unreadable(MintprepError):
+    """A block or file that cannot be read intact from the place asked."""
+
+    kind = "unreadable"
+
+
+class BlockNotFound(Unreadable, KeyError):
+    """A block is absent from the place asked: a missing block, not a failed request."""
+
+    def __init__(self, cid: object) -> None:  # a mintprep.ipfs CID, or its text
+        super().__init__(str(cid))
+        self.cid = cid
+
+
+class CorruptBlock(Unreadable, ValueError):
+    """A block whose bytes do not hash to its CID, or that does not decode as what its CID says it is."""
+
+    def __init__(self, cid: object, why: str) -> None:  # a mintprep.ipfs CID
+        super().__init__(f"block {cid}: {why}")
+        self.cid = cid
+
+
+class NotUnixFS(Unreadable, ValueError):
+    """The DAG is intact but is not the kind of UnixFS node asked for (a directory where a file was expected)."""
+
+
+class FileTooLarge(Unreadable, ValueError):
+    """A file larger than its reader will hold (a "1 GB image" from a stranger's directory): refused while read."""
+
+
+class TooDeep(MintprepError):
+    """JSON nested deeper than its reader allows (a reader of a user's file reports it as that file's UserError)."""
+
+    kind = "too-deep"
+
+
+class CarError(MintprepError):
+    """A CAR stream is malformed, or one of its blocks does not hash to its CID."""
+
+
+class ObjectCorrupt(MintprepError):
+    """A stored blob no longer hashes to its name (disk rot, a hand edit); putting the bytes again heals it."""
+
+
+class KeysOutdated(MintprepError):
+    """The model as loaded, or the machine it runs on, is not what the request keys were computed for."""
+
+
+class Rejected(MintprepError):
+    """A generated sample a guard refused: `guard` names it, `metrics` holds what it measured; `thumbnail`, a small
+    PNG of what was decoded, when the rejection came after pixels existed (for review). The generator records it as
+    an attempt and resamples; it never ends a command."""
+
+    kind = "rejected"
+
+    def __init__(self, guard: str, reason: str, metrics: dict[str, float] | None = None, step: int | None = None,
+                 thumbnail: bytes | None = None):
+        super().__init__(f"{guard}: {reason}")
+        self.guard, self.reason, self.metrics, self.step = guard, reason, metrics or {}, step
+        self.thumbnail = thumbnail

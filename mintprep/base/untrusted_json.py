@@ -11,14 +11,15 @@ import re
 from itertools import accumulate
 from typing import Any
 
+from mintprep.base.errors import TooDeep
+
 MAX_DEPTH = 64  # far past any answer or document mintprep reads (ERC-721 metadata: 3 levels; JSON-RPC: 5)
 _STRINGS = re.compile(r'"(?:[^"\\]|\\.)*"', re.DOTALL)  # a string's brackets are text, not nesting
 _NOT_BRACKETS = re.compile(r"[^\[\]{}]+")
 _STEPS = str.maketrans("[]{}", "\x02\x00\x02\x00")  # an opening bracket +1, a closing one -1 (after - 1)
-
-
-class TooDeep(ValueError):
-    """JSON nested deeper than its reader allows."""
+# What `loads` raises for text it will not return: not JSON (a ValueError, UnicodeDecodeError included), or
+# nested too deep.
+NOT_JSON = (ValueError, TooDeep)
 
 
 def nesting_depth(text: str) -> int:

@@ -23,7 +23,7 @@ from mintprep.state.contract_address import deployed_address
 from mintprep.chain.live_drop import read_live_drop
 from mintprep.chain.public_roots import require_public_root
 from mintprep.chain.txs import send_call
-from mintprep.base.errors import UserError
+from mintprep.base.errors import NotRevealed, UserError
 from mintprep.state.ledger import Ledger
 from mintprep.collection.manifest import base_uri_for, contract_uri_for, token_file_name
 from mintprep.state.published import require_recorded_base_uri
@@ -89,10 +89,6 @@ def check_base_uri_change(ledger: Ledger, current: str, new_root: str, minted_fi
     if changed:
         raise UserError(f"{refuse}: it changes the metadata of minted token(s) {', '.join(map(str, changed))} "
                         "(what their owners hold); pass --include-minted to replace them knowingly")
-
-
-class NotRevealed(UserError):
-    """The chain says a hidden drop is not revealed yet: its base URI is `mintprep reveal`'s to set, no one else's."""
 
 
 @dataclass(frozen=True)

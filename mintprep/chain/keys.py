@@ -14,7 +14,7 @@ from eth_account.signers.local import LocalAccount
 
 from mintprep.base.errors import UserError
 from mintprep.base.untrusted_files import read_regular_file
-from mintprep.base.untrusted_json import loads
+from mintprep.base.untrusted_json import NOT_JSON, loads
 from mintprep.base.secrets import register_secret, secret_from_env
 
 PRIVATE_KEY_ENV = "MINTPREP_PRIVATE_KEY"
@@ -39,7 +39,7 @@ def _from_keystore(path: Path, ask_password: Callable[[], str] | None) -> LocalA
     data = read_regular_file(path, MAX_KEYSTORE_BYTES, what="keystore file")
     try:
         encrypted = loads(data)  # nesting bounded before decoding: eth-account raised the recursion limit
-    except ValueError as exc:
+    except NOT_JSON as exc:
         raise UserError(f"keystore {path}: not a readable JSON keystore ({type(exc).__name__})") from None
     password = os.environ.get(KEYSTORE_PASSWORD_ENV)
     if password:

@@ -12,7 +12,7 @@ import yaml
 from pydantic import Field, ValidationError, field_validator, model_validator
 
 from mintprep.collection.chain_settings import ChainSettings
-from mintprep.base.errors import ConfigError, UserError
+from mintprep.base.errors import ConfigError, TemplateError, UserError
 from mintprep.executors.settings import ExecutorSettings
 from mintprep.generate.settings import GeneratorSettings
 from mintprep.ipfs import IpfsSettings
@@ -34,7 +34,10 @@ class PromptSpec(StrictModel):
     @field_validator("template")
     @classmethod
     def _plain_placeholders(cls, template: str) -> str:
-        template_names(template)
+        try:
+            template_names(template)
+        except TemplateError as exc:  # pydantic reports a ValueError under the field's YAML path
+            raise ValueError(str(exc)) from None
         return template
 
     @field_validator("traits")

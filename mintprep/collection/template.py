@@ -10,12 +10,10 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
+from mintprep.base.errors import TemplateError
+
 NAME = r"[A-Za-z_][A-Za-z0-9_]*"
 _TOKEN = re.compile(r"\{\{|\}\}|\{(" + NAME + r")\}|[{}]")
-
-
-class TemplateError(ValueError):
-    """The template has a brace that is not `{name}`, `{{` or `}}`."""
 
 
 def template_names(template: str) -> list[str]:

@@ -14,15 +14,13 @@ from typing import Any
 import yaml
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
+from mintprep.base.errors import YamlRefused
+
 MAX_NODES = 100_000  # a collection with 10,000 pieces and overrides stays far below this
 MAX_DEPTH = 64
 MAX_INT_DIGITS = 40  # more than any uint256 in decimal needs (78 would), less than Python's 4300-digit limit
 PLAIN_INT = re.compile(r"[-+]?[0-9]+")
 INT_TAG = "tag:yaml.org,2002:int"
-
-
-class YamlRefused(ValueError):
-    """The text is not a YAML document mintprep will read; the message says where and why."""
 
 
 def _where(node: Node) -> str:

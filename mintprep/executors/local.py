@@ -5,16 +5,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Iterable, Iterator, Protocol
 
-from mintprep.base.errors import MintprepError
+from mintprep.base.errors import KeysOutdated
 
 if TYPE_CHECKING:
     from mintprep.generate import GenerationRequest, GenerationResult, Generator
     from mintprep.generate.fingerprint import FingerprintCache
     from mintprep.generate.settings import GeneratorSettings
-
-
-class KeysOutdated(MintprepError):
-    """The model as loaded, or the machine it runs on, is not what the request keys were computed for."""
 
 
 class Executor(Protocol):

@@ -10,21 +10,12 @@ from typing import Any
 
 import torch
 
+from mintprep.base.errors import Rejected
 from mintprep.guards.settings import GuardSettings
 
 # Guards whose failure is numeric (a dtype ran out of range), not a bad sample: a higher precision can fix them.
 SAMPLING_NUMERIC = frozenset({"latents_nonfinite"})
 DECODE_NUMERIC = frozenset({"decoded_nonfinite", "decoded_range"})
-
-
-class Rejected(Exception):
-    """`thumbnail`: a small PNG of what was decoded, when the rejection came after pixels existed (for review)."""
-
-    def __init__(self, guard: str, reason: str, metrics: dict[str, float] | None = None, step: int | None = None,
-                 thumbnail: bytes | None = None):
-        super().__init__(f"{guard}: {reason}")
-        self.guard, self.reason, self.metrics, self.step = guard, reason, metrics or {}, step
-        self.thumbnail = thumbnail
 
 
 def _nonfinite_share(tensor: torch.Tensor) -> float:

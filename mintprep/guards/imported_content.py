@@ -14,6 +14,7 @@ from typing import Any
 
 from PIL import Image
 
+from mintprep.base.errors import NotAcceptable
 from mintprep.base.untrusted_files import MAX_PIXELS
 from mintprep.base.untrusted_json import TooDeep, loads
 
@@ -22,10 +23,6 @@ MAX_DOCUMENT_BYTES = 1024 * 1024  # an ERC-721 metadata document is a few KB
 MAX_DOCUMENT_DEPTH = 32
 # The leading bytes of the raster formats NFT art ships in (each format's specification).
 RASTER_MAGIC = ((b"\x89PNG\r\n\x1a\n", "PNG"), (b"\xff\xd8\xff", "JPEG"), (b"GIF87a", "GIF"), (b"GIF89a", "GIF"))
-
-
-class NotAcceptable(ValueError):
-    """Bytes a stranger handed over that mintprep will not take; the message says why (the caller names whose)."""
 
 
 def raster_kind(data: bytes) -> str | None:

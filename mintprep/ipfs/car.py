@@ -11,15 +11,11 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import BinaryIO
 
-from mintprep.base.errors import MintprepError
+from mintprep.base.errors import CarError
 from mintprep.ipfs.cid import CID, decode_varint, encode_varint
 from mintprep.ipfs.unixfs import Block
 
 MAX_SECTION = 4 * 1024 * 1024  # well above kubo's 2 MiB block limit; refuses a garbage length early
-
-
-class CarError(MintprepError):
-    """A CAR stream is malformed, or one of its blocks does not hash to its CID."""
 
 
 # ---------------------------------------------------------------- header (a fixed DAG-CBOR shape)

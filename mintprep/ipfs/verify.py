@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import requests
 
-from mintprep.base.errors import MintprepError, RemoteError
+from mintprep.base.errors import MintprepError, RemoteError, VerificationFailed
 from mintprep.net.http import ServiceUnavailable
 from mintprep.ipfs.cid import CID, as_cid
 from mintprep.ipfs.dag import BlockFetcher, fetch_verified, walk_dag
@@ -39,14 +39,6 @@ class VerifyReport:
         if self.corrupt:
             parts.append(f"{len(self.corrupt)} corrupt ({', '.join(map(str, self.corrupt[:5]))})")
         return f"{self.root}: DAG incomplete or corrupt: {'; '.join(parts)}"
-
-
-class VerificationFailed(RemoteError):
-    """What was pinned cannot be read back intact; the message names the piece and the CIDs."""
-
-    def __init__(self, piece: str, backend: str, report: VerifyReport) -> None:
-        super().__init__(f"{piece}: pinned to {backend} but not retrievable intact: {report.describe()}")
-        self.report = report
 
 
 def verify_from_car(root: CID | str, car_blocks: Callable[[], Iterable["Block"]],

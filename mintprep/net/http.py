@@ -31,9 +31,9 @@ from urllib.parse import urlsplit
 
 import requests
 
-from mintprep.base.errors import RemoteError
+from mintprep.base.errors import RemoteError, ServiceUnavailable
 from mintprep.base.secrets import register_secret, scrub
-from mintprep.base.untrusted_json import MAX_DEPTH, loads, nesting_depth
+from mintprep.base.untrusted_json import MAX_DEPTH, NOT_JSON, loads, nesting_depth
 from mintprep.net.urls import redact
 
 __all__ = ["DeadlineAdapter", "DeadlineSession", "RetryPolicy", "ServiceUnavailable", "deadline_session", "json_object",
@@ -81,15 +81,11 @@ def json_object(response: requests.Response, what: str) -> dict[str, Any]:
     """The response's JSON object, or a RemoteError naming `what` (a proxy's HTML error page is not an answer)."""
     try:
         body = loads(response.content)  # nesting bounded before decoding: mintprep.base.untrusted_json
-    except ValueError:
+    except NOT_JSON:
         raise RemoteError(scrub(f"{what}: expected JSON, got {response.text[:200]!r}")) from None
     if not isinstance(body, dict):
         raise RemoteError(scrub(f"{what}: expected a JSON object, got {body!r:.200}"))
     return body
-
-
-class ServiceUnavailable(RemoteError):
-    """Every attempt failed (timeouts, connection errors, retryable statuses) until the give-up time."""
 
 
 class _Deadline(Exception):

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Callable
 
-from mintprep.base.errors import RemoteError
+from mintprep.base.errors import PinsFailed, RemoteError
 from mintprep.base.hashing import sha256_hex
 from mintprep.ipfs import DagImport, PinBackend, PinRequest, Profile, import_bytes
 from mintprep.state.ledger import Ledger, PinRow
@@ -36,19 +36,6 @@ class PinItem:
     make_dag: Callable[[], DagImport]  # runs only when a pin is needed, so a rerun with nothing changed imports nothing
     kind: str
     name: str
-
-
-class PinsFailed(RemoteError):
-    """Some pieces could not be pinned; every other one is pinned and recorded, so a rerun retries only these."""
-
-    SHOWN = 20  # the message names this many; `failed` holds every one
-
-    def __init__(self, backend: str, failed: dict[str, str], total: int) -> None:
-        listed = "; ".join(f"{name}: {reason}" for name, reason in list(failed.items())[: self.SHOWN])
-        more = f"; and {len(failed) - self.SHOWN} more" if len(failed) > self.SHOWN else ""
-        super().__init__(f"{len(failed)} of {total} pieces could not be pinned on {backend} (the others are pinned "
-                         f"and recorded; run again to retry these): {listed}{more}")
-        self.failed = failed
 
 
 def pin_pieces(ledger: Ledger, backend: PinBackend, profile: Profile, items: Sequence[PinItem],

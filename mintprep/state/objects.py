@@ -11,12 +11,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from mintprep.base.durable_files import write_atomic, write_durably
-from mintprep.base.errors import MintprepError
+from mintprep.base.errors import ObjectCorrupt
 from mintprep.base.hashing import sha256_hex
-
-
-class ObjectCorrupt(MintprepError):
-    """A stored blob no longer hashes to its name (disk rot, a hand edit); putting the bytes again heals it."""
 
 
 class ObjectStore:

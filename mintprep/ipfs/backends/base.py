@@ -26,7 +26,7 @@ from typing import Any, Union
 
 import requests
 
-from mintprep.base.errors import RemoteError
+from mintprep.base.errors import CidMismatch, RemoteError
 from mintprep.base.secrets import register_secret
 from mintprep.net.http import RetryPolicy, pooled_session, redact, send
 from mintprep.ipfs.car import car_bytes, write_car
@@ -72,10 +72,6 @@ PinResult = tuple[int, Union[PinReceipt, RemoteError]]  # (index into the reques
 UploadResult = Union[Uploaded, Waiting, PinResult]
 FIRST_POLL_S = 0.25  # a service's status is first asked this long after it took a piece, then at doubling waits
 LONGEST_POLL_S = 10.0
-
-
-class CidMismatch(RemoteError):
-    """The backend answered a root CID other than the one computed locally: the pin is refused."""
 
 
 def check_root(expected: CID, answered: str | None, backend: str, piece: str) -> None:

@@ -23,7 +23,7 @@ import requests
 
 from mintprep.base.errors import RemoteError
 from mintprep.base.secrets import register_secret, scrub
-from mintprep.base.untrusted_json import loads
+from mintprep.base.untrusted_json import NOT_JSON, loads
 from mintprep.ipfs.backends.base import (
     FIRST_POLL_S, LONGEST_POLL_S, GatewayVerifiedBackend, PinRequest, UploadResult, Uploaded, Waiting, check_root,
     spooled_car)
@@ -156,10 +156,10 @@ def _json_items(response: requests.Response, what: str) -> list[dict[str, Any]]:
     text = response.text.strip()
     try:
         body = loads(text) if text else []
-    except ValueError:
+    except NOT_JSON:
         try:
             body = [loads(line) for line in text.splitlines() if line.strip()]
-        except ValueError:
+        except NOT_JSON:
             raise RemoteError(scrub(f"{what}: expected JSON, got {text[:200]!r}")) from None
     items = body if isinstance(body, list) else [body]
     if not all(isinstance(item, dict) for item in items):

@@ -19,9 +19,9 @@ from typing import Any
 
 import requests
 
-from mintprep.base.errors import RemoteError
+from mintprep.base.errors import KuboError, RemoteError
 from mintprep.base.secrets import scrub
-from mintprep.base.untrusted_json import loads
+from mintprep.base.untrusted_json import NOT_JSON, loads
 from mintprep.net.http import json_object
 from mintprep.ipfs.backends.base import (
     CidMismatch, HttpBackend, PinRequest, UploadResult, Uploaded, check_root, spooled_car)
@@ -33,17 +33,13 @@ from mintprep.ipfs.verify import VerifyReport, verify_from_car
 MAX_PIECES_PER_CAR = 1000  # a bound on one answer's NDJSON and one pin/add's query string
 
 
-class KuboError(RemoteError):
-    """kubo answered a command with its JSON error."""
-
-
 def _kubo_error(response: requests.Response) -> bool:
     """kubo's command errors: HTTP 500 with a JSON {"Message", "Type": "error"}. A plain-text 500 is an outage."""
     if response.status_code != 500:
         return False
     try:
         return isinstance(loads(response.content).get("Message"), str)
-    except (ValueError, AttributeError):
+    except (*NOT_JSON, AttributeError):
         return False
 
 
@@ -133,7 +129,7 @@ class KuboBackend(HttpBackend):
         for line in filter(str.strip, response.text.splitlines()):
             try:
                 root = loads(line).get("Root")
-            except (ValueError, AttributeError):
+            except (*NOT_JSON, AttributeError):
                 raise RemoteError(f"{label}: kubo dag/import answered {line[:200]!r}, not NDJSON events") from None
             if root:
                 cid = root.get("Cid", {}).get("/")
