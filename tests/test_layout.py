@@ -203,3 +203,20 @@ def test_errors_are_defined_in_the_one_error_module():
                        and any(isinstance(base, ast.Name) and base.id in raised for base in node.bases))
     assert elsewhere == [], "define errors in mintprep/base/errors.py (its docstring draws the family); a module's " \
                             "private control-flow exception starts with an underscore"
+
+
+# What only a driver in mintprep/commands builds: the CLI parses, calls one driver and renders its report.
+BUILT_BY_DRIVERS = {"Workspace", "Ledger", "BlockStore", "ObjectStore", "LocalBackend", "make_backend"}
+
+
+@pytest.mark.parametrize("rule", ["imports", "builds"])
+def test_the_cli_builds_no_workspace_ledger_or_store(rule: str):
+    cli = [(module, tree) for module, tree in modules() if module.startswith("cli/")]
+    assert len(cli) > 5
+    if rule == "imports":
+        offenders = sorted({(module, name) for module, tree in cli for name in imported_modules(tree)
+                            if name == "mintprep.state" or name.startswith("mintprep.state.")})
+    else:
+        offenders = sorted({(module, node.id) for module, tree in cli for node in ast.walk(tree)
+                            if isinstance(node, ast.Name) and node.id in BUILT_BY_DRIVERS})
+    assert offenders == [], "open the ledger, the Workspace or a store in a driver (mintprep/commands), not in cli/"

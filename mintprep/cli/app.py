@@ -110,8 +110,31 @@ def _stdout_for_answers_only(as_json: bool) -> Iterator[None]:
         _answer["stream"] = None
 
 
+# `mintprep --help` reads in the order a user works: each panel, and each panel's commands, in this order.
+HELP_PANELS = {
+    "Make a collection": ("run", "status", "review", "validate"),
+    "Adopt and repair": ("import", "audit", "export", "provenance"),
+    "The contract": ("contract", "check", "reveal"),
+    "The page": ("publish", "serve"),
+    "Tools": ("cid", "export-car", "schema"),
+}
+_HELP_ORDER = [name for names in HELP_PANELS.values() for name in names]
+
+
 class AnsweringGroup(TyperGroup):
-    """The root command: runs a subcommand and turns whatever it raises into one answer."""
+    """The root command: runs a subcommand and turns whatever it raises into one answer; lists its commands in the
+    panels of HELP_PANELS."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        for panel, names in HELP_PANELS.items():
+            for name in names:
+                if name in self.commands:
+                    self.commands[name].rich_help_panel = panel  # type: ignore[attr-defined]
+
+    def list_commands(self, ctx: Any) -> list[str]:
+        return sorted(super().list_commands(ctx),
+                      key=lambda name: _HELP_ORDER.index(name) if name in _HELP_ORDER else len(_HELP_ORDER))
 
     def main(self, args: list[str] | None = None, *pos: Any, standalone_mode: bool = True, **kwargs: Any) -> Any:
         argv = list(sys.argv[1:] if args is None else args)

@@ -1,8 +1,8 @@
-"""`mintprep check` and `mintprep contract build|deploy|set-base-uri`: thin wrappers over mintprep.chain."""
+"""`mintprep check`, `mintprep contract build|deploy|set-base-uri|verify`, `mintprep reveal` and `mintprep provenance`:
+each parses its options, calls one driver (mintprep.commands.on_chain and the like) and renders its report."""
 
 from __future__ import annotations
 
-import functools
 from pathlib import Path
 from typing import TYPE_CHECKING, Optional
 
@@ -17,7 +17,7 @@ from mintprep.cli.app import app, console, print_json
 # web3 and eth_account are imported by the commands that talk to a chain, when they run.
 if TYPE_CHECKING:
     from mintprep.chain.check import CheckReport
-    from mintprep.state.ledger import Ledger
+    from mintprep.chain.reveal import PlannedTx, RevealResult
 
 contract_app = typer.Typer(help="Build, deploy and update the MintprepDrop contract.", no_args_is_help=True)
 app.add_typer(contract_app, name="contract")
@@ -40,12 +40,9 @@ def _ask_password() -> str:
     return typer.prompt("keystore password", hide_input=True)
 
 
-def _readonly_ledger(state_dir: Path) -> "Ledger | None":
-    from mintprep.state.ledger import Ledger
-    from mintprep.base.state_dir import StateDir
-
-    # A collection checked before its first run has no ledger: the config alone is compared.
-    return Ledger.open(state_dir, readonly=True) if StateDir(state_dir).has_ledger() else None
+def _say(text: str) -> None:
+    """A line printed as it is: a URL or path wrapped at the console width could not be copied or clicked."""
+    console.print(text, soft_wrap=True, highlight=False, markup=False)
 
 
 def render_check(report: "CheckReport") -> Table:
@@ -71,16 +68,10 @@ def render_check(report: "CheckReport") -> Table:
 @app.command("check")
 def check_command(collection: Path = COLLECTION, rpc_url: Optional[str] = RPC_URL, as_json: bool = JSON) -> None:
     """Compare collection.yaml with the deployed contract: exit 0 when all agree, 1 on a mismatch, 2 if unreachable."""
-    from mintprep.chain.check import check_collection
     from mintprep.collection.config import load_collection
+    from mintprep.commands.on_chain import check_contract
 
-    col = load_collection(collection)
-    ledger = _readonly_ledger(col.state_dir)
-    try:
-        report = check_collection(col, ledger, rpc_url=rpc_url)
-    finally:
-        if ledger:
-            ledger.close()
+    report = check_contract(load_collection(collection), rpc_url=rpc_url)
     if as_json:
         print_json(report.to_json())
     console.print(render_check(report))
@@ -124,27 +115,21 @@ def deploy_command(
     as_json: bool = JSON,
 ) -> None:
     """Deploy MintprepDrop with the collection's name, size, price and per-wallet cap; record it in the ledger."""
-    from mintprep.chain.keys import load_signer
     from mintprep.collection.config import load_collection
-    from mintprep.commands.contract import deploy_contract
-    from mintprep.state.workspace import Workspace
+    from mintprep.commands.on_chain import deploy
 
     col = load_collection(collection)
     if network is not None and network not in NETWORKS:
         raise typer.BadParameter(f"must be one of {', '.join(NETWORKS)}", param_hint="--network")
-    signer = load_signer(keystore, _ask_password)
-    with Workspace.open(col) as ws:
-        deployed = deploy_contract(ws, signer, network_name=network, rpc_url=rpc_url, again=again,
-                                   allow_ended_phases=allow_ended_phases)
+    deployed = deploy(col, keystore, _ask_password, network_name=network, rpc_url=rpc_url, again=again,
+                      allow_ended_phases=allow_ended_phases)
     if as_json:
         print_json(deployed.to_json())
-    # soft_wrap: a URL or path wrapped at the console width (80 when not a terminal) cannot be copied or clicked.
-    say = functools.partial(console.print, soft_wrap=True, highlight=False, markup=False)
-    say(f"deployed MintprepDrop at {deployed.address} (tx {deployed.tx_hash}, {deployed.gas_used} gas)")
+    _say(f"deployed MintprepDrop at {deployed.address} (tx {deployed.tx_hash}, {deployed.gas_used} gas)")
     explorer = col.spec.chain.endpoint(network)[0].tx_url(deployed.tx_hash)
     if explorer:
-        say(f"explorer: {explorer}")
-    say(f"recorded in the ledger: later commands use it (chain.contract in {col.path} may name it too)")
+        _say(f"explorer: {explorer}")
+    _say(f"recorded in the ledger: later commands use it (chain.contract in {col.path} may name it too)")
 
 
 @contract_app.command("set-base-uri")
@@ -158,20 +143,11 @@ def set_base_uri_command(
     as_json: bool = JSON,
 ) -> None:
     """Point the contract at the ledger's current metadata root (emits BatchMetadataUpdate for marketplaces)."""
-    from mintprep.chain.base_uri import collection_base_uri_update
-    from mintprep.chain.keys import load_signer
     from mintprep.collection.config import load_collection
-    from mintprep.commands.contract import point_contract_at_current_root
-    from mintprep.state.workspace import Workspace
+    from mintprep.commands.on_chain import base_uri_update
 
-    col = load_collection(collection)
-    if print_only:
-        with Workspace.open(col, readonly=True) as ws:
-            update, _ = collection_base_uri_update(ws, include_minted=include_minted)
-    else:
-        signer = load_signer(keystore, _ask_password)
-        with Workspace.open(col) as ws:
-            update = point_contract_at_current_root(ws, signer, include_minted=include_minted)
+    update = base_uri_update(load_collection(collection), keystore, _ask_password, print_only=print_only,
+                             include_minted=include_minted)
     if as_json:
         print_json(update.to_json())
     console.print(f"setBaseURI({update.base_uri!r}) on {update.to} (chain {update.chain_id})")
@@ -194,39 +170,38 @@ def reveal_command(
     """Reveal an unrevealed drop from wherever it stands: startReveal, its future block, reveal with the committed
     secret. A rerun resumes from the chain's state; on a local dev node that mines only on transactions the
     blocks are mined here."""
-    from mintprep.chain.keys import load_signer
     from mintprep.collection.config import load_collection
-    from mintprep.commands.reveal import planned_reveal, reveal_collection
-    from mintprep.state.workspace import Workspace
+    from mintprep.commands.on_chain import planned_reveal_txs, reveal
 
     col = load_collection(collection)
-    signer = load_signer(keystore, _ask_password)
-    say = functools.partial(console.print, soft_wrap=True, highlight=False, markup=False)
     if print_only:
-        with Workspace.open(col) as ws:
-            planned = planned_reveal(ws, signer)
-        if as_json:
-            print_json([tx.to_json() for tx in planned])
-        if not planned:
-            say("already revealed: nothing to send")
-        for number, tx in enumerate(planned, 1):
-            say(f"{number}. {tx.call}  (send {tx.when})")
-            if not as_json:
-                typer.echo(f"to: {tx.to}\nvalue: {tx.value}\ndata: {tx.data}")
-        if planned and planned[-1].label == "reveal":
-            say("the reveal calldata opens the committed secret: share it only with the signers")
+        _show_planned_reveal(planned_reveal_txs(col, keystore, _ask_password), as_json)
         return
+    result = reveal(col, keystore, _ask_password, redraw=redraw,
+                    on_block=lambda head, target: _say(f"waiting for block {target}: head {head} "
+                                                       f"({target + 1 - head} to go)"))
+    _show_reveal(result, as_json)
 
-    def on_block(head: int, target: int) -> None:
-        say(f"waiting for block {target}: head {head} ({target + 1 - head} to go)")
 
-    with Workspace.open(col) as ws:
-        result = reveal_collection(ws, signer, redraw=redraw, on_block=on_block)
+def _show_planned_reveal(planned: "list[PlannedTx]", as_json: bool) -> None:
+    if as_json:
+        print_json([tx.to_json() for tx in planned])
+    if not planned:
+        _say("already revealed: nothing to send")
+    for number, tx in enumerate(planned, 1):
+        _say(f"{number}. {tx.call}  (send {tx.when})")
+        if not as_json:
+            typer.echo(f"to: {tx.to}\nvalue: {tx.value}\ndata: {tx.data}")
+    if planned and planned[-1].label == "reveal":
+        _say("the reveal calldata opens the committed secret: share it only with the signers")
+
+
+def _show_reveal(result: "RevealResult", as_json: bool) -> None:
     if as_json:
         print_json(result.to_json())
-    say(f"revealed: starting offset {result.starting_offset} (seed {result.seed}, block {result.reveal_block}); "
-        f"base URI {result.base_uri}" + ("" if result.tx_hashes else " (already revealed; nothing sent)")
-        + f"; page rebuilt: {result.page}")
+    _say(f"revealed: starting offset {result.starting_offset} (seed {result.seed}, block {result.reveal_block}); "
+         f"base URI {result.base_uri}" + ("" if result.tx_hashes else " (already revealed; nothing sent)")
+         + f"; page rebuilt: {result.page}")
 
 
 @contract_app.command("verify")
@@ -238,13 +213,10 @@ def verify_command(
     """Submit the exact solc standard-JSON input to Sourcify and Etherscan and wait for their verdicts."""
     if only is not None and only not in VERIFY_SERVICES:
         raise typer.BadParameter(f"must be one of {', '.join(VERIFY_SERVICES)}", param_hint="--only")
-    from mintprep.chain.verify import verify_collection
     from mintprep.collection.config import load_collection
-    from mintprep.state.workspace import Workspace
+    from mintprep.commands.on_chain import verify_contract
 
-    col = load_collection(collection)
-    with Workspace.open(col, readonly=True) as ws:
-        outcomes = verify_collection(col, ws.ledger, (only,) if only else VERIFY_SERVICES)
+    outcomes = verify_contract(load_collection(collection), (only,) if only else VERIFY_SERVICES)
     if as_json:
         print_json([o.to_json() for o in outcomes])
     for outcome in outcomes:
@@ -273,10 +245,9 @@ def provenance_command(
         result = collection_provenance(col, verify_from, tuple(gateway), progress)
     if as_json:
         print_json(result.to_json())
-    say = functools.partial(console.print, soft_wrap=True, highlight=False, markup=False)
-    say(f"provenance of ipfs://{result.metadata_root} ({result.images} images): {result.provenance_hash}")
-    say(f"rule: {result.rule}")
+    _say(f"provenance of ipfs://{result.metadata_root} ({result.images} images): {result.provenance_hash}")
+    _say(f"rule: {result.rule}")
     if result.on_chain is not None:
-        say(f"on chain: {result.on_chain} ({'matches' if result.ok else 'DIFFERS'})")
+        _say(f"on chain: {result.on_chain} ({'matches' if result.ok else 'DIFFERS'})")
     if result.ok is False:
         raise typer.Exit(1)

@@ -3,13 +3,11 @@
 from __future__ import annotations
 
 from pathlib import Path
-from collections.abc import Callable
-from typing import BinaryIO, Optional
+from typing import Optional
 
 import typer
 
 from mintprep.cli.app import app, console, output_file, print_json
-from mintprep.base.errors import UserError
 from mintprep.ipfs import PROFILE_NAMES
 
 PROFILE_HELP = f"Start from a profile ({', '.join(PROFILE_NAMES)}); without one, kubo's defaults (CIDv0) as `ipfs add`."
@@ -58,35 +56,15 @@ def export_car_command(
     json_output: bool = Json,
 ) -> None:
     """Write a CAR v1 of SOURCE: one root, blocks in DFS order, each once."""
-    from mintprep.ipfs import CID, BlockStore, add_options, import_path, write_car
-    from mintprep.base.state_dir import StateDir
+    from mintprep.commands.car_export import export_car
+    from mintprep.ipfs import add_options
 
     output_file(out, "--out")
-    if store is not None:
-        root = CID.parse(source)
-        blocks = BlockStore(StateDir(store).ipfs).iter_dag(root)
-    else:
-        dag = import_path(
-            Path(source),
-            add_options(profile, cid_version=cid_version, raw_leaves=raw_leaves, chunker=chunker),
-            hidden=hidden,
-            wrap=wrap_with_directory,
-        )
-        root, blocks = dag.root, dag.blocks
-    written = _write_atomically(out, lambda handle: write_car([root], blocks, handle), source)
+    settings = None if store is not None else add_options(profile, cid_version=cid_version, raw_leaves=raw_leaves,
+                                                            chunker=chunker)
+    root, written = export_car(source, out, settings, store=store, hidden=hidden, wrap=wrap_with_directory)
     if json_output:
         print_json({"root": str(root), "car": str(out), "bytes": written})
     else:
         console.print(f"wrote {out} ({written} bytes), root {root}", highlight=False)
         typer.echo(str(root))
-
-
-def _write_atomically(out: Path, write: Callable[[BinaryIO], int], source: str) -> int:
-    """The CAR through a temp file beside `out`; a block missing from the store is bad input, not a traceback."""
-    from mintprep.ipfs import BlockNotFound
-    from mintprep.base.durable_files import write_atomic_with
-
-    try:
-        return write_atomic_with(out, write, for_people=True)
-    except BlockNotFound as exc:
-        raise UserError(f"{source}: block {exc.args[0]} is not in the local store") from None

@@ -1,4 +1,4 @@
-"""`mintprep publish` and `mintprep serve`: thin wrappers over mintprep.page."""
+"""`mintprep publish` and `mintprep serve`: thin wrappers over mintprep.commands.site."""
 
 from __future__ import annotations
 
@@ -17,12 +17,9 @@ JSON = typer.Option(False, "--json", help="print a JSON result on stdout")
 def publish_command(collection: Path = COLLECTION, as_json: bool = JSON) -> None:
     """Rebuild the mint page from the ledger and publish it to page.publish.target (ipfs, netlify or dir)."""
     from mintprep.collection.config import load_collection
-    from mintprep.commands.publish import publish_page
-    from mintprep.state.workspace import Workspace
+    from mintprep.commands.site import publish
 
-    col = load_collection(collection)
-    with Workspace.open(col) as ws:
-        result = publish_page(ws)
+    result = publish(load_collection(collection))
     if as_json:
         print_json(result.as_json())
         return
@@ -40,11 +37,9 @@ def serve_command(
 ) -> None:
     """Preview the mint page on 127.0.0.1, with its images from a local IPFS gateway; Ctrl-C stops it."""
     from mintprep.collection.config import load_collection
-    from mintprep.page.serve import preview
-    from mintprep.state.workspace import Workspace
+    from mintprep.commands.site import serving
 
-    col = load_collection(collection)
-    with Workspace.open(col, readonly=True) as ws, preview(ws, port=port) as running:
+    with serving(load_collection(collection), port=port) as running:
         if as_json:
             print_json({"url": running.url, "gateway": running.gateway, "site_digest": running.build.site_digest})
         else:

@@ -23,24 +23,13 @@ def review_command(
     guard metrics, pin state), every rejected attempt, near-duplicate pairs side by side, the trait table, a search
     by id and trait. Reads the ledger only."""
     from mintprep.collection.config import load_collection
-    from mintprep.commands.review import gather_review
-    from mintprep.commands.review_pages import review_files
-    from mintprep.base.durable_files import write_atomic
+    from mintprep.commands.review_sheet import write_review
 
     if out is not None:
         output_file(out, "--out")
     col = load_collection(collection)
-    review = gather_review(col)
     target = out if out is not None else col.base_dir / "review.html"
-    files = []  # written as rendered: one page is held at a time
-    for name, text in review_files(review, stem=target.stem, per_page=per_page):
-        write_atomic(target.parent / name, text.encode(), for_people=True)
-        files.append(name)
-    folder = target.parent / f"{target.stem}-pages"
-    if folder.is_dir():  # pages of an earlier, longer sheet
-        for stale in folder.glob("*-*.html"):
-            if f"{folder.name}/{stale.name}" not in files:
-                stale.unlink()
+    review, files = write_review(col, target, per_page)
     if json_output:
         print_json({"path": str(target), "pages": [str(target.parent / n) for n in files][1:], **review.to_json()})
     else:
