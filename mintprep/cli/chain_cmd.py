@@ -1,5 +1,6 @@
 """`mintprep check`, `mintprep contract build|deploy|set-base-uri|verify`, `mintprep reveal` and `mintprep provenance`:
-each parses its options, calls one driver (mintprep.commands.on_chain and the like) and renders its report."""
+each parses its options, calls one driver (mintprep.commands.check, .contract, .reveal, .provenance) and renders
+its report."""
 
 from __future__ import annotations
 
@@ -69,7 +70,7 @@ def render_check(report: "CheckReport") -> Table:
 def check_command(collection: Path = COLLECTION, rpc_url: Optional[str] = RPC_URL, as_json: bool = JSON) -> None:
     """Compare collection.yaml with the deployed contract: exit 0 when all agree, 1 on a mismatch, 2 if unreachable."""
     from mintprep.collection.config import load_collection
-    from mintprep.commands.on_chain import check_contract
+    from mintprep.commands.check import check_contract
 
     report = check_contract(load_collection(collection), rpc_url=rpc_url)
     if as_json:
@@ -116,7 +117,7 @@ def deploy_command(
 ) -> None:
     """Deploy MintprepDrop with the collection's name, size, price and per-wallet cap; record it in the ledger."""
     from mintprep.collection.config import load_collection
-    from mintprep.commands.on_chain import deploy
+    from mintprep.commands.contract import deploy
 
     col = load_collection(collection)
     if network is not None and network not in NETWORKS:
@@ -144,7 +145,7 @@ def set_base_uri_command(
 ) -> None:
     """Point the contract at the ledger's current metadata root (emits BatchMetadataUpdate for marketplaces)."""
     from mintprep.collection.config import load_collection
-    from mintprep.commands.on_chain import base_uri_update
+    from mintprep.commands.contract import base_uri_update
 
     update = base_uri_update(load_collection(collection), keystore, _ask_password, print_only=print_only,
                              include_minted=include_minted)
@@ -171,7 +172,7 @@ def reveal_command(
     secret. A rerun resumes from the chain's state; on a local dev node that mines only on transactions the
     blocks are mined here."""
     from mintprep.collection.config import load_collection
-    from mintprep.commands.on_chain import planned_reveal_txs, reveal
+    from mintprep.commands.reveal import planned_reveal_txs, reveal
 
     col = load_collection(collection)
     if print_only:
@@ -214,7 +215,7 @@ def verify_command(
     if only is not None and only not in VERIFY_SERVICES:
         raise typer.BadParameter(f"must be one of {', '.join(VERIFY_SERVICES)}", param_hint="--only")
     from mintprep.collection.config import load_collection
-    from mintprep.commands.on_chain import verify_contract
+    from mintprep.commands.contract import verify_contract
 
     outcomes = verify_contract(load_collection(collection), (only,) if only else VERIFY_SERVICES)
     if as_json:

@@ -56,7 +56,7 @@ def export_car_command(
     json_output: bool = Json,
 ) -> None:
     """Write a CAR v1 of SOURCE: one root, blocks in DFS order, each once."""
-    from mintprep.commands.car_export import export_car
+    from mintprep.commands.export_car import export_car
     from mintprep.ipfs import add_options
 
     output_file(out, "--out")

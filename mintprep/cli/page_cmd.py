@@ -1,4 +1,4 @@
-"""`mintprep publish` and `mintprep serve`: thin wrappers over mintprep.commands.site."""
+"""`mintprep publish` and `mintprep serve`: thin wrappers over mintprep.commands (publish, serve)."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ JSON = typer.Option(False, "--json", help="print a JSON result on stdout")
 def publish_command(collection: Path = COLLECTION, as_json: bool = JSON) -> None:
     """Rebuild the mint page from the ledger and publish it to page.publish.target (ipfs, netlify or dir)."""
     from mintprep.collection.config import load_collection
-    from mintprep.commands.site import publish
+    from mintprep.commands.publish import publish
 
     result = publish(load_collection(collection))
     if as_json:
@@ -37,7 +37,7 @@ def serve_command(
 ) -> None:
     """Preview the mint page on 127.0.0.1, with its images from a local IPFS gateway; Ctrl-C stops it."""
     from mintprep.collection.config import load_collection
-    from mintprep.commands.site import serving
+    from mintprep.commands.serve import serving
 
     with serving(load_collection(collection), port=port) as running:
         if as_json:

@@ -23,13 +23,15 @@ def review_command(
     guard metrics, pin state), every rejected attempt, near-duplicate pairs side by side, the trait table, a search
     by id and trait. Reads the ledger only."""
     from mintprep.collection.config import load_collection
-    from mintprep.commands.review_sheet import write_review
+    from mintprep.commands.review import gather_review
+    from mintprep.commands.review_pages import write_review
 
     if out is not None:
         output_file(out, "--out")
     col = load_collection(collection)
     target = out if out is not None else col.base_dir / "review.html"
-    review, files = write_review(col, target, per_page)
+    review = gather_review(col)
+    files = write_review(review, target, per_page)
     if json_output:
         print_json({"path": str(target), "pages": [str(target.parent / n) for n in files][1:], **review.to_json()})
     else:

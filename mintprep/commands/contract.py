@@ -3,6 +3,8 @@ transaction; the ledger rows are written here, each at the point where a crash m
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from eth_account.signers.local import LocalAccount
@@ -11,12 +13,14 @@ from mintprep.chain.deploy import (Deployed, collection_drop_config, create_addr
                                    interrupted_deploy)
 from mintprep.stages.base_uri import point_contract_at_current_root
 from mintprep.stages.withheld import pin_placeholders
+from mintprep.state.workspace import Workspace
 
 if TYPE_CHECKING:
-    from mintprep.state.workspace import Workspace
+    from mintprep.chain.verify import VerifyOutcome
+    from mintprep.collection.config import Collection
 
 # point_contract_at_current_root: `contract set-base-uri`, the base URI step (stages.base_uri) repair runs too
-__all__ = ["deploy_contract", "point_contract_at_current_root"]
+__all__ = ["base_uri_update", "deploy", "deploy_contract", "point_contract_at_current_root", "verify_contract"]
 
 
 def deploy_contract(ws: "Workspace", signer: LocalAccount, *, network_name: str | None = None,
@@ -36,3 +40,40 @@ def deploy_contract(ws: "Workspace", signer: LocalAccount, *, network_name: str 
     ledger.record_deployment(target.network.name, deployed.chain_id, deployed.address, deployed.tx_hash,
                              deployed.deployer)
     return deployed
+
+
+def deploy(col: "Collection", keystore: Path | None, ask_password: Callable[[], str] | None, *,
+           network_name: str | None = None, rpc_url: str | None = None, again: bool = False,
+           allow_ended_phases: bool = False) -> Deployed:
+    """`deploy_contract` with the key the user gave (`ask_password`: the keystore's password when the environment
+    has none; None refuses)."""
+    from mintprep.chain.keys import load_signer
+
+    signer = load_signer(keystore, ask_password)
+    with Workspace.open(col) as ws:
+        return deploy_contract(ws, signer, network_name=network_name, rpc_url=rpc_url, again=again,
+                               allow_ended_phases=allow_ended_phases)
+
+
+def base_uri_update(col: "Collection", keystore: Path | None, ask_password: Callable[[], str] | None, *,
+                    print_only: bool = False, include_minted: bool = False) -> BaseUriUpdate:
+    """Point the contract at the ledger's current metadata root and record it; with `print_only`, the transaction
+    unsent (no key needed, the ledger read only)."""
+    if print_only:
+        from mintprep.chain.base_uri import collection_base_uri_update
+
+        with Workspace.open(col, readonly=True) as ws:
+            return collection_base_uri_update(ws, include_minted=include_minted)[0]
+    from mintprep.chain.keys import load_signer
+
+    signer = load_signer(keystore, ask_password)
+    with Workspace.open(col) as ws:
+        return point_contract_at_current_root(ws, signer, include_minted=include_minted)
+
+
+def verify_contract(col: "Collection", services: tuple[str, ...]) -> "list[VerifyOutcome]":
+    """Submit the deployed drop's sources to each of `services` and wait for their verdicts."""
+    from mintprep.chain.verify import verify_collection
+
+    with Workspace.open(col, readonly=True) as ws:
+        return verify_collection(col, ws.ledger, services)

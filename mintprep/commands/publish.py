@@ -1,6 +1,21 @@
 """`mintprep publish`: rebuild the page, publish it (mintprep.page.publish), and record where it went: the page
 stage's publish step (mintprep.stages.page), which `audit --repair` runs too."""
 
-from mintprep.stages.page import publish_page
+from __future__ import annotations
 
-__all__ = ["publish_page"]
+from typing import TYPE_CHECKING
+
+from mintprep.stages.page import publish_page
+from mintprep.state.workspace import Workspace
+
+if TYPE_CHECKING:
+    from mintprep.collection.config import Collection
+    from mintprep.page.publish import PublishResult
+
+__all__ = ["publish", "publish_page"]
+
+
+def publish(col: Collection) -> PublishResult:
+    """`publish_page` over the collection's Workspace: the page rebuilt, published to `page.publish.target`, recorded."""
+    with Workspace.open(col) as ws:
+        return publish_page(ws)

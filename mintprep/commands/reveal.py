@@ -4,7 +4,8 @@ records each mined transaction in the ledger, and on request prints the transact
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Callable
 
 from eth_account.signers.local import LocalAccount
 
@@ -16,6 +17,8 @@ from mintprep.collection.manifest import base_uri_for, contract_uri_for
 from mintprep.stages.withheld import RELEASED_KIND, released
 from mintprep.state.workspace import Workspace
 
+if TYPE_CHECKING:
+    from mintprep.collection.config import Collection
 
 
 @dataclass(frozen=True)
@@ -130,3 +133,24 @@ def planned_reveal(ws: Workspace, signer: LocalAccount) -> list[PlannedTx]:
     if state.step != RevealStep.DONE:
         release_and_check(ws, target)
     return target.reveal.planned(state)
+
+
+def reveal(col: "Collection", keystore: Path | None, ask_password: Callable[[], str] | None, *,
+           redraw: bool = False, on_block: Callable[[int, int], None] = lambda head, target: None) -> RevealResult:
+    """`reveal_collection` with the key the user gave (`ask_password`: the keystore's password when the environment
+    has none; None refuses)."""
+    from mintprep.chain.keys import load_signer
+
+    signer = load_signer(keystore, ask_password)
+    with Workspace.open(col) as ws:
+        return reveal_collection(ws, signer, redraw=redraw, on_block=on_block)
+
+
+def planned_reveal_txs(col: "Collection", keystore: Path | None,
+                       ask_password: Callable[[], str] | None) -> list[PlannedTx]:
+    """`planned_reveal` with the key the user gave: each transaction the reveal still needs, unsent."""
+    from mintprep.chain.keys import load_signer
+
+    signer = load_signer(keystore, ask_password)
+    with Workspace.open(col) as ws:
+        return planned_reveal(ws, signer)

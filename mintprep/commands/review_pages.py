@@ -1,4 +1,5 @@
-"""The review sheet as HTML files (pure): `<stem>.html` and, beside it, `<stem>-pages/`.
+"""The review sheet as HTML files: `<stem>.html` and, beside it, `<stem>-pages/`, rendered (pure) and written
+(`write_review`).
 
 `<stem>.html` holds the counts, the trait table, a search over every token (by id, status and trait value), the
 first page of token cards and the first few near-duplicate pairs and rejected attempts. Every page of each list
@@ -18,8 +19,10 @@ import base64
 import hashlib
 import json
 from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from mintprep.base.durable_files import write_atomic
 from mintprep.base.shown_text import shown_html as _e
 
 if TYPE_CHECKING:  # the values it renders; the renderer runs without the review's driver
@@ -98,6 +101,21 @@ def review_files(review: Review, stem: str = "review", per_page: int = PER_PAGE)
             yield f"{folder}/{key}-{number}.html", _document(
                 f"{title}, page {number} of {len(pages)}", review.name, f"<p><a href=\"../{_e(stem)}.html\">"
                 f"back to the summary</a></p>{pager}{wrap([one(item) for item in page])}{pager}", script=None)
+
+def write_review(review: Review, target: Path, per_page: int = PER_PAGE) -> list[str]:
+    """`review_files` written at `target` and in `<stem>-pages/` as rendered (one page held at a time), pages of an
+    earlier, longer sheet removed; the files written, relative to `target`'s folder."""
+    files = []
+    for name, text in review_files(review, stem=target.stem, per_page=per_page):
+        write_atomic(target.parent / name, text.encode(), for_people=True)
+        files.append(name)
+    folder = target.parent / f"{target.stem}-pages"
+    if folder.is_dir():
+        for stale in folder.glob("*-*.html"):
+            if f"{folder.name}/{stale.name}" not in files:
+                stale.unlink()
+    return files
+
 
 
 def _chunks(items: list[T], size: int) -> list[list[T]]:
