@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 from typing import Callable, TextIO
 
-from mintprep.base.shown_text import shown_text
+from mintprep.base.visible_text import shown_text
 from urllib.parse import quote, quote_plus
 
 _SECRETS: set[str] = set()

@@ -10,7 +10,7 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from mintprep.base.shown_text import shown_html as _e
+from mintprep.base.visible_text import shown_html as _e
 from mintprep.state.ledger import Ledger
 from mintprep.base.durable_files import write_atomic
 

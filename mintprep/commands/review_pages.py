@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from mintprep.base.durable_files import write_atomic
-from mintprep.base.shown_text import shown_html as _e
+from mintprep.base.visible_text import shown_html as _e
 
 if TYPE_CHECKING:  # the values it renders; the renderer runs without the review's driver
     from mintprep.commands.review import DropView, Review, TokenView

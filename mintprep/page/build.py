@@ -23,7 +23,7 @@ from eth_utils import is_hex_address, to_checksum_address
 
 from mintprep.base.errors import UserError
 from mintprep.base.hashing import content_key, sha256_hex
-from mintprep.base.shown_text import shown, shown_text
+from mintprep.base.visible_text import shown, shown_text
 from mintprep.chain.phases import SalePhase
 from mintprep.page.abi import page_abi
 from mintprep.chain.allowlist_site import allowlist_files, page_allowlist

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from mintprep.base.shown_text import shown_text
+from mintprep.base.visible_text import shown_text
 from mintprep.page import build_page, read_page_config
 from tests.page.conftest import sample_collection
 
