@@ -50,7 +50,7 @@ IPFS_SUBMODULE_EXCEPTIONS: dict[str, str] = {}
 
 # The packages' order, lowest first: a module imports only from its own package and from packages in lower tiers.
 PACKAGE_ORDER = [["base"], ["net", "guards"], ["ipfs", "generate"], ["executors"], ["collection"], ["state"],
-                 ["chain"], ["stages"], ["page"], ["commands"], ["cli"], ["mintprep"]]
+                 ["chain"], ["page"], ["stages"], ["commands"], ["cli"], ["mintprep"]]
 
 
 def modules() -> list[tuple[str, ast.Module]]:

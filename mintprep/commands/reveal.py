@@ -14,7 +14,7 @@ from mintprep.base.faults import fault_point
 from mintprep.chain.reveal import (PlannedTx, Reveal, RevealResult, RevealStep, mines_on_demand, reveal_secret,
                                    run_reveal)
 from mintprep.collection.manifest import base_uri_for, contract_uri_for
-from mintprep.stages.withheld import RELEASED_KIND, released
+from mintprep.state.release import RELEASED_KIND, released
 from mintprep.state.workspace import Workspace
 
 if TYPE_CHECKING:

@@ -9,7 +9,7 @@ from mintprep.collection.config import Collection
 from mintprep.state.ledger import IMPORTED_KEY, Ledger
 from mintprep.collection.rarity import rarity_report
 from mintprep.collection.traits import plan_collection
-from mintprep.stages.withheld import withholding
+from mintprep.state.release import withholding
 
 
 def collection_status(col: Collection) -> dict[str, Any]:

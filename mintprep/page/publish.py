@@ -20,11 +20,9 @@ from mintprep.base.errors import RemoteError, UserError
 from mintprep.base.secrets import secret_from_env
 from mintprep.net.http import RetryPolicy, json_object, send
 from mintprep.net.urls import redact_url
-from mintprep.ipfs import DagImport, import_bytes, import_directory
 from mintprep.page.build import PageBuild, build_page
 from mintprep.collection.page_settings import PublishSettings
 from mintprep.base.sitedir import ensure_replaceable, read_tree, replace_tree
-from mintprep.stages.pin import pin_content
 
 if TYPE_CHECKING:
     from mintprep.collection.config import Collection
@@ -76,7 +74,7 @@ def collection_page_inputs(col: "Collection", ledger: "Ledger", *, gateway: str 
 def page_manifest(col: "Collection", ledger: "Ledger", record: "ManifestRecord") -> dict[str, Any]:
     """The manifest as the page shows it: a hidden drop's page names neither its metadata root nor an image
     before the reveal (`stages.withheld`); only what the contract already holds, the provenance hash."""
-    from mintprep.stages.withheld import withholding
+    from mintprep.state.release import withholding
 
     manifest = record.manifest.to_json()
     if withholding(col, ledger):
@@ -103,9 +101,11 @@ def build_collection_page(col: "Collection", inputs: PageInputs, out_dir: Path |
                       chain_id=inputs.chain_id, rpc_url=inputs.rpc_url, gateway=inputs.gateway, phases=inputs.phases)
 
 
-def publish_collection(ws: "Workspace", **http: Any) -> tuple[PageInputs, PublishResult]:
+def publish_collection(ws: "Workspace", pin_site: Callable[[Mapping[str, bytes], str], str],
+                       **http: Any) -> tuple[PageInputs, PublishResult]:
     """Rebuild the page from the ledger and publish it to `page.publish.target`; what it was built for, and where
-    it went.
+    it went. `pin_site(files, site digest)` pins the site for the `ipfs` target and returns its CID (the pin stage,
+    which records the pin).
 
     `http` (policy=RetryPolicy, sleep=callable) tunes retries of remote targets.
     """
@@ -122,7 +122,7 @@ def publish_collection(ws: "Workspace", **http: Any) -> tuple[PageInputs, Publis
         deploy = deploy_to_netlify(files, settings, token=netlify_token(settings), **http)
         result = PublishResult("netlify", deploy.url, None, deploy.uploaded, build)
     else:
-        cid = pin_site(ws, files, build.site_digest)
+        cid = pin_site(files, build.site_digest)
         location = f"{inputs.gateway.rstrip('/')}/ipfs/{cid}/"
         result = PublishResult("ipfs", location, cid, tuple(sorted(files)), build)
     return inputs, result
@@ -134,27 +134,6 @@ def copy_site(files: Mapping[str, bytes], dest: Path, *, protect: tuple[Path, ..
     """Make `dest` hold exactly the site, swapped in whole; refuses folders mintprep did not write."""
     ensure_replaceable(dest, protect=protect)
     return replace_tree(files, dest)
-
-
-# ---------------------------------------------------------------- target: ipfs
-
-def pin_site(ws: "Workspace", files: Mapping[str, bytes], site_digest: str) -> str:
-    """Pin the site folder on the collection's IPFS backend (verified like every pin); return its CID."""
-    profile = ws.profile
-
-    def site_dag() -> DagImport:
-        tree: dict[str, Any] = {}
-        for rel, data in sorted(files.items()):
-            *folders, name = rel.split("/")
-            node = tree
-            for folder in folders:
-                node = node.setdefault(folder, {})
-            node[name] = import_bytes(data, profile)
-        return import_directory(tree, profile)
-
-    outcome = pin_content(ws.ledger, ws.backend, profile, content_sha256=site_digest, make_dag=site_dag,
-                          kind="site", name=f"{ws.spec.symbol}-site")
-    return outcome.cid
 
 
 # ---------------------------------------------------------------- target: netlify

@@ -31,7 +31,8 @@ from mintprep.guards.image_guards import validate_png
 from mintprep.collection.token_document import metadata_errors
 from mintprep.guards.imported_content import MAX_DOCUMENT_BYTES, MAX_IMPORTED_IMAGE_BYTES
 from mintprep.stages.screen import settings_key
-from mintprep.stages.withheld import publication_backend, withholding
+from mintprep.stages.withheld import publication_backend
+from mintprep.state.release import withholding
 from mintprep.state.workspace import Workspace
 
 if TYPE_CHECKING:

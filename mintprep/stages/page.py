@@ -4,12 +4,14 @@ place recorded."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from mintprep.state.workspace import Workspace
 
 if TYPE_CHECKING:
+    from mintprep.ipfs import DagImport
     from mintprep.page.publish import PublishResult
 
 
@@ -43,8 +45,30 @@ def publish_page(ws: Workspace, **http: Any) -> PublishResult:
     """`http` (policy=RetryPolicy, sleep=callable) tunes retries of remote targets."""
     from mintprep.page.publish import publish_collection
 
-    inputs, result = publish_collection(ws, **http)
+    inputs, result = publish_collection(ws, lambda files, digest: pin_site(ws, files, digest), **http)
     # "": a hidden drop's page, built without its metadata root; audit calls it stale once the drop is revealed.
     ws.ledger.record_publish(result.target, result.location, result.site_cid, inputs.manifest["metadata_root"] or "",
                              inputs.contract)
     return result
+
+
+def pin_site(ws: Workspace, files: Mapping[str, bytes], site_digest: str) -> str:
+    """Pin the site folder on the collection's IPFS backend (verified like every pin, recorded); return its CID."""
+    from mintprep.ipfs import import_bytes, import_directory
+    from mintprep.stages.pin import pin_content
+
+    profile = ws.profile
+
+    def site_dag() -> DagImport:
+        tree: dict[str, Any] = {}
+        for rel, data in sorted(files.items()):
+            *folders, name = rel.split("/")
+            node = tree
+            for folder in folders:
+                node = node.setdefault(folder, {})
+            node[name] = import_bytes(data, profile)
+        return import_directory(tree, profile)
+
+    outcome = pin_content(ws.ledger, ws.backend, profile, content_sha256=site_digest, make_dag=site_dag,
+                          kind="site", name=f"{ws.spec.symbol}-site")
+    return outcome.cid

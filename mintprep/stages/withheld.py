@@ -14,13 +14,13 @@ from typing import TYPE_CHECKING
 
 from mintprep.collection.config import Collection
 from mintprep.collection.unrevealed import Placeholders, placeholder_documents
+from mintprep.state.release import withholding
 
 if TYPE_CHECKING:
     from mintprep.ipfs import PinBackend
     from mintprep.state.ledger import Ledger
     from mintprep.state.workspace import Workspace
 
-RELEASED_KIND = "metadata-released"  # ledger chain_txs row: the images and real directory are on the configured backend
 
 
 def pin_placeholders(ws: "Workspace") -> Placeholders:
@@ -33,15 +33,6 @@ def pin_placeholders(ws: "Workspace") -> Placeholders:
         pin_bytes(ws.ledger, ws.backend, ws.profile, data, kind=kind,
                   name=image_name if kind == "placeholder-image" else f"{kind}.json")
     return found
-
-
-def released(ledger: "Ledger") -> bool:
-    return bool(ledger.chain_txs(RELEASED_KIND))
-
-
-def withholding(col: Collection, ledger: "Ledger") -> bool:
-    """A hidden drop whose art and real metadata have not been released yet: the one place this is decided."""
-    return col.spec.chain.reveal is not None and not released(ledger)
 
 
 def art_committed_before_reveal(col: Collection, ledger: "Ledger") -> bool:
