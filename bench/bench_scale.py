@@ -55,10 +55,10 @@ from bench.bench_audit import healthy_png  # noqa: E402
 from mintprep.collection.config import load_collection  # noqa: E402
 from mintprep.collection.traits import plan_piece  # noqa: E402
 from mintprep.stages.generate import Candidate  # noqa: E402
-from mintprep.stages.images import pin  # noqa: E402
+from mintprep.stages.images import pin_accepted  # noqa: E402
 from mintprep.stages.page import page_stage  # noqa: E402
 from mintprep.stages.publish import publish_metadata  # noqa: E402
-from mintprep.stages.validate import validate  # noqa: E402
+from mintprep.stages.validate import validate_candidates  # noqa: E402
 from mintprep.state.ledger import PieceRecord  # noqa: E402
 from mintprep.state.workspace import Workspace  # noqa: E402
 
@@ -135,9 +135,9 @@ def made_here(work: Path, size: int, rows: dict[str, dict[str, float]], only: tu
         shas = ws.ledger.objects.put_many(image(token_id) for token_id in range(1, size + 1))
         candidates = [Candidate(plan_piece(col.spec, token_id), sha, f"bench-{token_id}", {"bench": True})
                       for token_id, sha in enumerate(shas, 1)]
-        accepted = timed(rows, "validate", lambda: validate(ws, candidates).accepted)
+        accepted = timed(rows, "validate", lambda: validate_candidates(ws, candidates).accepted)
         assert len(accepted) == size, f"{size - len(accepted)} synthetic images were refused"
-        pinned = timed(rows, "pin-local", lambda: pin(ws, accepted).pieces)
+        pinned = timed(rows, "pin-local", lambda: pin_accepted(ws, accepted).pieces)
 
         def manifest() -> None:
             published = publish_metadata(ws, pinned).manifest.by_token()

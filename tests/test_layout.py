@@ -1,6 +1,6 @@
 """The layout's rules, read from the source (ast, nothing imported): the packages' one order and no import cycle,
-who writes ledger rows, what generation may import, and that other packages reach IPFS through its public face
-`mintprep.ipfs`. docs/architecture.md says why."""
+who writes ledger rows, what generation may import, and that other packages reach a package through its face (its
+`__init__`, one table of what it offers). docs/architecture.md says why."""
 
 from __future__ import annotations
 
@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.import_graph import against_order, cycles, import_graph, inside, package_graph
+from tests.support.import_graph import (against_order, cycles, face_table, import_graph, inside, package_graph,
+                                       package_of)
 
 PACKAGE = Path(__file__).resolve().parents[1] / "mintprep"
 
@@ -44,8 +45,8 @@ WRITERS = ("mintprep.state", "mintprep.stages", "mintprep.commands", "mintprep.i
            "mintprep.chain", "mintprep.cli", "mintprep.executors")
 # Calls that write a file, by attribute name.
 FILE_WRITES = {"write_bytes", "write_text", "write_atomic", "write_atomic_with", "mkdir", "touch", "unlink"}
-# Modules outside mintprep/ipfs/ allowed to import an IPFS submodule directly: module -> why. (None today.)
-IPFS_SUBMODULE_EXCEPTIONS: dict[str, str] = {}
+# Packages others import from that have no face yet: package -> why. (None today.)
+FACELESS: dict[str, str] = {}
 
 
 # The packages' order, lowest first: a module imports only from its own package and from packages in lower tiers.
@@ -130,29 +131,43 @@ def test_generation_writes_no_file(rule: str):
     assert offenders == [], "generate/ must stay a pure function of its request: the caller stores what it returns"
 
 
-def test_other_packages_reach_ipfs_through_its_public_face():
+def faces() -> dict[str, dict[str, str]]:
+    """Package -> its face's table (name -> submodule), for every package with a face (mintprep.base.lazy_face)."""
+    return {module.split("/")[0]: table for module, tree in modules()
+            if module.count("/") == 1 and module.endswith("/__init__.py") and (table := face_table(tree))}
+
+
+def test_every_package_others_import_from_has_a_face(graph):
+    imported_from = {package_of(target) for module, targets in graph.items() for target in targets
+                     if package_of(target) not in (package_of(module), "mintprep")}
+    missing = sorted(imported_from - set(faces()) - set(FACELESS) - {"cli"})  # cli: run by python -m mintprep
+    assert missing == [], "give the package a face: __all__, __getattr__ = face(__name__, {name: submodule})"
+
+
+def test_other_packages_import_a_package_through_its_face():
+    faced = set(faces())
     offenders = sorted(
-        (module, name) for module, tree in modules() if not module.startswith("ipfs/")
-        for name in imported_modules(tree)
-        if name.startswith("mintprep.ipfs.") and module not in IPFS_SUBMODULE_EXCEPTIONS)
-    assert offenders == [], "import these names from mintprep.ipfs (add them to its _FACE when new)"
+        (module, name) for module, tree in modules() for name in imported_modules(tree)
+        if name.count(".") >= 2 and name.split(".")[1] in faced and not module.startswith(name.split(".")[1] + "/"))
+    assert offenders == [], "import these names from the package (add them to its face when new)"
 
 
-def test_the_public_face_names_only_what_its_submodules_define():
-    face = next(tree for module, tree in modules() if module == "ipfs/__init__.py")
-    table = next(node.value for node in ast.walk(face) if isinstance(node, ast.Assign)
-                 and any(isinstance(t, ast.Name) and t.id == "_FACE" for t in node.targets))
-    assert isinstance(table, ast.Dict)
-    defined = {module: tree for module, tree in modules() if module.startswith("ipfs/")}
-    for key, value in zip(table.keys, table.values):
-        assert isinstance(key, ast.Constant) and isinstance(value, ast.Constant)
-        source = defined.get(f"ipfs/{value.value}.py") or defined[f"ipfs/{value.value}/__init__.py"]
-        names = {node.name for node in source.body if isinstance(node, (ast.FunctionDef, ast.ClassDef))}
-        names |= {t.id for node in source.body if isinstance(node, (ast.Assign, ast.AnnAssign))
-                  for t in (node.targets if isinstance(node, ast.Assign) else [node.target]) if isinstance(t, ast.Name)}
-        names |= {alias.asname or alias.name for node in source.body if isinstance(node, ast.ImportFrom)
-                  for alias in node.names}
-        assert key.value in names, f"mintprep.ipfs.{key.value}: not defined in mintprep.ipfs.{value.value}"
+def test_a_face_names_only_what_its_submodules_define():
+    defined = dict(modules())
+    for package, table in faces().items():
+        assert table, package
+        for name, home in table.items():
+            path = f"{package}/{home.replace('.', '/')}"
+            source = defined.get(f"{path}.py") or defined[f"{path}/__init__.py"]
+            names = {node.name for node in source.body if isinstance(node, (ast.FunctionDef, ast.ClassDef))}
+            names |= {t.id for node in source.body if isinstance(node, (ast.Assign, ast.AnnAssign))
+                      for t in (node.targets if isinstance(node, ast.Assign) else [node.target])
+                      if isinstance(t, ast.Name)}
+            names |= {alias.asname or alias.name for node in source.body if isinstance(node, ast.ImportFrom)
+                      for alias in node.names}
+            assert name in names, f"mintprep.{package}.{name}: not defined in mintprep.{package}.{home}"
+            assert name not in {m.split("/")[1].removesuffix(".py") for m in defined if m.startswith(f"{package}/")}, \
+                f"mintprep.{package}.{name} is also a submodule's name: importing the module would hide it"
 
 
 @pytest.fixture(scope="module")

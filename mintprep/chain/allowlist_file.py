@@ -19,10 +19,8 @@ from pathlib import Path
 
 import numpy as np
 
-from mintprep.base.errors import ConfigError
-from mintprep.base.untrusted_files import read_regular_file
+from mintprep.base import ConfigError, checksum_digits, read_regular_file
 from mintprep.chain.allowlist_scan import scan
-from mintprep.base.eip55 import checksum_digits
 from mintprep.chain.merkle import AllowlistTree
 
 MAX_ENTRIES = 2_000_000  # a proof stays under 22 hashes; the page's shards and the cache stay in the hundreds of MB

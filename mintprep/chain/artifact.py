@@ -16,7 +16,7 @@ from typing import Any
 
 from eth_utils import function_signature_to_4byte_selector
 
-from mintprep.base.errors import UserError
+from mintprep.base import UserError
 
 ARTIFACTS_DIR = Path(__file__).parent / "artifacts"
 # The sources live in the repository, not in the installed package: building is a developer task.

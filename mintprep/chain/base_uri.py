@@ -19,18 +19,16 @@ from web3 import Web3
 
 from mintprep.chain.artifact import load_artifact
 from mintprep.chain.rpc import connect, require_chain
-from mintprep.state.contract_address import deployed_address
+from mintprep.state import Ledger, deployed_address, require_recorded_base_uri
 from mintprep.chain.live_drop import read_live_drop
 from mintprep.chain.public_roots import require_public_root
 from mintprep.chain.txs import send_call
-from mintprep.base.errors import NotRevealed, UserError
-from mintprep.state.ledger import Ledger
-from mintprep.collection.manifest import base_uri_for, contract_uri_for, token_file_name
-from mintprep.state.published import require_recorded_base_uri
+from mintprep.base import NotRevealed, UserError
+from mintprep.collection import base_uri_for, contract_uri_for, token_file_name
 from mintprep.ipfs import BlockFetcher, Unreadable, ipfs_path, list_directory, read_file, verify_dag
 
 if TYPE_CHECKING:
-    from mintprep.state.workspace import Workspace
+    from mintprep.state import Workspace
 
 FileName = Callable[[int], str]  # metadata file id -> its name (MintprepDrop's "<id>.json"; ERC721A's is `str`)
 

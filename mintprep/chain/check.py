@@ -20,18 +20,13 @@ from web3.exceptions import BadFunctionCallOutput, ContractLogicError
 from mintprep.chain.artifact import load_artifact
 from mintprep.chain.costs import MintCost, describe_estimate_failure, estimate_mint_cost
 from mintprep.chain.merkle import AllowlistTree, checksummed, roots_of_proofs
-from mintprep.net.networks import Network
+from mintprep.net import Network, redact_url
 from mintprep.chain.phases import OnChainPhase, SalePhase, collection_phases
 from mintprep.chain.rpc import RPC_FAILURES, connect, rpc_failure_reason
-from mintprep.collection.chain_settings import NEVER, WEI_PER_ETH
-from mintprep.collection.config import Collection
-from mintprep.state.contract_address import deployed_address
+from mintprep.collection import NEVER, WEI_PER_ETH, Collection, Placeholders, base_uri_for, placeholder_documents
+from mintprep.state import Ledger, deployed_address
 from mintprep.chain.verify import Verifier, runtime_matches, verifier_for
-from mintprep.base.errors import MintprepError, UserError
-from mintprep.collection.unrevealed import Placeholders, placeholder_documents
-from mintprep.state.ledger import Ledger
-from mintprep.collection.manifest import base_uri_for
-from mintprep.net.urls import redact_url
+from mintprep.base import MintprepError, UserError
 
 # Fields whose disagreement means the page would show or charge something the config does not say.
 COMPARED_FIELDS = ("chain_id", "code", "runtime_code", "max_supply", "owner", "base_uri", "contract_uri", "provenance_hash",

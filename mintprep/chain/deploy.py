@@ -14,21 +14,18 @@ from eth_account.signers.local import LocalAccount
 from web3 import Web3
 
 from mintprep.chain.artifact import Artifact, load_artifact
-from mintprep.net.networks import Network
+from mintprep.net import Network
 from mintprep.chain.phases import OnChainPhase, collection_phases
 from mintprep.chain.public_roots import require_public_root
 from mintprep.chain.reveal import reveal_commitment, reveal_secret
 from mintprep.chain.rpc import connect, require_chain
 from mintprep.chain.txs import send_call
-from mintprep.collection.config import Collection
-from mintprep.state.contract_address import find_contract
-from mintprep.base.errors import UserError
-from mintprep.collection.unrevealed import Placeholders
-from mintprep.state.ledger import Ledger, ManifestRecord
-from mintprep.collection.manifest import base_uri_for, contract_uri_for
+from mintprep.collection import Collection, Placeholders, base_uri_for, contract_uri_for
+from mintprep.state import Ledger, ManifestRecord, find_contract
+from mintprep.base import UserError
 
 if TYPE_CHECKING:
-    from mintprep.state.workspace import Workspace
+    from mintprep.state import Workspace
 
 
 @dataclass(frozen=True)

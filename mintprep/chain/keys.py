@@ -12,10 +12,7 @@ from typing import Callable
 from eth_account import Account
 from eth_account.signers.local import LocalAccount
 
-from mintprep.base.errors import UserError
-from mintprep.base.untrusted_files import read_regular_file
-from mintprep.base.untrusted_json import NOT_JSON, loads
-from mintprep.base.secrets import register_secret, secret_from_env
+from mintprep.base import NOT_JSON, UserError, loads, read_regular_file, register_secret, secret_from_env
 
 PRIVATE_KEY_ENV = "MINTPREP_PRIVATE_KEY"
 MAX_KEYSTORE_BYTES = 64 * 1024  # a Web3 Secret Storage file is well under 1 KB

@@ -12,10 +12,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from mintprep.base.errors import UserError
-from mintprep.state.contract_address import find_contract
-from mintprep.collection.config import Collection
-from mintprep.state.ledger import Ledger
+from mintprep.base import UserError
+from mintprep.state import Ledger, find_contract
+from mintprep.collection import Collection
 
 
 @dataclass(frozen=True)
@@ -43,11 +42,11 @@ def read_live_drop(col: Collection, ledger: Ledger | None, rpc_url: str | None =
     if find_contract(col, ledger) is None:
         return None
     from mintprep.chain.artifact import load_artifact
-    from mintprep.state.contract_address import deployed_address
+    from mintprep.state import deployed_address
     from mintprep.chain.families import detect_family
     from mintprep.chain.reveal import metadata_id
     from mintprep.chain.rpc import RPC_FAILURES, connect, rpc_failure_reason
-    from mintprep.net.urls import redact_url
+    from mintprep.net import redact_url
 
     network, url = col.spec.chain.endpoint(rpc_url=rpc_url)
     address = deployed_address(col, ledger, network)

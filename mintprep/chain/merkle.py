@@ -15,8 +15,7 @@ from typing import Any
 import numpy as np
 from eth_utils import keccak
 
-from mintprep.base.eip55 import checksum_digits
-from mintprep.base.keccak_batch import keccak256_many, sorted_pair_hashes
+from mintprep.base import checksum_digits, keccak256_many, sorted_pair_hashes
 
 LEAF_ENCODING = ["address"]
 _ABI_PADDING = 12  # abi.encode(address): 12 zero bytes, then the 20 address bytes

@@ -7,10 +7,10 @@ from typing import TYPE_CHECKING, Any
 
 from mintprep.chain.allowlist_file import read_allowlist
 from mintprep.chain.merkle import AllowlistTree
-from mintprep.collection.chain_settings import PhaseSettings
+from mintprep.collection import PhaseSettings
 
 if TYPE_CHECKING:
-    from mintprep.collection.config import Collection
+    from mintprep.collection import Collection
 
 NO_ALLOWLIST = b"\x00" * 32
 

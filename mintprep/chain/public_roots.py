@@ -11,10 +11,10 @@ from __future__ import annotations
 import ipaddress
 from urllib.parse import urlsplit
 
-from mintprep.base.errors import UserError
-from mintprep.collection.config import Collection
-from mintprep.net.urls import redact_url
-from mintprep.state.ledger import Ledger
+from mintprep.base import UserError
+from mintprep.collection import Collection
+from mintprep.net import redact_url
+from mintprep.state import Ledger
 
 LOCAL_BACKEND = "local"
 

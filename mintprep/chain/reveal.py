@@ -25,7 +25,7 @@ from web3.contract import Contract
 
 from mintprep.chain.artifact import load_artifact
 from mintprep.chain.txs import ContractCall, send_call
-from mintprep.base.errors import UserError
+from mintprep.base import UserError
 
 BLOCK_POLL_S = 0.5
 

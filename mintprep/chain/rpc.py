@@ -9,10 +9,8 @@ from web3 import Web3
 from web3.exceptions import Web3Exception
 from web3.providers.rpc.utils import ExceptionRetryConfiguration
 
-from mintprep.net.networks import Network
-from mintprep.base.errors import UserError
-from mintprep.net.http import DeadlineSession
-from mintprep.net.urls import KEY_LIKE, redact_url
+from mintprep.net import KEY_LIKE, DeadlineSession, Network, redact_url
+from mintprep.base import UserError
 
 _OS_ERROR = re.compile(r"\[Errno -?\d+\] [^'\")]+")
 

@@ -20,7 +20,7 @@ from web3.types import TxReceipt
 
 from mintprep.chain.artifact import Artifact, load_artifact
 from mintprep.chain.rpc import RPC_FAILURES, rpc_failure_reason
-from mintprep.base.errors import RemoteError, UserError
+from mintprep.base import RemoteError, UserError
 
 ContractCall = Union[ContractFunction, ContractConstructor]
 

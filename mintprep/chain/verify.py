@@ -20,13 +20,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
 from mintprep.chain.artifact import CONTRACTS_DIR, Artifact
-from mintprep.base.errors import RemoteError, UserError
-from mintprep.base.secrets import secret_from_env
-from mintprep.net.http import RetryPolicy, json_object, send
+from mintprep.base import RemoteError, UserError, secret_from_env
+from mintprep.net import RetryPolicy, json_object, send
 
 if TYPE_CHECKING:
-    from mintprep.collection.config import Collection
-    from mintprep.state.ledger import Ledger
+    from mintprep.collection import Collection
+    from mintprep.state import Ledger
 
 POLL_S = 3.0
 SERVICE_POLICY = RetryPolicy(attempts=3, timeout=30.0)
@@ -199,9 +198,9 @@ def verify_collection(col: "Collection", ledger: "Ledger", services: tuple[str, 
     """
     from mintprep.chain.artifact import load_artifact
     from mintprep.chain.rpc import require_chain
-    from mintprep.state.contract_address import deployed_address
+    from mintprep.state import deployed_address
     from mintprep.chain.rpc import connect
-    from mintprep.collection.chain_settings import VerifySettings
+    from mintprep.collection import VerifySettings
 
     network, url = col.spec.chain.endpoint()
     address = deployed_address(col, ledger, network)

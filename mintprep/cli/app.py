@@ -22,8 +22,7 @@ from rich.console import Console
 from rich.text import Text
 from typer.core import TyperGroup
 
-from mintprep.base.errors import DISK_FULL_ERRNOS, DiskFull, MintprepError, UserError
-from mintprep.base.secrets import ScrubbingStream, scrub
+from mintprep.base import DISK_FULL_ERRNOS, DiskFull, MintprepError, ScrubbingStream, UserError, scrub
 
 # Humans read stderr; stdout carries only what a script asked for (--json) or the command's result. Everything
 # the console prints (tracebacks under MINTPREP_DEBUG too) passes through scrub: no secret reaches the terminal.

@@ -12,8 +12,8 @@ from rich.text import Text
 from mintprep.cli.app import app, console, print_json
 
 if TYPE_CHECKING:
-    from mintprep.commands.audit import AuditReport
-    from mintprep.commands.repair import RepairOutcome
+    from mintprep.stages import AuditReport
+    from mintprep.commands import RepairOutcome
 
 
 @app.command()
@@ -32,20 +32,20 @@ def audit(
     json: bool = typer.Option(False, "--json", help="print the report as JSON on stdout"),
 ) -> None:
     """Verify everything already pinned and published; with --repair, fix it. Exit 0 clean, 1 problems, 2 bad input."""
-    from mintprep.collection.config import load_collection
+    from mintprep.collection import load_collection
 
     col = load_collection(collection)
     if not repair:
         if dry_run or include_minted or print_tx:
             raise typer.BadParameter("--dry-run, --include-minted and --print-tx go with --repair")
-        from mintprep.commands.audit import audit_collection
+        from mintprep.commands import audit_collection
 
         report = audit_collection(col, gateways=gateway, check_chain=not no_chain)
         _write_html(html, col, report, None)
         print_json(report.to_json()) if json else _print_audit(report)
         raise typer.Exit(report.exit_code)
-    from mintprep.base.progress import RichProgress
-    from mintprep.commands.repair import repair_collection
+    from mintprep.base import RichProgress
+    from mintprep.commands import repair_collection
 
     with RichProgress(console) as progress:
         outcome = repair_collection(col, include_minted=include_minted, dry_run=dry_run, print_tx=print_tx,
@@ -58,7 +58,7 @@ def audit(
 def _write_html(path: Path | None, col, report: "AuditReport | None", outcome: "RepairOutcome | None") -> None:
     if path is None or report is None:
         return
-    from mintprep.commands.audit_report import write_report
+    from mintprep.commands import write_report
 
     write_report(path, col, report, outcome)
     console.print(Text(f"report: {path}"))

@@ -12,13 +12,12 @@ from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
-from mintprep.net.networks import NETWORKS
+from mintprep.net import NETWORKS
 from mintprep.cli.app import app, console, print_json
 
 # web3 and eth_account are imported by the commands that talk to a chain, when they run.
 if TYPE_CHECKING:
-    from mintprep.chain.check import CheckReport
-    from mintprep.chain.reveal import PlannedTx, RevealResult
+    from mintprep.chain import CheckReport, PlannedTx, RevealResult
 
 contract_app = typer.Typer(help="Build, deploy and update the MintprepDrop contract.", no_args_is_help=True)
 app.add_typer(contract_app, name="contract")
@@ -47,7 +46,7 @@ def _say(text: str) -> None:
 
 
 def render_check(report: "CheckReport") -> Table:
-    from mintprep.chain.check import format_wei
+    from mintprep.chain import format_wei
 
     marks = {True: "[green]ok[/]", False: "[bold red]MISMATCH[/]", None: "[dim]-[/]"}
     table = Table(title=f"{report.address} via {report.rpc_url}", title_justify="left")
@@ -69,8 +68,8 @@ def render_check(report: "CheckReport") -> Table:
 @app.command("check")
 def check_command(collection: Path = COLLECTION, rpc_url: Optional[str] = RPC_URL, as_json: bool = JSON) -> None:
     """Compare collection.yaml with the deployed contract: exit 0 when all agree, 1 on a mismatch, 2 if unreachable."""
-    from mintprep.collection.config import load_collection
-    from mintprep.commands.check import check_contract
+    from mintprep.collection import load_collection
+    from mintprep.commands import check_contract
 
     report = check_contract(load_collection(collection), rpc_url=rpc_url)
     if as_json:
@@ -90,7 +89,7 @@ def build_command(
     as_json: bool = JSON,
 ) -> None:
     """Compile contracts/ with solc-js (needs Node and `npm ci --prefix contracts`)."""
-    from mintprep.chain.artifact import build_artifacts
+    from mintprep.chain import build_artifacts
 
     built = build_artifacts(check=check)
     if as_json:
@@ -116,8 +115,8 @@ def deploy_command(
     as_json: bool = JSON,
 ) -> None:
     """Deploy MintprepDrop with the collection's name, size, price and per-wallet cap; record it in the ledger."""
-    from mintprep.collection.config import load_collection
-    from mintprep.commands.contract import deploy
+    from mintprep.collection import load_collection
+    from mintprep.commands import deploy
 
     col = load_collection(collection)
     if network is not None and network not in NETWORKS:
@@ -144,8 +143,8 @@ def set_base_uri_command(
     as_json: bool = JSON,
 ) -> None:
     """Point the contract at the ledger's current metadata root (emits BatchMetadataUpdate for marketplaces)."""
-    from mintprep.collection.config import load_collection
-    from mintprep.commands.contract import base_uri_update
+    from mintprep.collection import load_collection
+    from mintprep.commands import base_uri_update
 
     update = base_uri_update(load_collection(collection), keystore, _ask_password, print_only=print_only,
                              include_minted=include_minted)
@@ -171,16 +170,16 @@ def reveal_command(
     """Reveal an unrevealed drop from wherever it stands: startReveal, its future block, reveal with the committed
     secret. A rerun resumes from the chain's state; on a local dev node that mines only on transactions the
     blocks are mined here."""
-    from mintprep.collection.config import load_collection
-    from mintprep.commands.reveal import planned_reveal_txs, reveal
+    from mintprep.collection import load_collection
+    from mintprep.commands import planned_reveal_txs, reveal_drop
 
     col = load_collection(collection)
     if print_only:
         _show_planned_reveal(planned_reveal_txs(col, keystore, _ask_password), as_json)
         return
-    result = reveal(col, keystore, _ask_password, redraw=redraw,
-                    on_block=lambda head, target: _say(f"waiting for block {target}: head {head} "
-                                                       f"({target + 1 - head} to go)"))
+    result = reveal_drop(col, keystore, _ask_password, redraw=redraw,
+                         on_block=lambda head, target: _say(f"waiting for block {target}: head {head} "
+                                                            f"({target + 1 - head} to go)"))
     _show_reveal(result, as_json)
 
 
@@ -214,8 +213,8 @@ def verify_command(
     """Submit the exact solc standard-JSON input to Sourcify and Etherscan and wait for their verdicts."""
     if only is not None and only not in VERIFY_SERVICES:
         raise typer.BadParameter(f"must be one of {', '.join(VERIFY_SERVICES)}", param_hint="--only")
-    from mintprep.collection.config import load_collection
-    from mintprep.commands.contract import verify_contract
+    from mintprep.collection import load_collection
+    from mintprep.commands import verify_contract
 
     outcomes = verify_contract(load_collection(collection), (only,) if only else VERIFY_SERVICES)
     if as_json:
@@ -237,9 +236,9 @@ def provenance_command(
     as_json: bool = JSON,
 ) -> None:
     """Recompute the provenance hash from the published images and compare it with the contract's: exit 1 if they differ."""
-    from mintprep.base.progress import RichProgress
-    from mintprep.collection.config import load_collection
-    from mintprep.commands.provenance import collection_provenance
+    from mintprep.base import RichProgress
+    from mintprep.collection import load_collection
+    from mintprep.commands import collection_provenance
 
     col = load_collection(collection)
     with RichProgress(console) as progress:

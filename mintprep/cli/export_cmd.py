@@ -19,8 +19,8 @@ def export(
     json: bool = typer.Option(False, "--json", help="print the export as JSON on stdout"),
 ) -> None:
     """Write the collection as a HashLips-style folder: images/<id>.png, json/<id>.json, json/_metadata.json."""
-    from mintprep.collection.config import load_collection
-    from mintprep.commands.export import export_collection
+    from mintprep.collection import load_collection
+    from mintprep.commands import export_collection
 
     report = export_collection(load_collection(collection), out, names=names)  # type: ignore[arg-type]
     if json:

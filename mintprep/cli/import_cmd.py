@@ -23,9 +23,9 @@ def import_(
 ) -> None:
     """Adopt a collection made elsewhere: verify and pin its images and metadata, record them as imported pieces.
     Exit 0 when every token was imported, 1 when some were skipped (each named), 2 on bad input."""
-    from mintprep.commands.importing import import_collection
-    from mintprep.collection.config import load_collection
-    from mintprep.base.progress import RichProgress
+    from mintprep.commands import import_collection
+    from mintprep.collection import load_collection
+    from mintprep.base import RichProgress
 
     col = load_collection(collection)
     with RichProgress(console) as progress:

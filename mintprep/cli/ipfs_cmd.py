@@ -56,13 +56,13 @@ def export_car_command(
     json_output: bool = Json,
 ) -> None:
     """Write a CAR v1 of SOURCE: one root, blocks in DFS order, each once."""
-    from mintprep.commands.export_car import export_car
+    from mintprep.commands import export_car_file
     from mintprep.ipfs import add_options
 
     output_file(out, "--out")
     settings = None if store is not None else add_options(profile, cid_version=cid_version, raw_leaves=raw_leaves,
                                                             chunker=chunker)
-    root, written = export_car(source, out, settings, store=store, hidden=hidden, wrap=wrap_with_directory)
+    root, written = export_car_file(source, out, settings, store=store, hidden=hidden, wrap=wrap_with_directory)
     if json_output:
         print_json({"root": str(root), "car": str(out), "bytes": written})
     else:

@@ -16,10 +16,10 @@ JSON = typer.Option(False, "--json", help="print a JSON result on stdout")
 @app.command("publish")
 def publish_command(collection: Path = COLLECTION, as_json: bool = JSON) -> None:
     """Rebuild the mint page from the ledger and publish it to page.publish.target (ipfs, netlify or dir)."""
-    from mintprep.collection.config import load_collection
-    from mintprep.commands.publish import publish
+    from mintprep.collection import load_collection
+    from mintprep.commands import publish_site
 
-    result = publish(load_collection(collection))
+    result = publish_site(load_collection(collection))
     if as_json:
         print_json(result.as_json())
         return
@@ -36,8 +36,8 @@ def serve_command(
     as_json: bool = JSON,
 ) -> None:
     """Preview the mint page on 127.0.0.1, with its images from a local IPFS gateway; Ctrl-C stops it."""
-    from mintprep.collection.config import load_collection
-    from mintprep.commands.serve import serving
+    from mintprep.collection import load_collection
+    from mintprep.commands import serving
 
     with serving(load_collection(collection), port=port) as running:
         if as_json:

@@ -22,9 +22,8 @@ def review_command(
     """A self-contained HTML sheet (OUT, and its pages in OUT-pages/): every token (image, traits, rarity rank,
     guard metrics, pin state), every rejected attempt, near-duplicate pairs side by side, the trait table, a search
     by id and trait. Reads the ledger only."""
-    from mintprep.collection.config import load_collection
-    from mintprep.commands.review import gather_review
-    from mintprep.commands.review_pages import write_review
+    from mintprep.collection import load_collection
+    from mintprep.commands import gather_review, write_review
 
     if out is not None:
         output_file(out, "--out")

@@ -14,7 +14,7 @@ from mintprep.cli.app import app, console, print_json
 
 # Each command imports what it needs when it runs: `mintprep --help` and `status` start at once.
 if TYPE_CHECKING:
-    from mintprep.commands.run import RunReport
+    from mintprep.commands import RunReport
 
 CollectionArg = typer.Argument(..., help="the collection file (collection.yaml)", exists=False)
 JsonOpt = typer.Option(False, "--json", help="print a machine-readable summary on stdout")
@@ -30,16 +30,16 @@ def run(
                                         "default each keeps its live metadata and image in the next root)"),
 ) -> None:
     """Run every stage in order; exit 0 when every piece is pinned, 1 when some failed, 2 on bad input."""
-    from mintprep.collection.config import load_collection
-    from mintprep.executors.settings import with_cli_overrides
-    from mintprep.base.progress import RichProgress
+    from mintprep.collection import load_collection
+    from mintprep.executors import with_cli_overrides
+    from mintprep.base import RichProgress
 
     col = load_collection(collection)
     if executor not in (None, "local", "ray"):
         raise typer.BadParameter(f"must be local or ray, got {executor!r}", param_hint="--executor")
     chosen = with_cli_overrides(col.spec.executor, kind=executor, address=ray_address)
     col = dataclasses.replace(col, spec=col.spec.model_copy(update={"executor": chosen}))
-    from mintprep.commands.run import run_collection
+    from mintprep.commands import run_collection
 
     with RichProgress(console) as progress:
         report = run_collection(col, include_minted=include_minted, progress=progress)
@@ -70,8 +70,8 @@ def _print_report(report: "RunReport") -> None:
 @app.command()
 def status(collection: Path = CollectionArg, json: bool = JsonOpt) -> None:
     """What is done, per stage and per piece."""
-    from mintprep.collection.config import load_collection
-    from mintprep.commands.status import collection_status
+    from mintprep.collection import load_collection
+    from mintprep.commands import collection_status
 
     info = collection_status(load_collection(collection))
     if json:
@@ -91,6 +91,6 @@ def status(collection: Path = CollectionArg, json: bool = JsonOpt) -> None:
 @app.command()
 def schema(json: bool = typer.Option(False, "--json", help="accepted for symmetry: the schema is JSON already")) -> None:
     """Print the JSON Schema of collection.yaml (for editor completion)."""
-    from mintprep.collection.config import collection_schema
+    from mintprep.collection import collection_schema
 
     print_json(collection_schema())

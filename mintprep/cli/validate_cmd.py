@@ -9,7 +9,7 @@ import typer
 from rich.text import Text
 
 from mintprep.cli.app import app, console, print_json
-from mintprep.base.errors import UserError
+from mintprep.base import UserError
 
 
 @app.command("validate")
@@ -21,11 +21,11 @@ def validate_command(
     """Black, white, flat, border-only, dead tiles and noise checks (posterization is reported, never rejected).
     Exit 0 if all pass, 1 if any is rejected, 2 if a file cannot be read as an image (each file still gets its
     own verdict); each line names the metric that decided."""
-    from mintprep.guards.image_guards import GuardSettings, describe_decision, validate_file
+    from mintprep.guards import GuardSettings, describe_decision, validate_file
 
     guards, upscale = GuardSettings(), 1
     if config is not None:
-        from mintprep.collection.config import load_collection
+        from mintprep.collection import load_collection
 
         spec = load_collection(config).spec
         guards, upscale = spec.guards, spec.generator.upscale

@@ -1,2 +1,23 @@
-"""The collection model: collection.yaml and its loading, prompt templates, trait draws, rarity, the ERC-721
-metadata and manifest formats, and the rule that published token ids stay published. Pure: reads files only."""
+"""The collection model: collection.yaml and its loading, the `chain:` and `page:` settings it composes, prompt
+templates, trait draws, rarity, the ERC-721 metadata and manifest formats, and a hidden drop's placeholders.
+Pure: reads files only, takes no ledger.
+
+This module is the package's face: other packages import these names from it, never from a submodule; each loads
+on first use (mintprep.base.lazy_face).
+"""
+
+from mintprep.base import face
+
+__all__, __getattr__ = face(__name__, {
+    "NEVER": "chain_settings", "PhaseSettings": "chain_settings", "VerifySettings": "chain_settings",
+    "WEI_PER_ETH": "chain_settings",
+    "Collection": "config", "collection_schema": "config", "CollectionSpec": "config", "load_collection": "config",
+    "base_uri_for": "manifest", "build_manifest": "manifest", "COLLECTION_METADATA_NAME": "manifest",
+    "contract_uri_for": "manifest", "Manifest": "manifest", "ManifestToken": "manifest", "metadata_files": "manifest",
+    "PinnedPiece": "manifest", "provenance_hash": "manifest", "token_file_name": "manifest", "token_name": "manifest",
+    "PublishSettings": "page_settings",
+    "rarity_report": "rarity", "RarityReport": "rarity",
+    "checked_document": "token_document", "metadata_errors": "token_document",
+    "PiecePlan": "traits", "plan_collection": "traits", "token_ids": "traits",
+    "placeholder_documents": "unrevealed", "Placeholders": "unrevealed",
+})

@@ -8,10 +8,8 @@ from decimal import Decimal
 
 from pydantic import Field, field_validator, model_validator
 
-from mintprep.base.eip55 import HEX_ADDRESS, has_valid_checksum, to_checksum_address
-from mintprep.net.networks import Network, NetworkName, network
-from mintprep.base.settings_model import StrictModel
-from mintprep.net.urls import PrivateUrl
+from mintprep.base import HEX_ADDRESS, StrictModel, has_valid_checksum, to_checksum_address
+from mintprep.net import Network, NetworkName, PrivateUrl, network
 
 WEI_PER_ETH = 10**18
 MAX_PRICE_ETH = 1_000_000  # far above any real drop, far below uint256: a typo, not a price

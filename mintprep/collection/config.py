@@ -12,16 +12,14 @@ import yaml
 from pydantic import Field, ValidationError, field_validator, model_validator
 
 from mintprep.collection.chain_settings import ChainSettings
-from mintprep.base.errors import ConfigError, TemplateError, UserError
-from mintprep.executors.settings import ExecutorSettings
-from mintprep.generate.settings import GeneratorSettings
+from mintprep.base import STATE_DIR_NAME, ConfigError, StateDir, StrictModel, TemplateError, UserError
+from mintprep.executors import ExecutorSettings
+from mintprep.generate import GeneratorSettings
 from mintprep.ipfs import IpfsSettings
-from mintprep.base.settings_model import STATE_DIR_NAME, StrictModel
-from mintprep.base.state_dir import StateDir
 from mintprep.collection.page_settings import PageSettings
 from mintprep.collection.template import template_names
-from mintprep.net.urls import PublicUrl
-from mintprep.guards.settings import GuardSettings
+from mintprep.net import PublicUrl
+from mintprep.guards import GuardSettings
 from mintprep.collection.yaml_loader import YamlRefused, load_document
 
 class PromptSpec(StrictModel):
@@ -205,7 +203,7 @@ def parse_collection(text: str, source: str = "collection.yaml") -> CollectionSp
 def check_folders(col: Collection) -> None:
     """The folders mintprep would replace whole are its own: never the collection's folder or an ancestor,
     never the state folder, never one holding files mintprep did not write."""
-    from mintprep.base.sitedir import ensure_replaceable
+    from mintprep.base import ensure_replaceable
 
     folders = {"page.out": col.page_dir}
     if col.spec.page.publish.dir:

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field, fields
 from typing import Any
 
 from mintprep.collection.config import CollectionSpec
-from mintprep.base.hashing import sha256_hex
+from mintprep.base import sha256_hex
 from mintprep.collection.traits import PiecePlan
 
 COLLECTION_METADATA_NAME = "collection.json"

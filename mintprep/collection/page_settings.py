@@ -7,8 +7,8 @@ from typing import Literal
 
 from pydantic import Field, field_validator, model_validator
 
-from mintprep.base.settings_model import STATE_DIR_NAME, StrictModel
-from mintprep.net.urls import PublicUrl
+from mintprep.base import STATE_DIR_NAME, StrictModel
+from mintprep.net import PublicUrl
 
 
 def _own_folder(value: str) -> str:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
-from mintprep.base.errors import TemplateError
+from mintprep.base import TemplateError
 
 NAME = r"[A-Za-z_][A-Za-z0-9_]*"
 _TOKEN = re.compile(r"\{\{|\}\}|\{(" + NAME + r")\}|[{}]")

@@ -7,7 +7,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from mintprep.guards.imported_content import NotAcceptable, parse_json_document
+from mintprep.base import NotAcceptable
+from mintprep.guards import parse_json_document
 from mintprep.ipfs import ipfs_path
 
 

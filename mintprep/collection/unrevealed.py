@@ -7,9 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from mintprep.base.errors import ConfigError, UserError
-from mintprep.base.hashing import canonical_json
-from mintprep.base.untrusted_files import read_regular_file
+from mintprep.base import ConfigError, UserError, canonical_json, read_regular_file
 from mintprep.collection.config import Collection
 from mintprep.ipfs import get_profile, import_bytes
 

@@ -14,7 +14,7 @@ from typing import Any
 import yaml
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
-from mintprep.base.errors import YamlRefused
+from mintprep.base import YamlRefused
 
 MAX_NODES = 100_000  # a collection with 10,000 pieces and overrides stays far below this
 MAX_DEPTH = 64

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from mintprep.collection.config import Collection
-from mintprep.stages.audit import AuditReport, audit_workspace
-from mintprep.state.workspace import Workspace
+from mintprep.collection import Collection
+from mintprep.stages import AuditReport, audit_workspace
+from mintprep.state import Workspace
 
 __all__ = ["AuditReport", "audit_collection"]
 

@@ -10,13 +10,12 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from mintprep.base.visible_text import shown_html as _e
-from mintprep.state.ledger import Ledger
-from mintprep.base.durable_files import write_atomic
+from mintprep.base import shown_html as _e, write_atomic
+from mintprep.state import Ledger
 
 if TYPE_CHECKING:
-    from mintprep.stages.audit import AuditReport
-    from mintprep.collection.config import Collection
+    from mintprep.stages import AuditReport
+    from mintprep.collection import Collection
     from mintprep.commands.repair import RepairOutcome
 
 STYLE = """

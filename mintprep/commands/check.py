@@ -5,18 +5,18 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from mintprep.base.state_dir import StateDir
-from mintprep.collection.config import Collection
+from mintprep.base import StateDir
+from mintprep.collection import Collection
 
 if TYPE_CHECKING:
-    from mintprep.chain.check import CheckReport
+    from mintprep.chain import CheckReport
 
 
 def check_contract(col: Collection, rpc_url: str | None = None) -> "CheckReport":
     """`check_collection` against the ledger as it stands (read only); a collection checked before its first run has
     no ledger, and the config alone is compared."""
-    from mintprep.chain.check import check_collection
-    from mintprep.state.ledger import Ledger
+    from mintprep.chain import check_collection
+    from mintprep.state import Ledger
 
     ledger = Ledger.open(col.state_dir, readonly=True) if StateDir(col.state_dir).has_ledger() else None
     try:

@@ -9,15 +9,14 @@ from typing import TYPE_CHECKING
 
 from eth_account.signers.local import LocalAccount
 
-from mintprep.chain.deploy import (Deployed, collection_drop_config, create_address, deploy_drop, deploy_target,
-                                   interrupted_deploy)
-from mintprep.stages.base_uri import point_contract_at_current_root
-from mintprep.stages.withheld import pin_placeholders
-from mintprep.state.workspace import Workspace
+from mintprep.chain import (Deployed, collection_drop_config, create_address, deploy_drop, deploy_target,
+                            interrupted_deploy)
+from mintprep.stages import pin_placeholders, point_contract_at_current_root
+from mintprep.state import Workspace
 
 if TYPE_CHECKING:
-    from mintprep.chain.verify import VerifyOutcome
-    from mintprep.collection.config import Collection
+    from mintprep.chain import VerifyOutcome
+    from mintprep.collection import Collection
 
 # point_contract_at_current_root: `contract set-base-uri`, the base URI step (stages.base_uri) repair runs too
 __all__ = ["base_uri_update", "deploy", "deploy_contract", "point_contract_at_current_root", "verify_contract"]
@@ -47,7 +46,7 @@ def deploy(col: "Collection", keystore: Path | None, ask_password: Callable[[], 
            allow_ended_phases: bool = False) -> Deployed:
     """`deploy_contract` with the key the user gave (`ask_password`: the keystore's password when the environment
     has none; None refuses)."""
-    from mintprep.chain.keys import load_signer
+    from mintprep.chain import load_signer
 
     signer = load_signer(keystore, ask_password)
     with Workspace.open(col) as ws:
@@ -60,11 +59,11 @@ def base_uri_update(col: "Collection", keystore: Path | None, ask_password: Call
     """Point the contract at the ledger's current metadata root and record it; with `print_only`, the transaction
     unsent (no key needed, the ledger read only)."""
     if print_only:
-        from mintprep.chain.base_uri import collection_base_uri_update
+        from mintprep.chain import collection_base_uri_update
 
         with Workspace.open(col, readonly=True) as ws:
             return collection_base_uri_update(ws, include_minted=include_minted)[0]
-    from mintprep.chain.keys import load_signer
+    from mintprep.chain import load_signer
 
     signer = load_signer(keystore, ask_password)
     with Workspace.open(col) as ws:
@@ -73,7 +72,7 @@ def base_uri_update(col: "Collection", keystore: Path | None, ask_password: Call
 
 def verify_contract(col: "Collection", services: tuple[str, ...]) -> "list[VerifyOutcome]":
     """Submit the deployed drop's sources to each of `services` and wait for their verdicts."""
-    from mintprep.chain.verify import verify_collection
+    from mintprep.chain import verify_collection
 
     with Workspace.open(col, readonly=True) as ws:
         return verify_collection(col, ws.ledger, services)

@@ -20,14 +20,11 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from mintprep.base.errors import UserError
-from mintprep.base.hashing import sha256_hex
-from mintprep.collection.config import Collection
-from mintprep.collection.manifest import token_file_name
+from mintprep.base import ObjectCorrupt, UserError, sha256_hex
+from mintprep.collection import Collection, token_file_name
 from mintprep.ipfs import Unreadable, list_directory, read_file
-from mintprep.stages.withheld import publication_backend
-from mintprep.state.objects import ObjectCorrupt
-from mintprep.state.workspace import Workspace
+from mintprep.stages import publication_backend
+from mintprep.state import Workspace
 
 Names = Literal["json", "extensionless"]
 NAMERS = {"json": token_file_name, "extensionless": str}

@@ -5,13 +5,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from mintprep.base.durable_files import write_atomic_with
-from mintprep.base.errors import UserError
-from mintprep.base.state_dir import StateDir
+from mintprep.base import StateDir, UserError, write_atomic_with
 from mintprep.ipfs import CID, BlockNotFound, BlockStore, Profile, import_path, write_car
 
 
-def export_car(source: str, out: Path, settings: Profile | None, *, store: Path | None = None, hidden: bool = False,
+def export_car_file(source: str, out: Path, settings: Profile | None, *, store: Path | None = None, hidden: bool = False,
                wrap: bool = False) -> tuple[CID, int]:
     """(root, bytes written) of the CAR of `source` at `out`: a path imported with `settings`, or, with `store` (a
     collection's .mintprep folder), a CID read from its local IPFS store (`settings` unused: None)."""

@@ -13,12 +13,9 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from mintprep.base.errors import UserError
-from mintprep.base.ordered_threads import in_order
-from mintprep.base.progress import NoProgress, ProgressSink
-from mintprep.collection.config import Collection
-from mintprep.collection.manifest import provenance_hash
-from mintprep.guards.imported_content import MAX_DOCUMENT_BYTES, NotAcceptable, parse_json_document
+from mintprep.base import NoProgress, NotAcceptable, ProgressSink, UserError, in_order
+from mintprep.collection import Collection, provenance_hash
+from mintprep.guards import MAX_DOCUMENT_BYTES, parse_json_document
 from mintprep.ipfs import (CID, BlockFetcher, FileTooLarge, NetworkReads, Unreadable, file_sha256, first_verified,
                            ipfs_path, list_directory, read_file, resolve)
 
@@ -107,8 +104,7 @@ def _contract_values(col: Collection) -> tuple[str | None, str | None]:
         return None, None
     from web3 import Web3
 
-    from mintprep.chain.artifact import load_artifact
-    from mintprep.chain.rpc import connect
+    from mintprep.chain import connect, load_artifact
 
     _, url = chain.endpoint()
     drop = connect(url).eth.contract(address=Web3.to_checksum_address(chain.contract), abi=load_artifact().abi)
@@ -116,7 +112,7 @@ def _contract_values(col: Collection) -> tuple[str | None, str | None]:
 
 
 def _ledger_root(col: Collection) -> str | None:
-    from mintprep.state.ledger import Ledger
+    from mintprep.state import Ledger
 
     if not (col.state_dir / "state.db").exists():
         return None

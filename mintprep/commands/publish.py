@@ -5,17 +5,17 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from mintprep.stages.page import publish_page
-from mintprep.state.workspace import Workspace
+from mintprep.stages import publish_page
+from mintprep.state import Workspace
 
 if TYPE_CHECKING:
-    from mintprep.collection.config import Collection
-    from mintprep.page.publish import PublishResult
+    from mintprep.collection import Collection
+    from mintprep.page import PublishResult
 
-__all__ = ["publish", "publish_page"]
+__all__ = ["publish_page", "publish_site"]
 
 
-def publish(col: Collection) -> PublishResult:
+def publish_site(col: Collection) -> PublishResult:
     """`publish_page` over the collection's Workspace: the page rebuilt, published to `page.publish.target`, recorded."""
     with Workspace.open(col) as ws:
         return publish_page(ws)

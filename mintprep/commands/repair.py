@@ -14,28 +14,16 @@ from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal, NamedTuple
 
-from mintprep.stages.audit import ART_KINDS, REPLACE_KINDS, AuditReport, audit_workspace
-from mintprep.collection.config import Collection
-from mintprep.base.errors import UserError
-from mintprep.generate.request import attempt_seed
+from mintprep.stages import (ART_KINDS, REPLACE_KINDS, AuditReport, art_committed_before_reveal, audit_workspace,
+                             generate_pieces, keep_minted, page_stage, piece_pointer, pin_accepted, pin_bytes,
+                             plan_pieces, publication_backend, publish_metadata, restore_object, validate_candidates)
+from mintprep.collection import Collection, PinnedPiece, token_file_name
+from mintprep.base import ObjectCorrupt, ProgressSink, UserError, fault_point
+from mintprep.generate import attempt_seed
 from mintprep.ipfs import import_bytes
-from mintprep.state.ledger import JournalEntry, PieceRecord
-from mintprep.collection.manifest import PinnedPiece, token_file_name
-from mintprep.state.objects import ObjectCorrupt
-from mintprep.stages.kept_minted import keep_minted
-from mintprep.stages.pin import pin_bytes
-from mintprep.stages.withheld import art_committed_before_reveal, publication_backend
-from mintprep.stages.generate import generate, plan_pieces
-from mintprep.stages.images import pin, restore_object
-from mintprep.stages.page import page_stage
-from mintprep.stages.publish import piece_pointer, publish_metadata
-from mintprep.stages.validate import validate
-from mintprep.base.progress import ProgressSink
-from mintprep.base.faults import fault_point
-from mintprep.state.published import require_recorded_base_uri
-from mintprep.chain.public_roots import require_public_root
-from mintprep.guards.image_guards import validate_png
-from mintprep.state.workspace import Workspace
+from mintprep.state import JournalEntry, PieceRecord, Workspace, require_recorded_base_uri
+from mintprep.chain import require_public_root
+from mintprep.guards import validate_png
 
 JOURNAL_KIND = "repair"
 # Problems that the rewrite of metadata, manifest, page and base URI (steps 3-6) cures.
@@ -238,7 +226,7 @@ def repair_collection(col: Collection, *, include_minted: bool = False, dry_run:
         if outcome.status == "repaired":
             outcome.after = audit_workspace(ws, gateways=gateways)
             if outcome.plan and outcome.plan.base_uri_tx:
-                from mintprep.net.marketplace import refresh_minted_tokens
+                from mintprep.net import refresh_minted_tokens
 
                 outcome.refreshes = refresh_minted_tokens(ws, outcome.after.minted)
     return outcome
@@ -260,7 +248,7 @@ def _signer_if_needed(ws: Workspace, print_tx: bool):
     """The key for setBaseURI, loaded before anything changes so a missing key stops the repair at the start."""
     if print_tx or ws.deployed_contract() is None:
         return None
-    from mintprep.chain.keys import PRIVATE_KEY_ENV, load_signer
+    from mintprep.chain import PRIVATE_KEY_ENV, load_signer
 
     try:
         return load_signer()
@@ -274,7 +262,7 @@ def _missing_setter(ws: Workspace, plan: RepairPlan, before: AuditReport, signer
     UserError, before anything changes, when the configured key is not the owner (--print-tx is the way then)."""
     if ws.deployed_contract() is None or not plan.rewrite:
         return None
-    from mintprep.chain.families import can_update, read_live
+    from mintprep.chain import can_update, read_live
 
     live = read_live(ws)
     owner = live.family.owner()
@@ -332,8 +320,8 @@ def _step_images(ws: Workspace, plan: RepairPlan, outcome: RepairOutcome, **_: A
     plans = [p for p in plan_pieces(ws) if p.token_id in regenerate]
     published = ledger.current_manifest()
     tokens = published.manifest.by_token() if published else {}
-    generated = generate(ws, plans)
-    pinned = pin(ws, validate(ws, list(generated.candidates.values())).accepted)
+    generated = generate_pieces(ws, plans)
+    pinned = pin_accepted(ws, validate_candidates(ws, list(generated.candidates.values())).accepted)
     plan.replacements = {
         str(p.token_id): {"image_cid": p.image_cid, "png_sha256": p.png_sha256, "request_key": p.request_key,
                           "provenance": p.provenance, "attributes": p.attributes,
@@ -384,7 +372,7 @@ def _step_metadata(ws: Workspace, plan: RepairPlan, outcome: RepairOutcome, **_:
 
 def _step_page(ws: Workspace, plan: RepairPlan, outcome: RepairOutcome, **_: Any) -> bool:
     """Rebuild the page where there is one, and republish it where it was published."""
-    from mintprep.stages.page import publish_page
+    from mintprep.stages import publish_page
 
     if ws.ledger.latest_publish() is not None:
         publish_page(ws)
@@ -400,7 +388,7 @@ def _step_base_uri(ws: Workspace, plan: RepairPlan, outcome: RepairOutcome, *, s
     the root current then: the gate's `NotRevealed`, read from the chain, is the one answer to "hidden still?"."""
     if ws.deployed_contract() is None:
         return True
-    from mintprep.chain.families import read_live
+    from mintprep.chain import read_live
 
     live = read_live(ws)
     if live.family.name == "mintprep-drop":
@@ -409,10 +397,9 @@ def _step_base_uri(ws: Workspace, plan: RepairPlan, outcome: RepairOutcome, *, s
 
 
 def _drop_base_uri(ws: Workspace, plan: RepairPlan, outcome: RepairOutcome, signer: Any, live: Any) -> bool:
-    from mintprep.chain.artifact import load_artifact
-    from mintprep.chain.base_uri import NotRevealed, collection_base_uri_update
-    from mintprep.chain.rpc import connect
-    from mintprep.stages.base_uri import point_contract_at_current_root
+    from mintprep.chain import collection_base_uri_update, connect, load_artifact
+    from mintprep.base import NotRevealed
+    from mintprep.stages import point_contract_at_current_root
 
     try:
         update, url = collection_base_uri_update(ws, include_minted=plan.include_minted)
@@ -432,9 +419,7 @@ def _drop_base_uri(ws: Workspace, plan: RepairPlan, outcome: RepairOutcome, sign
 
 def _family_update(ws: Workspace, plan: RepairPlan, outcome: RepairOutcome, signer: Any, live: Any) -> bool:
     """setBaseURI(string) (HashLips, ERC721A shapes) or setTokenURI for each replaced minted token (per-token)."""
-    from mintprep.chain.families import metadata_calls
-    from mintprep.chain.txs import send_call
-    from mintprep.chain.base_uri import check_base_uri_change
+    from mintprep.chain import check_base_uri_change, metadata_calls, send_call
 
     record = ws.ledger.current_manifest()
     assert record is not None

@@ -9,16 +9,13 @@ from typing import TYPE_CHECKING, Callable
 
 from eth_account.signers.local import LocalAccount
 
-from mintprep.base.errors import UserError
-from mintprep.base.faults import fault_point
-from mintprep.chain.reveal import (PlannedTx, Reveal, RevealResult, RevealStep, mines_on_demand, reveal_secret,
-                                   run_reveal)
-from mintprep.collection.manifest import base_uri_for, contract_uri_for
-from mintprep.state.release import RELEASED_KIND, released
-from mintprep.state.workspace import Workspace
+from mintprep.base import UserError, fault_point
+from mintprep.chain import PlannedTx, Reveal, RevealResult, RevealStep, mines_on_demand, reveal_secret, run_reveal
+from mintprep.collection import base_uri_for, contract_uri_for
+from mintprep.state import RELEASED_KIND, Workspace, released
 
 if TYPE_CHECKING:
-    from mintprep.collection.config import Collection
+    from mintprep.collection import Collection
 
 
 @dataclass(frozen=True)
@@ -31,8 +28,8 @@ class RevealTarget:
 
 def reveal_target(ws: Workspace, signer: LocalAccount) -> RevealTarget:
     """The drop, the secret this key derives, and the root to reveal: the ledger's current metadata root."""
-    from mintprep.state.contract_address import deployed_address
-    from mintprep.chain.rpc import connect, require_chain
+    from mintprep.state import deployed_address
+    from mintprep.chain import connect, require_chain
 
     col, ledger = ws.col, ws.ledger
 
@@ -57,10 +54,8 @@ def release_metadata(ws: Workspace) -> str:
     configured backend (same bytes, same CIDs, each verified there before its ledger row; what the ledger has there
     already is skipped, so a release cut short finishes when rerun) and record the release. Before the reveal
     transaction: the base URI it sets must resolve, art included, for every collector."""
-    from mintprep.state.published import complete_publication
-    from mintprep.stages.images import pin_images
-    from mintprep.stages.publish import pin_metadata_directory
-    from mintprep.stages.pin import pin_bytes
+    from mintprep.state import complete_publication
+    from mintprep.stages import pin_bytes, pin_images, pin_metadata_directory
 
     col, ledger = ws.col, ws.ledger
     record = ledger.current_manifest()
@@ -89,9 +84,7 @@ def release_metadata(ws: Workspace) -> str:
 def release_and_check(ws: Workspace, target: RevealTarget) -> None:
     """Release the withheld metadata, then the gates every base-URI change passes: the root is held by a public
     service (on a non-loopback chain) and serves every minted token."""
-    from mintprep.chain.base_uri import check_base_uri_change
-    from mintprep.chain.live_drop import read_live_drop
-    from mintprep.chain.public_roots import require_public_root
+    from mintprep.chain import check_base_uri_change, read_live_drop, require_public_root
 
     root = release_metadata(ws)
     _, url = ws.spec.chain.endpoint()
@@ -108,7 +101,7 @@ def reveal_collection(ws: Workspace, signer: LocalAccount, *, redraw: bool = Fal
     the page: its gallery and metadata root were left out until now."""
     from dataclasses import replace
 
-    from mintprep.stages.page import page_stage
+    from mintprep.stages import page_stage
 
     target = reveal_target(ws, signer)
     if target.reveal.state().step != RevealStep.DONE:
@@ -135,11 +128,11 @@ def planned_reveal(ws: Workspace, signer: LocalAccount) -> list[PlannedTx]:
     return target.reveal.planned(state)
 
 
-def reveal(col: "Collection", keystore: Path | None, ask_password: Callable[[], str] | None, *,
+def reveal_drop(col: "Collection", keystore: Path | None, ask_password: Callable[[], str] | None, *,
            redraw: bool = False, on_block: Callable[[int, int], None] = lambda head, target: None) -> RevealResult:
     """`reveal_collection` with the key the user gave (`ask_password`: the keystore's password when the environment
     has none; None refuses)."""
-    from mintprep.chain.keys import load_signer
+    from mintprep.chain import load_signer
 
     signer = load_signer(keystore, ask_password)
     with Workspace.open(col) as ws:
@@ -149,7 +142,7 @@ def reveal(col: "Collection", keystore: Path | None, ask_password: Callable[[], 
 def planned_reveal_txs(col: "Collection", keystore: Path | None,
                        ask_password: Callable[[], str] | None) -> list[PlannedTx]:
     """`planned_reveal` with the key the user gave: each transaction the reveal still needs, unsent."""
-    from mintprep.chain.keys import load_signer
+    from mintprep.chain import load_signer
 
     signer = load_signer(keystore, ask_password)
     with Workspace.open(col) as ws:

@@ -16,14 +16,10 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from mintprep.collection.config import Collection
-from mintprep.collection.manifest import token_name
-from mintprep.state.ledger import IMPORTED_KEY, Ledger
-from mintprep.collection.rarity import RarityReport, rarity_report
-from mintprep.stages.screen import StoredVerdict, stored_verdicts
-from mintprep.collection.traits import plan_collection
-from mintprep.guards.image_guards import load_rgb, thumbnail_png
-from mintprep.state.objects import ObjectStore
+from mintprep.collection import Collection, RarityReport, plan_collection, rarity_report, token_name
+from mintprep.state import IMPORTED_KEY, Ledger, ObjectStore
+from mintprep.stages import StoredVerdict, stored_verdicts
+from mintprep.guards import load_rgb, thumbnail_png
 
 
 @dataclass(frozen=True)

@@ -22,8 +22,7 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from mintprep.base.durable_files import write_atomic
-from mintprep.base.visible_text import shown_html as _e
+from mintprep.base import shown_html as _e, write_atomic
 
 if TYPE_CHECKING:  # the values it renders; the renderer runs without the review's driver
     from mintprep.commands.review import DropView, Review, TokenView

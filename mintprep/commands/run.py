@@ -11,18 +11,12 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from mintprep.base.progress import ProgressSink
-from mintprep.collection.config import Collection
-from mintprep.collection.traits import PiecePlan
-from mintprep.stages.generate import Candidate, FailedPiece, generate, plan_pieces
-from mintprep.stages.images import pin, restore_object
-from mintprep.stages.kept_minted import KeptMinted, keep_minted
-from mintprep.stages.page import chain_gate, page_stage
-from mintprep.stages.publish import piece_pointer, publish_metadata
-from mintprep.stages.screen import judge
-from mintprep.stages.validate import validate
-from mintprep.state.ledger import IMPORTED_KEY
-from mintprep.state.workspace import Workspace
+from mintprep.base import ProgressSink
+from mintprep.collection import Collection, PiecePlan
+from mintprep.stages import (Candidate, FailedPiece, KeptMinted, chain_gate, generate_pieces, judge, keep_minted,
+                             page_stage, piece_pointer, pin_accepted, plan_pieces, publish_metadata, restore_object,
+                             validate_candidates)
+from mintprep.state import IMPORTED_KEY, Workspace
 
 
 @dataclass
@@ -63,7 +57,7 @@ def run_collection(col: Collection, *, include_minted: bool = False,
     """Every stage; a minted token keeps its live piece and document unless `include_minted` (stages.kept_minted)."""
     col.spec.ipfs.token()  # a missing token is bad input: refuse it before hours of sampling, not after
     if any(phase.allowlist for phase in col.spec.chain.sale_phases()):  # so is a bad allowlist file
-        from mintprep.chain.phases import collection_phases
+        from mintprep.chain import collection_phases
 
         collection_phases(col)  # read, checked and (once .mintprep exists) cached for the page stage
     with Workspace.open(col, progress=progress) as ws:
@@ -71,11 +65,11 @@ def run_collection(col: Collection, *, include_minted: bool = False,
         kept = keep_minted(ws, include_minted=include_minted)
         as_published = imported_as_published(ws, plans)
         todo = [p for p in plans if p.token_id not in kept.pieces]
-        generated = generate(ws, [p for p in todo if p.token_id not in as_published])
-        validated = validate(ws, [*generated.candidates.values(),
+        generated = generate_pieces(ws, [p for p in todo if p.token_id not in as_published])
+        validated = validate_candidates(ws, [*generated.candidates.values(),
                                   *(c for t, c in as_published.items() if t not in kept.pieces)])
         failing = minted_failing(ws, kept, {p.token_id: p.prompt for p in plans})
-        pinned = pin(ws, validated.accepted)
+        pinned = pin_accepted(ws, validated.accepted)
         publication = publish_metadata(ws, [*pinned.pieces, *kept.pieces.values()], kept.minted_files,
                                        kept.documents)
 

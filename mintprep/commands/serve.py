@@ -6,9 +6,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from mintprep.collection.config import Collection
-from mintprep.page.serve import Preview, preview
-from mintprep.state.workspace import Workspace
+from mintprep.collection import Collection
+from mintprep.page import Preview, preview
+from mintprep.state import Workspace
 
 
 @contextmanager

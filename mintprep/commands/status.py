@@ -5,11 +5,8 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from mintprep.collection.config import Collection
-from mintprep.state.ledger import IMPORTED_KEY, Ledger
-from mintprep.collection.rarity import rarity_report
-from mintprep.collection.traits import plan_collection
-from mintprep.state.release import withholding
+from mintprep.collection import Collection, plan_collection, rarity_report
+from mintprep.state import IMPORTED_KEY, Ledger, withholding
 
 
 def collection_status(col: Collection) -> dict[str, Any]:

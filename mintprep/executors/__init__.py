@@ -4,26 +4,15 @@ An executor takes pure GenerationRequests and yields GenerationResults as they f
 touches the ledger or the object store (the driver alone writes those), so results from any worker
 are recorded exactly once. It keys requests without loading anything (mintprep.generate.key): the model is
 loaded, and Ray's actors started, on the first request it has to run.
+
+This module is the package's face: other packages import these names from it, never from a submodule; each loads
+on first use (mintprep.base.lazy_face).
 """
 
-from __future__ import annotations
+from mintprep.base import face
 
-from typing import TYPE_CHECKING
-
-from mintprep.executors.local import Executor, KeysOutdated, LocalExecutor, check_keys_hold
-
-if TYPE_CHECKING:
-    from mintprep.executors.settings import ExecutorSettings
-    from mintprep.generate.fingerprint import FingerprintCache
-    from mintprep.generate.settings import GeneratorSettings
-
-__all__ = ["Executor", "KeysOutdated", "LocalExecutor", "check_keys_hold", "make_executor"]
-
-
-def make_executor(settings: "ExecutorSettings", generator: "GeneratorSettings",
-                  cache: "FingerprintCache | None" = None) -> Executor:
-    if settings.kind == "ray":
-        from mintprep.executors.ray import RayExecutor
-
-        return RayExecutor(settings, generator, cache=cache)
-    return LocalExecutor(generator, cache)
+__all__, __getattr__ = face(__name__, {
+    "make_executor": "factory",
+    "check_keys_hold": "local", "Executor": "local", "KeysOutdated": "local", "LocalExecutor": "local",
+    "ExecutorSettings": "settings", "with_cli_overrides": "settings",
+})

@@ -5,12 +5,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Iterable, Iterator, Protocol
 
-from mintprep.base.errors import KeysOutdated
+from mintprep.base import KeysOutdated
 
 if TYPE_CHECKING:
-    from mintprep.generate import GenerationRequest, GenerationResult, Generator
-    from mintprep.generate.fingerprint import FingerprintCache
-    from mintprep.generate.settings import GeneratorSettings
+    from mintprep.generate import FingerprintCache, GenerationRequest, GenerationResult, Generator, GeneratorSettings
 
 
 class Executor(Protocol):
@@ -29,7 +27,7 @@ class LocalExecutor:
     `generator.batch_size` pieces) after another."""
 
     def __init__(self, settings: "GeneratorSettings", cache: "FingerprintCache | None" = None):
-        from mintprep.generate.fingerprint import FingerprintCache
+        from mintprep.generate import FingerprintCache
 
         self._settings = settings
         self._cache = cache or FingerprintCache()
@@ -37,8 +35,7 @@ class LocalExecutor:
         self._keyed_with: tuple[str, dict[str, Any]] | None = None
 
     def request_key(self, request: "GenerationRequest") -> str:
-        from mintprep.generate.fingerprint import key_environment, model_fingerprint
-        from mintprep.generate.key import check_compatible, request_key
+        from mintprep.generate import check_compatible, key_environment, model_fingerprint, request_key
 
         if self._generator is not None:
             return self._generator.request_key(request)
@@ -49,7 +46,7 @@ class LocalExecutor:
         return request_key(request, *self._keyed_with)
 
     def run(self, requests: Iterable["GenerationRequest"]) -> Iterator["GenerationResult"]:
-        from mintprep.generate.key import calls
+        from mintprep.generate import calls
 
         for call in calls(requests):
             yield from self._loaded().generate_batch(call)
@@ -76,7 +73,7 @@ def check_keys_hold(keyed_with: tuple[str, dict[str, Any]] | None, loaded: tuple
     remembered environment that no longer holds is corrected, so the next run keys right."""
     if keyed_with is None or keyed_with == loaded:
         return
-    from mintprep.generate.fingerprint import environment_identity
+    from mintprep.generate import environment_identity
 
     what = "the model's files changed" if keyed_with[0] != loaded[0] else "the machine's torch setup changed"
     cache.remember_environment(environment_identity(settings.device), loaded[1])

@@ -28,7 +28,7 @@ from typing import Callable, Iterable, Iterator
 
 import torch
 
-from mintprep.base.errors import ConfigError, MintprepError, RemoteError, UserError
+from mintprep.base import ConfigError, MintprepError, RemoteError, UserError
 
 try:
     import ray
@@ -38,10 +38,9 @@ except ImportError as missing:  # the executor is an optional extra
 
 from mintprep.executors.local import check_keys_hold  # noqa: E402 (after the optional import it explains)
 from mintprep.executors.settings import ExecutorSettings  # noqa: E402
-from mintprep.generate import (  # noqa: E402
-    GenerationRequest, GenerationResult, Generator, GeneratorSettings, load_generator)
-from mintprep.generate.fingerprint import FingerprintCache, model_fingerprint, numeric_versions  # noqa: E402
-from mintprep.generate.key import calls, check_compatible, request_key  # noqa: E402
+from mintprep.generate import (FingerprintCache, GenerationRequest, GenerationResult, Generator, GeneratorSettings,
+                               calls, check_compatible, load_generator, model_fingerprint, numeric_versions,
+                               request_key)
 
 # Ray 2.5x+ refuses a driver without the cluster's token (RAY_AUTH_MODE=token) with this error.
 RAY_AUTH_ERRORS: tuple[type[BaseException], ...] = tuple(

@@ -6,8 +6,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from mintprep.base.errors import UserError
-from mintprep.base.settings_model import StrictModel
+from mintprep.base import StrictModel, UserError
 
 
 class ExecutorSettings(StrictModel):

@@ -29,7 +29,7 @@ from typing import Any
 
 from mintprep.generate.settings import GeneratorSettings
 from mintprep.generate.source import ModelSource, resolve_source
-from mintprep.base.hashing import content_key
+from mintprep.base import content_key
 
 CHUNK = 1 << 20
 WEIGHT_SUFFIXES = {".safetensors", ".bin", ".ckpt"}

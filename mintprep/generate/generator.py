@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from mintprep.base.errors import MintprepError
+from mintprep.base import MintprepError, canonical_json, sha256_hex
 from mintprep.generate import guards as tensor_guards
 from mintprep.generate.environment import device_facts
 from mintprep.generate.fingerprint import numeric_versions, probe_environment
@@ -35,8 +35,7 @@ from mintprep.generate.key import request_key as compose_request_key
 from mintprep.generate.precision import DTYPES, NAMES, Rung, next_rung_raising, precision_ladder
 from mintprep.generate.request import AttemptRecord, GenerationRequest, GenerationResult, attempt_seed
 from mintprep.generate.settings import GeneratorSettings
-from mintprep.base.hashing import canonical_json, sha256_hex
-from mintprep.guards.image_guards import GuardSettings, check_pixels, thumbnail_png
+from mintprep.guards import GuardSettings, check_pixels, thumbnail_png
 
 DENOISERS = ("unet", "transformer")
 

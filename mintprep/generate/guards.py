@@ -10,8 +10,8 @@ from typing import Any
 
 import torch
 
-from mintprep.base.errors import Rejected
-from mintprep.guards.settings import GuardSettings
+from mintprep.base import Rejected
+from mintprep.guards import GuardSettings
 
 # Guards whose failure is numeric (a dtype ran out of range), not a bad sample: a higher precision can fix them.
 SAMPLING_NUMERIC = frozenset({"latents_nonfinite"})

@@ -10,7 +10,7 @@ from typing import Any
 
 from mintprep.generate.request import GenerationRequest
 from mintprep.generate.settings import GeneratorSettings
-from mintprep.base.hashing import canonical_json, content_key
+from mintprep.base import canonical_json, content_key
 
 # Settings fixed when the pipeline is loaded; a request must agree with them (the rest may vary per request).
 LOAD_FIELDS = ("kind", "model", "revision", "config", "scheduler", "scheduler_config", "device", "offload",

@@ -11,7 +11,7 @@ import diffusers
 from diffusers.loaders.single_file_utils import SingleFileComponentError
 from diffusers.utils import is_accelerate_available
 
-from mintprep.base.errors import ConfigError, UserError
+from mintprep.base import ConfigError, UserError
 from mintprep.generate.fingerprint import FingerprintCache, model_fingerprint, weights_sha256
 from mintprep.generate.generator import LoadedModel
 from mintprep.generate.settings import GeneratorSettings

@@ -7,9 +7,8 @@ from typing import Any
 from pydantic import Field
 
 from mintprep.generate.settings import GeneratorSettings
-from mintprep.base.hashing import canonical_json, sha256_hex
-from mintprep.base.settings_model import StrictModel
-from mintprep.guards.settings import GuardSettings
+from mintprep.base import StrictModel, canonical_json, sha256_hex
+from mintprep.guards import GuardSettings
 
 SEED_DOMAIN = "mintprep.attempt_seed/v1"
 

@@ -6,7 +6,7 @@ from typing import Any, Literal
 
 from pydantic import Field, ValidationInfo, field_validator
 
-from mintprep.base.settings_model import StrictModel
+from mintprep.base import StrictModel
 
 Precision = Literal["fp32", "bf16", "fp16"]
 

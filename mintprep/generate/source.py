@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from mintprep.base.errors import ConfigError, UserError
+from mintprep.base import ConfigError, UserError
 from mintprep.generate.settings import GeneratorSettings
 
 SINGLE_FILE_SUFFIXES = (".safetensors", ".ckpt")

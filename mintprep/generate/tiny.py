@@ -23,7 +23,7 @@ import torch
 from diffusers import AutoencoderKL, DDIMScheduler, StableDiffusionPipeline, UNet2DConditionModel
 from transformers import CLIPTextConfig, CLIPTextModel
 
-from mintprep.base.errors import ConfigError
+from mintprep.base import ConfigError
 from mintprep.generate.tokenizer import BOS, EOS, MODEL_MAX_LENGTH, byte_level_clip_tokenizer, byte_level_vocab
 
 WEIGHT_SEED = 20240229  # changing it changes every tiny image: it is part of the fingerprint via the weights

@@ -17,8 +17,7 @@ import numpy as np
 from PIL import Image, UnidentifiedImageError
 
 from mintprep.guards import pixel_metrics as pm
-from mintprep.base.errors import UserError
-from mintprep.base.untrusted_files import MAX_PIXELS, check_pixel_count, read_regular_file
+from mintprep.base import MAX_PIXELS, UserError, check_pixel_count, read_regular_file
 from mintprep.guards.settings import GuardSettings
 
 

@@ -14,9 +14,7 @@ from typing import Any
 
 from PIL import Image
 
-from mintprep.base.errors import NotAcceptable
-from mintprep.base.untrusted_files import MAX_PIXELS
-from mintprep.base.untrusted_json import TooDeep, loads
+from mintprep.base import MAX_PIXELS, NotAcceptable, TooDeep, loads
 
 MAX_IMPORTED_IMAGE_BYTES = 64 * 1024 * 1024  # far above any PFP image; a "1 GB .png" is not a token's art
 MAX_DOCUMENT_BYTES = 1024 * 1024  # an ERC-721 metadata document is a few KB

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pydantic import Field, model_validator
 
-from mintprep.base.settings_model import StrictModel
+from mintprep.base import StrictModel
 
 # Thresholds that judge the tensors during sampling and decoding: only generation can apply them, so they are part
 # of a piece's generation key. Every other threshold judges stored pixels and is re-applied by the validate stage

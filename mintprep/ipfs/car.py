@@ -11,7 +11,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import BinaryIO
 
-from mintprep.base.errors import CarError
+from mintprep.base import CarError
 from mintprep.ipfs.cid import CID, decode_varint, encode_varint
 from mintprep.ipfs.unixfs import Block
 

@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass
 from functools import cached_property
 
-from mintprep.base.errors import UserError
+from mintprep.base import UserError
 
 DAG_PB = 0x70
 RAW = 0x55

@@ -22,8 +22,8 @@ from wsgiref.simple_server import WSGIRequestHandler, WSGIServer
 
 import requests
 
-from mintprep.base.errors import UserError
-from mintprep.net.http import RetryPolicy, pooled_session, send
+from mintprep.base import UserError
+from mintprep.net import RetryPolicy, pooled_session, send
 from mintprep.ipfs.car import CarReader, iter_car
 from mintprep.ipfs.cid import CID, RAW, as_cid
 from mintprep.ipfs.dagpb import DIRECTORY, HAMT_SHARD, SYMLINK, decode_pbnode, decode_unixfs

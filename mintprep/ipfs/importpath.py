@@ -6,7 +6,7 @@ import os
 import stat
 from pathlib import Path
 
-from mintprep.base.errors import UserError
+from mintprep.base import UserError
 from mintprep.ipfs.unixfs import DagImport, Profile, import_directory, import_file, import_symlink
 
 

@@ -16,8 +16,7 @@ from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from mintprep.base.errors import UserError
-from mintprep.base.sqlite import open_reader, open_writer, transaction
+from mintprep.base import UserError, open_reader, open_writer, transaction
 
 
 class PinSet:

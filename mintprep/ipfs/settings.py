@@ -6,11 +6,9 @@ from typing import Literal
 
 from pydantic import Field, model_validator
 
-from mintprep.base.errors import ConfigError
-from mintprep.base.secrets import register_secret, secret_from_env
+from mintprep.base import ConfigError, StrictModel, register_secret, secret_from_env
 from mintprep.ipfs.profile_names import ProfileName
-from mintprep.base.settings_model import StrictModel
-from mintprep.net.urls import PrivateUrl, PublicUrl
+from mintprep.net import PrivateUrl, PublicUrl
 
 
 class ClusterSettings(StrictModel):

@@ -19,7 +19,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Protocol
 
-from mintprep.base.durable_files import write_durably
+from mintprep.base import write_durably
 from mintprep.ipfs.cid import CID, as_cid
 from mintprep.ipfs.dag import walk_dag
 from mintprep.ipfs.errors import BlockNotFound

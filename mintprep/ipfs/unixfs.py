@@ -15,7 +15,7 @@ from typing import BinaryIO, Literal, Union
 
 import mmh3
 
-from mintprep.base.errors import UserError
+from mintprep.base import UserError
 from mintprep.ipfs.cid import CID, DAG_PB, RAW, encode_varint
 from mintprep.ipfs.dagpb import DIRECTORY, FILE, HAMT_SHARD, MURMUR3_X64_64, SYMLINK, PBLink, PBNode, UnixFSData
 

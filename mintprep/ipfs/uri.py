@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from urllib.parse import unquote, urlsplit
 
-from mintprep.base.errors import UserError
+from mintprep.base import UserError
 from mintprep.ipfs.cid import CID
 from mintprep.ipfs.dag import BlockFetcher
 from mintprep.ipfs.errors import NotUnixFS

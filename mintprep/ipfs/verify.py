@@ -11,8 +11,7 @@ from dataclasses import dataclass
 
 import requests
 
-from mintprep.base.errors import MintprepError, RemoteError, VerificationFailed
-from mintprep.net.http import ServiceUnavailable
+from mintprep.base import MintprepError, RemoteError, ServiceUnavailable, VerificationFailed
 from mintprep.ipfs.cid import CID, as_cid
 from mintprep.ipfs.dag import BlockFetcher, fetch_verified, walk_dag
 from mintprep.ipfs.errors import BlockNotFound

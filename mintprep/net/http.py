@@ -31,9 +31,8 @@ from urllib.parse import urlsplit
 
 import requests
 
-from mintprep.base.errors import RemoteError, ServiceUnavailable
-from mintprep.base.secrets import register_secret, scrub
-from mintprep.base.untrusted_json import MAX_DEPTH, NOT_JSON, loads, nesting_depth
+from mintprep.base import (MAX_DEPTH, NOT_JSON, RemoteError, ServiceUnavailable, loads, nesting_depth, register_secret,
+                           scrub)
 from mintprep.net.urls import redact
 
 __all__ = ["DeadlineAdapter", "DeadlineSession", "RetryPolicy", "ServiceUnavailable", "deadline_session", "json_object",

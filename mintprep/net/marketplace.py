@@ -11,12 +11,11 @@ import os
 from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any, Iterable
 
-from mintprep.base.errors import RemoteError
-from mintprep.base.secrets import secret_from_env
+from mintprep.base import RemoteError, secret_from_env
 from mintprep.net.http import RetryPolicy, send
 
 if TYPE_CHECKING:
-    from mintprep.state.workspace import Workspace
+    from mintprep.state import Workspace
 
 OPENSEA_KEY_ENV = "OPENSEA_API_KEY"
 OPENSEA_API_ENV = "MINTPREP_OPENSEA_API"  # another endpoint following the same API (a proxy, a test server)

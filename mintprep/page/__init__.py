@@ -1,20 +1,16 @@
-"""The static mint page built from the manifest, and where it is published."""
+"""The static mint page built from the manifest, its preview server, and where it is published (IPFS, Netlify, a
+folder); `commands/publish.py` records where it went.
 
-from __future__ import annotations
+This module is the package's face: other packages import these names from it, never from a submodule; each loads
+on first use (mintprep.base.lazy_face).
+"""
 
-from typing import TYPE_CHECKING, Any
+from mintprep.base import face
 
-if TYPE_CHECKING:
-    from mintprep.page.build import PageBuild, build_page, page_config, read_page_config, render_site
-
-__all__ = ["PageBuild", "build_page", "page_config", "read_page_config", "render_site"]
-
-
-def __getattr__(name: str) -> Any:
-    # The builder (and its chain imports) loads on first use: reading `page:` settings, which every command does
-    # with the collection file, must not pay for it.
-    if name in __all__:
-        from mintprep.page import build
-
-        return getattr(build, name)
-    raise AttributeError(name)
+__all__, __getattr__ = face(__name__, {
+    "build_page": "build", "page_config": "build", "PageBuild": "build", "read_page_config": "build",
+    "render_site": "build",
+    "build_collection_page": "publish", "collection_page_inputs": "publish", "page_manifest": "publish",
+    "publish_collection": "publish", "PublishResult": "publish",
+    "Preview": "serve", "preview": "serve",
+})

@@ -7,8 +7,8 @@ from typing import Any
 
 from eth_utils import keccak
 
-from mintprep.chain.artifact import load_artifact
-from mintprep.base.errors import MintprepError
+from mintprep.chain import load_artifact
+from mintprep.base import MintprepError
 
 # What the page calls: the views it shows and the one payable function. Outputs are static words (a struct of
 # static fields is its fields' words in order); the one dynamic input is mint's proof (bytes32[]).

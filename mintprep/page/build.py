@@ -21,20 +21,17 @@ from urllib.parse import urlsplit
 
 from eth_utils import is_hex_address, to_checksum_address
 
-from mintprep.base.errors import UserError
-from mintprep.base.hashing import content_key, sha256_hex
-from mintprep.base.visible_text import shown, shown_text
-from mintprep.chain.phases import SalePhase
+from mintprep.base import (CONFIG_ELEMENT_ID, UserError, content_key, ensure_replaceable, replace_tree, sha256_hex,
+                           shown, shown_text)
+from mintprep.chain import SalePhase, allowlist_files, page_allowlist
 from mintprep.page.abi import page_abi
-from mintprep.chain.allowlist_site import allowlist_files, page_allowlist
 from mintprep.page.chains import chain_info
-from mintprep.net.marketplace import collection_url
+from mintprep.net import collection_url
 from mintprep.page.gallery import read_gallery, split_gallery
 from mintprep.page.headers import render_headers, site_header_rules
-from mintprep.base.sitedir import CONFIG_ELEMENT_ID, ensure_replaceable, replace_tree
 
 if TYPE_CHECKING:
-    from mintprep.collection.config import Collection
+    from mintprep.collection import Collection
 
 PAGE_FORMAT = 4  # 2: gallery in chunk files beside index.html; 3: sale phases, allowlist files; 4: allowlist shards
 STATIC_ASSETS = ("app.js", "style.css")

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from mintprep.net.networks import NETWORKS
+from mintprep.net import NETWORKS
 
 # The names wallets show in their network list (EIP-3085 chainName).
 _DISPLAY_NAMES = {"base": "Base", "base-sepolia": "Base Sepolia"}

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from mintprep.base.hashing import canonical_json, content_key, sha256_hex
+from mintprep.base import canonical_json, content_key, sha256_hex
 
 # Bytes of token entries per chunk. The first chunk loads with the page, so this bounds its share of
 # the initial weight: ~120 tokens of a typical manifest, which is also 2-3 screens of cards.

@@ -13,21 +13,16 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Mapping
 from urllib.parse import quote
 
-from mintprep.net.networks import network
-from mintprep.state.contract_address import find_contract
-from mintprep.chain.phases import SalePhase, collection_phases
-from mintprep.base.errors import RemoteError, UserError
-from mintprep.base.secrets import secret_from_env
-from mintprep.net.http import RetryPolicy, json_object, send
-from mintprep.net.urls import redact_url
+from mintprep.net import RetryPolicy, json_object, network, redact_url, send
+from mintprep.state import find_contract
+from mintprep.chain import SalePhase, collection_phases
+from mintprep.base import RemoteError, UserError, ensure_replaceable, read_tree, replace_tree, secret_from_env
 from mintprep.page.build import PageBuild, build_page
-from mintprep.collection.page_settings import PublishSettings
-from mintprep.base.sitedir import ensure_replaceable, read_tree, replace_tree
+from mintprep.collection import PublishSettings
 
 if TYPE_CHECKING:
-    from mintprep.collection.config import Collection
-    from mintprep.state.ledger import Ledger, ManifestRecord
-    from mintprep.state.workspace import Workspace
+    from mintprep.collection import Collection
+    from mintprep.state import Ledger, ManifestRecord, Workspace
 
 
 @dataclass(frozen=True)
@@ -74,7 +69,7 @@ def collection_page_inputs(col: "Collection", ledger: "Ledger", *, gateway: str 
 def page_manifest(col: "Collection", ledger: "Ledger", record: "ManifestRecord") -> dict[str, Any]:
     """The manifest as the page shows it: a hidden drop's page names neither its metadata root nor an image
     before the reveal (`stages.withheld`); only what the contract already holds, the provenance hash."""
-    from mintprep.state.release import withholding
+    from mintprep.state import withholding
 
     manifest = record.manifest.to_json()
     if withholding(col, ledger):

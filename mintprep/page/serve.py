@@ -12,14 +12,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterator
 from urllib.parse import unquote, urlsplit
 
-from mintprep.base.errors import UserError
+from mintprep.base import UserError
 from mintprep.ipfs import BlockStore, serve_gateway
 from mintprep.page.build import PageBuild
 from mintprep.page.headers import headers_for, parse_headers
 from mintprep.page.publish import build_collection_page, collection_page_inputs
 
 if TYPE_CHECKING:
-    from mintprep.state.workspace import Workspace
+    from mintprep.state import Workspace
 
 
 @dataclass(frozen=True)

@@ -18,25 +18,18 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Literal
 
-from mintprep.collection.config import Collection
-from mintprep.base.errors import UserError
-from mintprep.base.hashing import sha256_hex
-from mintprep.ipfs import (CID, PinBackend, BlockFetcher, BlockNotFound, Unreadable, content_sha256, list_directory,
+from mintprep.collection import (COLLECTION_METADATA_NAME, Collection, Manifest, base_uri_for, metadata_errors,
+                                 provenance_hash, token_file_name)
+from mintprep.base import UserError, sha256_hex
+from mintprep.ipfs import (CID, BlockFetcher, BlockNotFound, PinBackend, Unreadable, content_sha256, list_directory,
                            read_file, resolve, verify_dag)
-from mintprep.state.ledger import Ledger, ManifestRecord, PieceRecord
-from mintprep.collection.manifest import (COLLECTION_METADATA_NAME, Manifest, base_uri_for, provenance_hash,
-                                          token_file_name)
-from mintprep.state.published import published_ids
-from mintprep.guards.image_guards import validate_png
-from mintprep.collection.token_document import metadata_errors
-from mintprep.guards.imported_content import MAX_DOCUMENT_BYTES, MAX_IMPORTED_IMAGE_BYTES
+from mintprep.state import Ledger, ManifestRecord, PieceRecord, Workspace, published_ids, withholding
+from mintprep.guards import MAX_DOCUMENT_BYTES, MAX_IMPORTED_IMAGE_BYTES, validate_png
 from mintprep.stages.screen import settings_key
 from mintprep.stages.withheld import publication_backend
-from mintprep.state.release import withholding
-from mintprep.state.workspace import Workspace
 
 if TYPE_CHECKING:
-    from mintprep.chain.families import LiveState
+    from mintprep.chain import LiveState
 
 ProblemKind = Literal[
     "image-unretrievable", "image-corrupt", "image-broken", "near-duplicate",
@@ -406,9 +399,8 @@ def _read_metadata(cid: CID, source: BlockSource, report: AuditReport, token_id:
 
 def audit_page(col: Collection, ledger: Ledger, record: ManifestRecord, report: AuditReport) -> None:
     """The built page (and the last published one) must embed the current metadata root and contract."""
-    from mintprep.state.contract_address import find_contract
-    from mintprep.page import read_page_config
-    from mintprep.page.publish import page_manifest
+    from mintprep.state import find_contract
+    from mintprep.page import page_manifest, read_page_config
 
     index = col.page_dir / "index.html"
     if index.is_file():
@@ -451,7 +443,7 @@ def audit_chain(ws: Workspace, report: AuditReport) -> "LiveState | None":
     if ws.deployed_contract() is None:
         report.checked["chain"] = "no contract configured or deployed"
         return None
-    from mintprep.chain.families import read_live  # web3 takes seconds to import: only when there is a chain
+    from mintprep.chain import read_live
 
     live = read_live(ws)
     report.checked["chain"], report.family, report.minted = live.family.address, live.family.name, live.minted
@@ -468,7 +460,7 @@ def audit_chain(ws: Workspace, report: AuditReport) -> "LiveState | None":
 
 
 def _audit_drop(ws: Workspace, report: AuditReport) -> None:
-    from mintprep.chain.check import check_collection
+    from mintprep.chain import check_collection
 
     check = check_collection(ws.col, ws.ledger)
     for row in check.rows:

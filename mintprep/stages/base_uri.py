@@ -7,10 +7,10 @@ from typing import TYPE_CHECKING
 
 from eth_account.signers.local import LocalAccount
 
-from mintprep.chain.base_uri import BaseUriUpdate, send_collection_base_uri
+from mintprep.chain import BaseUriUpdate, send_collection_base_uri
 
 if TYPE_CHECKING:
-    from mintprep.state.workspace import Workspace
+    from mintprep.state import Workspace
 
 
 def point_contract_at_current_root(ws: "Workspace", signer: LocalAccount, *,

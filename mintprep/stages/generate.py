@@ -8,12 +8,10 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from mintprep.collection.traits import PiecePlan, plan_collection
+from mintprep.collection import PiecePlan, plan_collection
 from mintprep.generate import GenerationRequest, GenerationResult
 from mintprep.stages.screen import failure_is_stale, judged_under
-from mintprep.state.drops import append_drops, attempt_drop
-from mintprep.state.ledger import AttemptRow, GenerationRow
-from mintprep.state.workspace import Workspace
+from mintprep.state import AttemptRow, GenerationRow, Workspace, append_drops, attempt_drop
 
 
 @dataclass
@@ -48,7 +46,7 @@ def plan_pieces(ws: Workspace) -> list[PiecePlan]:
     return plan_collection(ws.spec, ws.ledger.imported_traits())
 
 
-def generate(ws: Workspace, plans: list[PiecePlan]) -> Generated:
+def generate_pieces(ws: Workspace, plans: list[PiecePlan]) -> Generated:
     """A stored image per plan: from the ledger when its request is unchanged (and its object intact), else made."""
     spec, ledger = ws.spec, ws.ledger
     result = Generated({}, [], {})

@@ -7,12 +7,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from mintprep.base.hashing import sha256_hex
-from mintprep.collection.manifest import PinnedPiece
+from mintprep.base import sha256_hex
+from mintprep.collection import PinnedPiece
 from mintprep.ipfs import PinBackend, Unreadable, import_bytes, read_file
 from mintprep.stages.pin import PinItem, PinOutcome, pin_pieces
 from mintprep.stages.withheld import publication_backend
-from mintprep.state.workspace import Workspace
+from mintprep.state import Workspace
 
 if TYPE_CHECKING:
     from mintprep.stages.generate import Candidate
@@ -24,7 +24,7 @@ class Pinned:
     newly_pinned: int
 
 
-def pin(ws: Workspace, candidates: list[Candidate]) -> Pinned:
+def pin_accepted(ws: Workspace, candidates: list[Candidate]) -> Pinned:
     """Pin every accepted image where the drop's art is pinned (a hidden drop's: the local store until the reveal)
     and return the pinned pieces."""
     outcomes = pin_images(ws, publication_backend(ws), [(c.plan.token_id, c.png_sha256) for c in candidates])

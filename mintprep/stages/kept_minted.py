@@ -9,9 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from mintprep.collection.manifest import PinnedPiece, token_file_name
-from mintprep.state.published import published_under
-from mintprep.state.workspace import Workspace
+from mintprep.collection import PinnedPiece, token_file_name
+from mintprep.state import Workspace, published_under
 
 
 @dataclass(frozen=True)
@@ -27,8 +26,7 @@ def keep_minted(ws: Workspace, *, include_minted: bool) -> KeptMinted:
     Decided without web3 when there is no contract, so a run before deployment stays quick."""
     if ws.deployed_contract() is None:
         return KeptMinted()
-    from mintprep.chain.base_uri import kept_documents
-    from mintprep.chain.live_drop import read_live_drop
+    from mintprep.chain import kept_documents, read_live_drop
     from mintprep.ipfs import ipfs_path
 
     live = read_live_drop(ws.col, ws.ledger)

@@ -8,11 +8,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from mintprep.state.workspace import Workspace
+from mintprep.state import Workspace
 
 if TYPE_CHECKING:
     from mintprep.ipfs import DagImport
-    from mintprep.page.publish import PublishResult
+    from mintprep.page import PublishResult
 
 
 @dataclass(frozen=True)
@@ -28,7 +28,7 @@ def chain_gate(ws: Workspace) -> ChainGate:
     """
     if ws.deployed_contract() is None:
         return ChainGate(None, None)  # decided without web3, which takes seconds to import: a no-op rerun stays quick
-    from mintprep.chain.check import check_collection
+    from mintprep.chain import check_collection
 
     check = check_collection(ws.col, ws.ledger)
     blocked = None if check.ok else "contract disagrees with collection.yaml: " + ", ".join(check.mismatches)
@@ -36,14 +36,14 @@ def chain_gate(ws: Workspace) -> ChainGate:
 
 
 def page_stage(ws: Workspace) -> str:
-    from mintprep.page.publish import build_collection_page, collection_page_inputs
+    from mintprep.page import build_collection_page, collection_page_inputs
 
     return str(build_collection_page(ws.col, collection_page_inputs(ws.col, ws.ledger)).index)
 
 
 def publish_page(ws: Workspace, **http: Any) -> PublishResult:
     """`http` (policy=RetryPolicy, sleep=callable) tunes retries of remote targets."""
-    from mintprep.page.publish import publish_collection
+    from mintprep.page import publish_collection
 
     inputs, result = publish_collection(ws, lambda files, digest: pin_site(ws, files, digest), **http)
     # "": a hidden drop's page, built without its metadata root; audit calls it stale once the drop is revealed.

@@ -15,10 +15,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Callable
 
-from mintprep.base.errors import PinsFailed, RemoteError
-from mintprep.base.hashing import sha256_hex
+from mintprep.base import PinsFailed, RemoteError, sha256_hex
 from mintprep.ipfs import DagImport, PinBackend, PinRequest, Profile, import_bytes
-from mintprep.state.ledger import Ledger, PinRow
+from mintprep.state import Ledger, PinRow
 
 ROWS_PER_COMMIT = 256
 SECONDS_PER_COMMIT = 1.0

@@ -8,14 +8,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from mintprep.base.hashing import content_key, sha256_hex
-from mintprep.collection.manifest import Manifest, PinnedPiece, build_manifest, metadata_files, token_file_name
-from mintprep.state.published import complete_publication
+from mintprep.base import content_key, sha256_hex
+from mintprep.collection import Manifest, PinnedPiece, build_manifest, metadata_files, token_file_name
+from mintprep.state import PieceRecord, Workspace, complete_publication
 from mintprep.ipfs import PinBackend, import_bytes, import_directory
 from mintprep.stages.pin import pin_bytes, pin_content
 from mintprep.stages.withheld import publication_backend
-from mintprep.state.ledger import PieceRecord
-from mintprep.state.workspace import Workspace
 
 
 @dataclass(frozen=True)

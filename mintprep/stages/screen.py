@@ -23,13 +23,11 @@ from dataclasses import dataclass
 from collections.abc import Collection as Ids
 from typing import Any
 
-from mintprep.collection.config import Collection
-from mintprep.base.hashing import content_key
-from mintprep.state.drops import append_drops, attempt_drop, imported_drop
-from mintprep.state.ledger import GenerationRow, Ledger, VerdictRow
-from mintprep.guards.near_duplicates import (PHASH_VERSION, find_duplicates, hex_hash, phash, tile_difference,
-                                             tile_signature)
-from mintprep.guards.image_guards import GuardSettings, check_pixels, load_rgb
+from mintprep.collection import Collection
+from mintprep.base import content_key
+from mintprep.state import GenerationRow, Ledger, VerdictRow, append_drops, attempt_drop, imported_drop
+from mintprep.guards import (PHASH_VERSION, GuardSettings, check_pixels, find_duplicates, hex_hash, load_rgb, phash,
+                             tile_difference, tile_signature)
 
 CHECK_VERSION = "mintprep.screening/v3"  # + tile signatures (#20); older verdicts are recomputed
 

@@ -5,11 +5,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from mintprep.stages.generate import Candidate, FailedPiece, generate
+from mintprep.stages.generate import Candidate, FailedPiece, generate_pieces
 from mintprep.stages.screen import Rejection, judge, log_rejection, resample
-from mintprep.state.drops import logged_decisions
-from mintprep.state.ledger import IMPORTED_KEY
-from mintprep.state.workspace import Workspace
+from mintprep.state import IMPORTED_KEY, Workspace, logged_decisions
 
 
 @dataclass
@@ -23,7 +21,7 @@ class Validated:
     generated: int = 0  # pieces the resampling generated
 
 
-def validate(ws: Workspace, candidates: list[Candidate]) -> Validated:
+def validate_candidates(ws: Workspace, candidates: list[Candidate]) -> Validated:
     """Today's pixel guards on every stored image and near-duplicates across the collection (mintprep.stages.screen);
     a piece that fails either is resampled at its next attempt through the generate stage, until it passes or its
     resamples run out (each resample moves its first attempt forward, so this ends). One judgement per piece per
@@ -49,7 +47,7 @@ def validate(ws: Workspace, candidates: list[Candidate]) -> Validated:
         settled |= set(current)
         if not again:
             break
-        regenerated = generate(ws, again)
+        regenerated = generate_pieces(ws, again)
         result.generated += regenerated.generated
         result.failed += regenerated.failed
         result.failed_keys.update(regenerated.failed_keys)

@@ -12,14 +12,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from mintprep.collection.config import Collection
-from mintprep.collection.unrevealed import Placeholders, placeholder_documents
-from mintprep.state.release import withholding
+from mintprep.collection import Collection, Placeholders, placeholder_documents
+from mintprep.state import withholding
 
 if TYPE_CHECKING:
     from mintprep.ipfs import PinBackend
-    from mintprep.state.ledger import Ledger
-    from mintprep.state.workspace import Workspace
+    from mintprep.state import Ledger, Workspace
 
 
 
@@ -41,7 +39,7 @@ def art_committed_before_reveal(col: Collection, ledger: "Ledger") -> bool:
     its secret from that hash, so no image may change until then."""
     if col.spec.chain.reveal is None:
         return False
-    from mintprep.chain.live_drop import read_live_drop
+    from mintprep.chain import read_live_drop
 
     live = read_live_drop(col, ledger)
     return live is not None and not live.revealed

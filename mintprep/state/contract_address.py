@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from mintprep.base.errors import UserError
+from mintprep.base import UserError
 
 if TYPE_CHECKING:
-    from mintprep.net.networks import Network
-    from mintprep.collection.config import Collection
+    from mintprep.net import Network
+    from mintprep.collection import Collection
     from mintprep.state.ledger import Ledger
 
 

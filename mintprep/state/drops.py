@@ -11,7 +11,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from mintprep.state.ledger import AttemptRow
-from mintprep.base.state_dir import StateDir
+from mintprep.base import StateDir
 
 
 def attempt_drop(token_id: int, request_key: str, attempt: AttemptRow, **known: Any) -> dict[str, Any]:

@@ -8,8 +8,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from mintprep.generate.fingerprint import FingerprintCache
-from mintprep.base.durable_files import write_atomic
+from mintprep.generate import FingerprintCache
+from mintprep.base import write_atomic
 
 
 def fingerprint_cache(path: Path) -> FingerprintCache:

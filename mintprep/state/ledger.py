@@ -17,12 +17,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Iterator, NamedTuple
 
-from mintprep.base.errors import DISK_FULL_ERRNOS, DiskFull, LedgerBusy, MintprepError, UserError
-from mintprep.base.secrets import scrub  # rows that carry service text (a URL, a tx detail) never hold a secret
-from mintprep.collection.manifest import Manifest
+from mintprep.base import (DISK_FULL_ERRNOS, DiskFull, LedgerBusy, MintprepError, StateDir, UserError, open_reader,
+                           open_writer, scrub)
+from mintprep.collection import Manifest
 from mintprep.state.objects import ObjectStore
-from mintprep.base.state_dir import StateDir
-from mintprep.base.sqlite import open_reader, open_writer
 
 SCHEMA_VERSION = 1
 # SQLite result codes (https://www.sqlite.org/rescode.html): only these say the file itself is not a ledger;

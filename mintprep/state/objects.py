@@ -10,9 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from mintprep.base.durable_files import write_atomic, write_durably
-from mintprep.base.errors import ObjectCorrupt
-from mintprep.base.hashing import sha256_hex
+from mintprep.base import ObjectCorrupt, sha256_hex, write_atomic, write_durably
 
 
 class ObjectStore:

@@ -15,9 +15,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from mintprep.base.errors import UserError
+from mintprep.base import UserError
 from mintprep.state.ledger import Ledger
-from mintprep.collection.manifest import ManifestToken, PinnedPiece, base_uri_for
+from mintprep.collection import ManifestToken, PinnedPiece, base_uri_for
 
 
 def last_published(ledger: Ledger, wanted: Iterable[int]) -> dict[int, ManifestToken]:

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from mintprep.collection.config import Collection
+    from mintprep.collection import Collection
     from mintprep.state.ledger import Ledger
 
 RELEASED_KIND = "metadata-released"  # ledger chain_txs row: the images and real directory are on the configured backend

@@ -13,11 +13,11 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING
 
-from mintprep.collection.config import Collection, CollectionSpec
+from mintprep.collection import Collection, CollectionSpec
 from mintprep.state.contract_address import find_contract
 from mintprep.ipfs import PinBackend, Profile, get_profile, make_backend
 from mintprep.state.ledger import Ledger
-from mintprep.base.progress import NoProgress, ProgressSink
+from mintprep.base import NoProgress, ProgressSink
 
 if TYPE_CHECKING:
     from mintprep.executors import Executor

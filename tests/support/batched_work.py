@@ -19,7 +19,7 @@ from mintprep.collection.config import load_collection
 from mintprep.collection.traits import plan_piece
 from mintprep.commands.importing import import_collection
 from mintprep.stages.generate import Candidate
-from mintprep.stages.images import pin
+from mintprep.stages.images import pin_accepted
 from mintprep.state.workspace import Workspace
 
 
@@ -53,7 +53,7 @@ def main(mode: str, collection: str, argument: str) -> None:
         shas = ws.ledger.objects.put_many(piece(t) for t in range(1, count + 1))
         candidates = [Candidate(plan_piece(col.spec, t), sha, f"test-{t}", {}) for t, sha in enumerate(shas, 1)]
         print("ready", flush=True)
-        pin(ws, candidates)
+        pin_accepted(ws, candidates)
 
 
 if __name__ == "__main__":

@@ -58,9 +58,23 @@ def _known(name: str, modules: set[str]) -> str | None:
     return None
 
 
+def face_table(tree: ast.Module) -> dict[str, str]:
+    """A package face's names and the submodule each comes from: the table of its `face(__name__, {...})` call
+    (mintprep.base.lazy_face), empty when the package has none."""
+    for node in tree.body:
+        if (isinstance(node, ast.Assign) and isinstance(node.value, ast.Call)
+                and isinstance(node.value.func, ast.Name) and node.value.func.id == "face"):
+            table = node.value.args[1]
+            assert isinstance(table, ast.Dict)
+            return {key.value: value.value for key, value in zip(table.keys, table.values)  # type: ignore[union-attr]
+                    if isinstance(key, ast.Constant) and isinstance(value, ast.Constant)}
+    return {}
+
+
 def imported(module: str, tree: ast.AST, modules: set[str], *, is_package: bool = False,
-             type_checking: bool = False) -> set[str]:
-    """The modules of ours that `module` imports: `from a.b import c` names a.b.c when c is a module, else a.b."""
+             type_checking: bool = False, faces: dict[str, dict[str, str]] | None = None) -> set[str]:
+    """The modules of ours that `module` imports: `from a.b import c` names a.b.c when c is a module, else a.b, or,
+    when a.b is a face that names c, the submodule c comes from (`faces`: package -> its face table)."""
     targets: set[str] = set()
     for node in _import_nodes(tree, type_checking):
         if isinstance(node, ast.Import):
@@ -70,16 +84,22 @@ def imported(module: str, tree: ast.AST, modules: set[str], *, is_package: bool 
             if node.level:
                 anchor = module.split(".")[: len(module.split(".")) - node.level + (1 if is_package else 0)]
                 base = ".".join([*anchor, base] if base else anchor)
-            names = [f"{base}.{alias.name}" if f"{base}.{alias.name}" in modules else base for alias in node.names]
+            table = (faces or {}).get(base, {})
+            names = [f"{base}.{alias.name}" if f"{base}.{alias.name}" in modules
+                     else f"{base}.{table[alias.name]}" if alias.name in table else base for alias in node.names]
         targets |= {found for name in names if (found := _known(name, modules))}
     targets.discard(module)
     return targets
 
 
-def import_graph(root: Path = PACKAGE, *, type_checking: bool = False) -> Graph:
+def import_graph(root: Path = PACKAGE, *, type_checking: bool = False, through_faces: bool = True) -> Graph:
+    """Module -> the modules it imports; `through_faces`: a name imported from a package's face counts as an import
+    of the submodule the face loads it from (False: of the face itself, to see who bypasses a face)."""
     trees = source_trees(root)
     names = set(trees)
-    return {name: imported(name, tree, names, is_package=path.name == "__init__.py", type_checking=type_checking)
+    faces = {name: face_table(tree) for name, (path, tree) in trees.items() if path.name == "__init__.py"}
+    return {name: imported(name, tree, names, is_package=path.name == "__init__.py", type_checking=type_checking,
+                           faces=faces if through_faces else None)
             for name, (path, tree) in trees.items()}
 
 

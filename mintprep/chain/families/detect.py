@@ -7,7 +7,7 @@ from typing import Any
 
 from web3 import Web3
 
-from mintprep.base.errors import UserError
+from mintprep.base import UserError
 from mintprep.chain.families.base import ABI, Family
 from mintprep.chain.families.shapes import ERC721AShape, HashLipsTutorial, MintprepDrop, PerTokenURIs
 from mintprep.chain.rpc import RPC_FAILURES

@@ -6,15 +6,15 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from mintprep.base.errors import UserError
-from mintprep.state.contract_address import deployed_address
+from mintprep.base import UserError
+from mintprep.state import deployed_address
 from mintprep.chain.families.base import Family
 from mintprep.chain.families.detect import detect_family
 from mintprep.chain.rpc import RPC_FAILURES, connect, rpc_failure_reason
-from mintprep.net.urls import redact_url
+from mintprep.net import redact_url
 
 if TYPE_CHECKING:
-    from mintprep.state.workspace import Workspace
+    from mintprep.state import Workspace
 
 
 @dataclass

@@ -6,7 +6,7 @@ from collections.abc import Iterable
 
 from mintprep.chain.families.base import ContractCall
 from mintprep.chain.families.live import LiveState
-from mintprep.collection.manifest import Manifest, base_uri_for, contract_uri_for
+from mintprep.collection import Manifest, base_uri_for, contract_uri_for
 
 PROBE_URI = "ipfs://bafkqaaa/"  # the empty identity CID: a harmless value to simulate a setter with
 

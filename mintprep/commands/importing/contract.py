@@ -8,20 +8,19 @@ import functools
 from collections.abc import Callable, Iterator
 from dataclasses import replace
 
-from mintprep.base.errors import UserError
+from mintprep.base import UserError
 from mintprep.commands.importing.ipfs_root import read_ipfs_root, read_tokens
 from mintprep.commands.importing.tokens import ImportPlan, TokenRead, require_minted
 from mintprep.ipfs import CID, BlockFetcher, Unreadable, ipfs_path, resolve
-from mintprep.state.workspace import Workspace
+from mintprep.state import Workspace
 
 
 def read_contract(ws: Workspace, plan: ImportPlan, fetch: BlockFetcher) -> Iterator[TokenRead]:
     """The contract's family (detected from the chain), its minted ids, and what each token's URI serves: every
     minted token read and verified before this returns (UserError naming those lacking), then every token read as
     the returned iterator is consumed."""
-    from mintprep.chain.families import detect_family
-    from mintprep.chain.rpc import RPC_FAILURES, connect
-    from mintprep.net.urls import redact_url
+    from mintprep.chain import RPC_FAILURES, connect, detect_family
+    from mintprep.net import redact_url
 
     configured = ws.spec.chain.contract
     if configured and configured.lower() != plan.source.text.lower():

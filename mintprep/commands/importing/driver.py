@@ -10,17 +10,15 @@ from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from mintprep.base.errors import UserError
-from mintprep.base.progress import NoProgress, ProgressSink
-from mintprep.collection.config import Collection
+from mintprep.base import NoProgress, ProgressSink, UserError
+from mintprep.collection import Collection
 from mintprep.commands.importing.contract import read_contract
 from mintprep.commands.importing.folder import read_folder
 from mintprep.commands.importing.ipfs_root import block_reader, read_ipfs_root
 from mintprep.commands.importing.recording import JOURNAL_KIND, record
 from mintprep.commands.importing.tokens import ImportPlan, Source, TokenRead, require_minted
 from mintprep.ipfs import ipfs_path
-from mintprep.state.ledger import Ledger
-from mintprep.state.workspace import Workspace
+from mintprep.state import Ledger, Workspace
 
 ADDRESS = re.compile(r"^0x[0-9a-fA-F]{40}$")
 

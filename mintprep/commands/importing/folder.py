@@ -7,12 +7,12 @@ import json
 from collections.abc import Iterator
 from pathlib import Path
 
-from mintprep.collection.traits import token_ids
+from mintprep.collection import token_ids
 from mintprep.commands.importing.folder_reads import metadata_folder, read_tokens
 from mintprep.commands.importing.tokens import (ImportedToken, ImportPlan, TokenRead, document_attributes,
                                                 document_provenance, document_traits)
 from mintprep.ipfs import import_bytes
-from mintprep.state.workspace import Workspace
+from mintprep.state import Workspace
 
 
 def read_folder(ws: Workspace, folder: Path, plan: ImportPlan) -> Iterator[TokenRead]:

@@ -25,10 +25,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from mintprep.base.errors import UserError
-from mintprep.base.untrusted_files import FolderFiles
-from mintprep.collection.token_document import checked_document
-from mintprep.guards.imported_content import MAX_DOCUMENT_BYTES, MAX_IMPORTED_IMAGE_BYTES, NotAcceptable, check_raster_image
+from mintprep.base import FolderFiles, NotAcceptable, UserError
+from mintprep.collection import checked_document
+from mintprep.guards import MAX_DOCUMENT_BYTES, MAX_IMPORTED_IMAGE_BYTES, check_raster_image
 
 READ_IN_WORKERS = 256  # fewer tokens than this are read here: a worker's start (about 0.2 s) would cost more
 TOKENS_PER_CHUNK = 64

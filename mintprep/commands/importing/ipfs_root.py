@@ -6,16 +6,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 
-from mintprep.base.errors import UserError
-from mintprep.base.ordered_threads import in_order
-from mintprep.collection.manifest import token_file_name
-from mintprep.collection.token_document import checked_document
-from mintprep.collection.traits import token_ids
+from mintprep.base import NotAcceptable, UserError, in_order
+from mintprep.collection import checked_document, token_file_name, token_ids
 from mintprep.commands.importing.tokens import (FetchedDag, ImportedToken, ImportPlan, Source, TokenRead,
                                                 document_attributes, document_provenance, document_traits)
-from mintprep.guards.imported_content import MAX_DOCUMENT_BYTES, MAX_IMPORTED_IMAGE_BYTES, NotAcceptable, check_raster_image
+from mintprep.guards import MAX_DOCUMENT_BYTES, MAX_IMPORTED_IMAGE_BYTES, check_raster_image
 from mintprep.ipfs import CID, BlockFetcher, Unreadable, first_verified, list_directory, read_file, resolve
-from mintprep.state.workspace import Workspace
+from mintprep.state import Workspace
 
 
 def block_reader(ws: Workspace, gateways: tuple[str, ...], plan: ImportPlan) -> BlockFetcher:

@@ -15,15 +15,13 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from typing import NamedTuple
 
-from mintprep.base.faults import fault_point
-from mintprep.collection.manifest import PinnedPiece, build_manifest
+from mintprep.base import fault_point
+from mintprep.collection import PinnedPiece, build_manifest
 from mintprep.commands.importing.tokens import (BATCH_IMAGE_BYTES, FetchedDag, ImportPlan, TokenRead,
                                                 require_minted)
 from mintprep.ipfs import CID, BlockFetcher, LocalBackend, ipfs_path
-from mintprep.stages.pin import PinItem, pin_content, pin_pieces
-from mintprep.stages.publish import Publication, publish_metadata, record_manifest
-from mintprep.state.ledger import IMPORTED_KEY, IMPORTED_TX, PieceRecord
-from mintprep.state.workspace import Workspace
+from mintprep.stages import PinItem, Publication, pin_content, pin_pieces, publish_metadata, record_manifest
+from mintprep.state import IMPORTED_KEY, IMPORTED_TX, PieceRecord, Workspace
 
 JOURNAL_KIND = "import"
 # A batch's tokens are recorded at up to four syncs (objects, then blocks) and one pin transaction; a larger batch

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from mintprep.base.errors import UserError
+from mintprep.base import UserError
 from mintprep.ipfs import CID, Block, BlockFetcher, DagImport, NetworkReads, Unreadable, VerifiedBlocks, walk_dag
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from mintprep.net.http import RetryPolicy
+from mintprep.net import RetryPolicy
 from mintprep.ipfs.backends.base import CidMismatch, PinBackend, PinReceipt, PinRequest
 from mintprep.ipfs.backends.cluster import ClusterBackend
 from mintprep.ipfs.backends.kubo import KuboBackend

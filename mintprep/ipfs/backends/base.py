@@ -26,9 +26,8 @@ from typing import Any, Union
 
 import requests
 
-from mintprep.base.errors import CidMismatch, RemoteError
-from mintprep.base.secrets import register_secret
-from mintprep.net.http import RetryPolicy, pooled_session, redact, send
+from mintprep.base import CidMismatch, RemoteError, register_secret
+from mintprep.net import RetryPolicy, pooled_session, redact, send
 from mintprep.ipfs.car import car_bytes, write_car
 from mintprep.ipfs.cid import CID, as_cid
 from mintprep.ipfs.gateway import TrustlessGateway

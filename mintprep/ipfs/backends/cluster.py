@@ -21,9 +21,7 @@ from typing import Any
 
 import requests
 
-from mintprep.base.errors import RemoteError
-from mintprep.base.secrets import register_secret, scrub
-from mintprep.base.untrusted_json import NOT_JSON, loads
+from mintprep.base import NOT_JSON, RemoteError, loads, register_secret, scrub
 from mintprep.ipfs.backends.base import (
     FIRST_POLL_S, LONGEST_POLL_S, GatewayVerifiedBackend, PinRequest, UploadResult, Uploaded, Waiting, check_root,
     spooled_car)

@@ -19,10 +19,8 @@ from typing import Any
 
 import requests
 
-from mintprep.base.errors import KuboError, RemoteError
-from mintprep.base.secrets import scrub
-from mintprep.base.untrusted_json import NOT_JSON, loads
-from mintprep.net.http import json_object
+from mintprep.base import NOT_JSON, KuboError, RemoteError, loads, scrub
+from mintprep.net import json_object
 from mintprep.ipfs.backends.base import (
     CidMismatch, HttpBackend, PinRequest, UploadResult, Uploaded, check_root, spooled_car)
 from mintprep.ipfs.car import CarReader

@@ -16,7 +16,7 @@ from mintprep.ipfs.errors import BlockNotFound
 from mintprep.ipfs.store import BlockStore
 from mintprep.ipfs.unixfs import DagImport
 from mintprep.ipfs.verify import VerificationFailed
-from mintprep.base.state_dir import StateDir
+from mintprep.base import StateDir
 
 BATCH = 256  # pieces per sync: large enough that syncs vanish from the cost, small enough to bound memory
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from mintprep.net.http import json_object
+from mintprep.net import json_object
 from mintprep.ipfs.backends.base import GatewayVerifiedBackend, check_root, spooled_car
 from mintprep.ipfs.cid import CID, as_cid
 from mintprep.ipfs.unixfs import DagImport

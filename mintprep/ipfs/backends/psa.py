@@ -19,8 +19,8 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from mintprep.base.errors import RemoteError
-from mintprep.net.http import json_object
+from mintprep.base import RemoteError
+from mintprep.net import json_object
 from mintprep.ipfs.backends.base import (
     FIRST_POLL_S, LONGEST_POLL_S, GatewayVerifiedBackend, PinRequest, UploadResult, Uploaded, Waiting, check_root)
 from mintprep.ipfs.cid import CID, as_cid

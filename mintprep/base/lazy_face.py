@@ -3,6 +3,8 @@ on first use (PEP 562 `__getattr__`), so importing a face costs nothing until a 
 collection.yaml must not import numpy, web3 or torch because its package's face names them).
 
     # mintprep/ipfs/__init__.py
+    from mintprep.base import face
+
     __all__, __getattr__ = face(__name__, {"CID": "cid", "BlockStore": "store", ...})
 
 Other packages import from the face, never from a submodule (`tests/test_layout.py` checks both that and that
