@@ -14,7 +14,7 @@ Every family's contract comes from its publisher's own source, compiled with sol
 - `manifold-creator`: ERC721Creator from npm @manifoldxyz/creator-core-solidity 3.0.0 (and, as
   `manifold-creator@studio-proxy`, its ERC721CreatorImplementation behind an ERC-1967 proxy).
 
-`deploy_platform(family, chain, node)` publishes the collection (tests.audit.foreign: 20 pieces, 3 broken — black,
+`deploy_platform(family, chain, node)` publishes the collection (tests.support.foreign: 20 pieces, 3 broken — black,
 grey, noise — one of them minted) to a local IPFS node at `node`, deploys the family's contract from the admin
 (the chain's owner), points it at the collection and has a collector wallet mint 3 tokens the family's own way;
 it returns a `PlatformCollection` saying what a test may expect. Every family sells at PRICE_WEI with a limit of
@@ -36,7 +36,7 @@ from eth_account.signers.local import LocalAccount
 from web3 import Web3
 from web3.contract import Contract
 
-from tests.audit.foreign import Foreign, make_foreign_collection, publish_metadata_directory
+from tests.support.foreign import Foreign, make_foreign_collection, publish_metadata_directory
 from tests.support.anvil import (AnvilNode, Chain, DropParams, deploy_artifact, deploy_clone, deploy_test_drop,
                                  rolled_back)
 
