@@ -15,14 +15,20 @@ Every family's contract comes from its publisher's own source, compiled with sol
 `deploy_platform(family, chain, node)` publishes the collection (tests.audit.foreign: 20 pieces, 3 broken — black,
 grey, noise — one of them minted) to a local IPFS node at `node`, deploys the family's contract from the admin
 (the chain's owner), points it at the collection and has a collector wallet mint 3 tokens the family's own way;
-it returns a `PlatformCollection` saying what a test may expect.
+it returns a `PlatformCollection` saying what a test may expect. Every family sells at PRICE_WEI with a limit of
+LIMIT (per transaction on the HashLips shapes, per wallet elsewhere). The module-scoped `platforms` fixture deploys
+all of them once on a rolled-back snapshot (import it into a test module; pair it with `chain` so each test's
+own changes are rolled back).
 """
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Iterator
+
+import pytest
 
 from eth_abi import encode
 from eth_account.signers.local import LocalAccount
@@ -30,11 +36,12 @@ from web3 import Web3
 from web3.contract import Contract
 
 from tests.audit.foreign import Foreign, make_foreign_collection, publish_metadata_directory
-from tests.support.anvil import Chain, DropParams, deploy_artifact, deploy_test_drop
+from tests.support.anvil import AnvilNode, Chain, DropParams, deploy_artifact, deploy_test_drop, rolled_back
 
 SIZE = 20
 MINTED = 3  # the collector's tokens: the family's first three ids
 PRICE_WEI = 630_000_000_000_000  # 0.00063 ETH
+LIMIT = 5  # tokens per transaction (HashLips) or per wallet (thirdweb, Zora, MintprepDrop)
 ZORA_MINT_FEE_WEI = 777_000_000_000_000  # Zora's protocol fee per token (0.000777 ETH)
 NATIVE_TOKEN = "0xEeeeeEeeeEeEeeEeEeEeeEEEeeeeEeeeeeeeEEeE"  # thirdweb's "pay in the chain's coin"
 THIRDWEB_BATCH = 10  # thirdweb: two lazy-mint batches of 10, each with its own base
@@ -124,13 +131,14 @@ def _hashlips_simple(chain: Chain, foreign: Foreign, family: Family) -> Platform
     contract = deploy_artifact(chain, "SimpleNft", "Sunflower Study", "SUNF", base, "", SIZE)
     made = family.collection(chain, foreign, contract)
     made.transact(contract.functions.setCost(PRICE_WEI))
+    made.transact(contract.functions.setmaxMintAmount(LIMIT))
     made.transact(contract.functions.reveal())
     made.transact(contract.functions.mint(MINTED), made.collector, MINTED * PRICE_WEI)
     return made
 
 
 def _hashlips_lower_gas(chain: Chain, foreign: Foreign, family: Family) -> PlatformCollection:
-    contract = deploy_artifact(chain, "SimpleNftLowerGas", "Sunflower Study", "SUNF", "", PRICE_WEI, SIZE, 5)
+    contract = deploy_artifact(chain, "SimpleNftLowerGas", "Sunflower Study", "SUNF", "", PRICE_WEI, SIZE, LIMIT)
     made = family.collection(chain, foreign, contract)
     made.transact(contract.functions.setUriPrefix(made.bases[0]))
     made.transact(contract.functions.setRevealed(True))
@@ -159,7 +167,8 @@ def _uri_storage(chain: Chain, foreign: Foreign, family: Family) -> PlatformColl
 
 
 def _mintprep_drop(chain: Chain, foreign: Foreign, family: Family) -> PlatformCollection:
-    params = DropParams(max_supply=SIZE, base_uri=f"ipfs://{foreign.metadata_root}/", mint_price_wei=PRICE_WEI)
+    params = DropParams(max_supply=SIZE, base_uri=f"ipfs://{foreign.metadata_root}/", mint_price_wei=PRICE_WEI,
+                        max_per_wallet=LIMIT)
     contract = deploy_test_drop(chain.w3, chain.owner, params).contract
     made = family.collection(chain, foreign, contract)
     made.transact(contract.functions.mint(0, MINTED, []), made.collector, MINTED * PRICE_WEI)
@@ -181,7 +190,7 @@ def _thirdweb_drop(chain: Chain, foreign: Foreign, family: Family) -> PlatformCo
                              extra={"implementation": implementation})
     for base, ids in zip(bases, batches):
         made.transact(contract.functions.lazyMint(len(ids), base, b""))
-    condition = (0, SIZE, 0, 5, b"\x00" * 32, PRICE_WEI, NATIVE_TOKEN, "")
+    condition = (0, SIZE, 0, LIMIT, b"\x00" * 32, PRICE_WEI, NATIVE_TOKEN, "")
     made.transact(contract.functions.setClaimConditions([condition], False))
     public = ([], 0, 2**256 - 1, "0x" + "00" * 20)  # AllowlistProof for a condition without an allowlist
     made.transact(contract.functions.claim(made.collector.address, MINTED, NATIVE_TOKEN, PRICE_WEI, public, b""),
@@ -223,7 +232,7 @@ def _zora_drop(chain: Chain, foreign: Foreign, family: Family) -> PlatformCollec
     contract = deploy_artifact(chain, "ERC721DropProxy", implementation.address, init, abi_of="ERC721Drop")
     made = family.collection(chain, foreign, contract, renderer=renderer,
                              extra={"implementation": implementation, "protocol_rewards": rewards})
-    made.transact(contract.functions.setSaleConfiguration(PRICE_WEI, 5, 0, 2**64 - 1, 0, 0, b"\x00" * 32))
+    made.transact(contract.functions.setSaleConfiguration(PRICE_WEI, LIMIT, 0, 2**64 - 1, 0, 0, b"\x00" * 32))
     made.transact(contract.functions.purchase(MINTED), made.collector, MINTED * (PRICE_WEI + ZORA_MINT_FEE_WEI))
     return made
 
@@ -254,3 +263,17 @@ FAMILIES = {f.name: f for f in (
     Family("zora-drop", 1, "", _zora_drop),
     Family("manifold-creator", 1, "", _manifold_creator),
 )}
+
+
+@pytest.fixture(scope="module")
+def platforms(anvil_node: AnvilNode, tmp_path_factory: pytest.TempPathFactory
+              ) -> Iterator[dict[str, tuple[PlatformCollection, float]]]:
+    """Every family deployed once for the module, with the seconds its deploy took (printed under `-s`)."""
+    with rolled_back(anvil_node) as chain:
+        made = {}
+        for name in FAMILIES:
+            started = time.perf_counter()
+            made[name] = (deploy_platform(name, chain, tmp_path_factory.mktemp(name)),
+                          time.perf_counter() - started)
+            print(f"{name}: deployed with its collection in {made[name][1]:.2f} s")
+        yield made

@@ -8,32 +8,17 @@ the `chain` fixture. Deploy times are printed (`-s`) and recorded as the test's 
 from __future__ import annotations
 
 import json
-import time
-from pathlib import Path
-from typing import Iterator
 
 import pytest
 from web3.exceptions import ContractLogicError
 
 from mintprep.ipfs.reader import read_file
 from mintprep.ipfs.uri import resolve
-from tests.support.anvil import BASE_CHAIN_ID, AnvilNode, Chain, rolled_back
-from tests.support.platforms import (FAMILIES, PlatformCollection, add_encrypted_batch, deploy_platform,
-                                     freeze_batch)
+from tests.support.anvil import BASE_CHAIN_ID, Chain
+from tests.support.platforms import FAMILIES, PlatformCollection, add_encrypted_batch, freeze_batch
+from tests.support.platforms import platforms  # noqa: F401  (module-scoped: every family deployed once)
 
-
-@pytest.fixture(scope="module")
-def platforms(anvil_node: AnvilNode, tmp_path_factory: pytest.TempPathFactory
-              ) -> Iterator[dict[str, tuple[PlatformCollection, float]]]:
-    """Every family deployed once for the module, with the seconds its deploy took."""
-    with rolled_back(anvil_node) as chain:
-        made = {}
-        for name in FAMILIES:
-            started = time.perf_counter()
-            made[name] = (deploy_platform(name, chain, tmp_path_factory.mktemp(name)),
-                          time.perf_counter() - started)
-            print(f"{name}: deployed with its collection in {made[name][1]:.2f} s")
-        yield made
+EIP1967_IMPLEMENTATION_SLOT = 0x360894A13BA1A3210667C828492DB98DCA3E2076CC3735A920A3CA505D382BBC
 
 
 @pytest.fixture(params=sorted(FAMILIES))
@@ -126,6 +111,14 @@ def test_thirdweb_encrypted_batch_shows_its_placeholder_until_revealed(platforms
         functions.updateBatchBaseURI(index, "ipfs://elsewhere/").transact({"from": made.admin.address})
     made.transact(functions.reveal(index, key))
     assert functions.tokenURI(22).call() == f"{made.bases[1]}22"
+
+
+@pytest.mark.parametrize("family", ["thirdweb-drop", "zora-drop"])
+def test_proxies_name_their_implementation_in_the_eip1967_slot(platforms, family: str):
+    made, _ = platforms[family]
+    slot = made.w3.eth.get_storage_at(made.address, EIP1967_IMPLEMENTATION_SLOT)
+    assert slot[-20:] == bytes.fromhex(made.extra["implementation"].address[2:])
+    assert len(made.w3.eth.get_code(made.address)) < 1_000 < len(made.w3.eth.get_code(slot[-20:]))
 
 
 def test_zora_base_lives_on_the_renderer(platforms, chain: Chain):
