@@ -20,6 +20,12 @@ const PACKAGE_ROOTS = ['node_modules', 'vendor-npm'].map((dir) => path.join(HERE
 
 const sha256 = (text) => crypto.createHash('sha256').update(text, 'utf8').digest('hex');
 
+// A missing package or source is a setup problem, said in one line (exit 3, as for a compile error).
+function fail(message) {
+  console.error(message);
+  process.exit(3);
+}
+
 function locate(name) {
   for (const root of PACKAGE_ROOTS) {
     const file = path.join(root, name);
@@ -30,7 +36,7 @@ function locate(name) {
 
 function packageVersion(name) {
   const manifest = locate(path.join(name, 'package.json'));
-  if (!manifest) throw new Error(`package ${name} is not installed (run make tools)`);
+  if (!manifest) fail(`package ${name} is not installed (run make tools)`);
   return JSON.parse(fs.readFileSync(manifest, 'utf8')).version;
 }
 
@@ -40,7 +46,7 @@ const packageOf = (sourceName) => sourceName.split('/').slice(0, sourceName.star
 function readSource(source) {
   const local = path.join(HERE, source);
   const file = fs.existsSync(local) ? local : locate(source);
-  if (!file) throw new Error(`source ${source} not found (run make tools)`);
+  if (!file) fail(`source ${source} not found (run make tools)`);
   return { content: fs.readFileSync(file, 'utf8'), local: file === local };
 }
 
@@ -67,10 +73,7 @@ function compile({ source, contract, solc: compiler = 'solc', settings, packages
   };
   const output = JSON.parse(solc.compile(JSON.stringify(input), { import: findImports }));
   const problems = (output.errors || []).filter((e) => e.severity === 'error');
-  if (problems.length) {
-    for (const e of problems) console.error(e.formattedMessage);
-    process.exit(3); // distinct from --check's "stale" exit 1
-  }
+  if (problems.length) fail(problems.map((e) => e.formattedMessage).join('\n')); // not --check's "stale" 1
   const compiled = output.contracts[source][contract];
   const sources = { [source]: sha256(content) };
   for (const name of Object.keys(resolved).sort()) sources[name] = sha256(resolved[name]);

@@ -19,8 +19,14 @@ for (const [name, { version, integrity }] of Object.entries(wanted)) {
   if (fs.existsSync(manifest) && JSON.parse(fs.readFileSync(manifest, 'utf8')).version === version) continue;
   const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'vendor-npm-'));
   try {
-    const [packed] = JSON.parse(execFileSync('npm', ['pack', '--json', '--pack-destination', scratch,
-      `${name}@${version}`], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] }));
+    let packed;
+    try {
+      [packed] = JSON.parse(execFileSync('npm', ['pack', '--json', '--pack-destination', scratch,
+        `${name}@${version}`], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] }));
+    } catch (error) {
+      console.error(`npm pack ${name}@${version} failed (is the npm registry reachable?): ${error.message}`);
+      process.exit(1);
+    }
     if (packed.integrity !== integrity) {
       console.error(`${name}@${version}: the registry tarball's integrity ${packed.integrity} is not the pinned ${integrity}`);
       process.exit(1);
