@@ -9,7 +9,8 @@ Import the fixtures into a conftest to use them:
   (evm_snapshot / evm_revert), so tests stay independent without restarting the node.
 - `drop` (function): a MintprepDrop deployed on `chain` with `DropParams()` defaults; returns a `DeployedDrop`.
 - `rolled_back(node)`: the same Chain as a context manager, for a module's shared deploys.
-- `deploy_artifact(chain, name, *args)`: deploy a committed test artifact (tests/chain/artifacts).
+- `deploy_artifact(chain, name, *args)`: deploy a committed test artifact (tests/chain/artifacts);
+  `deploy_clone(chain, contract)`: an EIP-1167 minimal proxy of it.
 - `start_anvil(chain_id=...)`: a context manager for a node with another chain id or flags.
 - `node_web3(url)`: the Web3 every test talks to a node through; a transaction it sends is mined when `transact`
   returns.
@@ -203,6 +204,21 @@ def deploy_artifact(chain: Chain, name: str, *args: object, directory: Path = TE
     assert receipt["status"] == 1, f"{name} deployment reverted"
     abi = load_artifact(abi_of, directory).abi if abi_of else artifact.abi
     return chain.w3.eth.contract(address=receipt["contractAddress"], abi=abi)
+
+
+# EIP-1167: the creation code that returns the 45-byte runtime delegating every call to the 20-byte address.
+EIP1167_CREATION = ("3d602d80600a3d3981f3363d3d373d3d3d363d73", "5af43d82803e903d91602b57fd5bf3")
+
+
+def deploy_clone(chain: Chain, implementation: Contract, sender: LocalAccount | None = None) -> Contract:
+    """An EIP-1167 minimal proxy of `implementation` (what thirdweb's and many factories deploy), seen through the
+    implementation's ABI; uninitialised."""
+    head, tail = EIP1167_CREATION
+    code = "0x" + head + implementation.address[2:].lower() + tail
+    tx = chain.w3.eth.send_transaction({"from": (sender or chain.owner).address, "data": code})
+    receipt = chain.w3.eth.wait_for_transaction_receipt(tx)
+    assert receipt["status"] == 1, "EIP-1167 clone deployment reverted"
+    return chain.w3.eth.contract(address=receipt["contractAddress"], abi=implementation.abi)
 
 
 @pytest.fixture(scope="session")

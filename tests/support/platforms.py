@@ -36,7 +36,8 @@ from web3 import Web3
 from web3.contract import Contract
 
 from tests.audit.foreign import Foreign, make_foreign_collection, publish_metadata_directory
-from tests.support.anvil import AnvilNode, Chain, DropParams, deploy_artifact, deploy_test_drop, rolled_back
+from tests.support.anvil import (AnvilNode, Chain, DropParams, deploy_artifact, deploy_clone, deploy_test_drop,
+                                 rolled_back)
 
 SIZE = 20
 MINTED = 3  # the collector's tokens: the family's first three ids
@@ -51,7 +52,9 @@ THIRDWEB_BATCH = 10  # thirdweb: two lazy-mint batches of 10, each with its own 
 class PlatformCollection:
     """A family's contract on anvil with its collection: what a test may expect of it."""
 
-    family: str
+    family: str  # what a contract profile should name it
+    variant: str  # how it was deployed, when a family has several ways ("eip1167-clone"); "" otherwise
+    suffix: str  # after the id in a metadata file's name
     contract: Contract  # the token contract (a proxy is seen through its implementation's ABI)
     foreign: Foreign  # the creator's IPFS node: store, roots, documents, image CIDs
     ids: tuple[int, ...]  # every token of the collection
@@ -82,13 +85,19 @@ class PlatformCollection:
 @dataclass(frozen=True)
 class Family:
     """One family's test case: its first id, the metadata file suffix, whether tokenURI answers for an id nobody
-    minted yet, and how to deploy it."""
+    minted yet, and how to deploy it (`variant` names a second way to deploy the same family)."""
 
     name: str
     first_id: int
     suffix: str
     deploy: Callable[[Chain, Foreign, "Family"], PlatformCollection]
     serves_unminted: bool = False
+    variant: str = ""
+
+    @property
+    def key(self) -> str:
+        """The family's key in FAMILIES: its name, or name@variant."""
+        return f"{self.name}@{self.variant}" if self.variant else self.name
 
     @property
     def ids(self) -> tuple[int, ...]:
@@ -110,7 +119,8 @@ class Family:
         base = f"ipfs://{foreign.metadata_root}/"
         fields.setdefault("bases", (base,))
         fields.setdefault("token_uris", self.base_uris(base, self.ids if self.serves_unminted else self.minted_ids))
-        return PlatformCollection(family=self.name, contract=contract, foreign=foreign, ids=self.ids,
+        return PlatformCollection(family=self.name, variant=self.variant, suffix=self.suffix, contract=contract,
+                                  foreign=foreign, ids=self.ids,
                                   minted_ids=self.minted_ids, broken=self.broken, admin=chain.owner,
                                   collector=collector_of(chain), **fields)
 
@@ -120,7 +130,8 @@ def collector_of(chain: Chain) -> LocalAccount:
 
 
 def deploy_platform(family: str, chain: Chain, node: Path) -> PlatformCollection:
-    """The family's contract on `chain` with its 20-token collection published to the IPFS node at `node`."""
+    """The family's contract (a FAMILIES key) on `chain` with its 20-token collection published to the IPFS node
+    at `node`."""
     spec = FAMILIES[family]
     foreign = make_foreign_collection(node, SIZE, spec.broken, first_id=spec.first_id, suffix=spec.suffix)
     return spec.deploy(chain, foreign, spec)
@@ -176,13 +187,19 @@ def _mintprep_drop(chain: Chain, foreign: Foreign, family: Family) -> PlatformCo
 
 
 def _thirdweb_drop(chain: Chain, foreign: Foreign, family: Family) -> PlatformCollection:
-    """DropERC721 behind an ERC-1967 proxy, initialised in the proxy's constructor; two lazy-mint batches (ids
-    0..9 and 10..19), each uploaded as its own folder; one public claim condition the collector claims 3 from."""
+    """DropERC721 behind an ERC-1967 proxy initialised in the proxy's constructor (a creator deploying it
+    themselves), or, as the `eip1167-clone` variant, an EIP-1167 clone initialised next (thirdweb's own factory);
+    two lazy-mint batches (ids 0..9 and 10..19), each uploaded as its own folder; one public claim condition the
+    collector claims 3 from."""
     implementation = deploy_artifact(chain, "DropERC721")
     admin = chain.owner.address
-    init = implementation.encode_abi("initialize", [admin, "Sunflower Study", "SUNF", "", [], admin, admin, 0, 0,
-                                                    admin])
-    contract = deploy_artifact(chain, "ERC1967Proxy", implementation.address, init, abi_of="DropERC721")
+    init_args = [admin, "Sunflower Study", "SUNF", "", [], admin, admin, 0, 0, admin]
+    if family.variant == "eip1167-clone":
+        contract = deploy_clone(chain, implementation)
+        contract.functions.initialize(*init_args).transact({"from": admin})
+    else:
+        contract = deploy_artifact(chain, "ERC1967Proxy", implementation.address,
+                                   implementation.encode_abi("initialize", init_args), abi_of="DropERC721")
     batches = [family.ids[i:i + THIRDWEB_BATCH] for i in range(0, SIZE, THIRDWEB_BATCH)]
     bases = tuple(f"ipfs://{publish_metadata_directory(foreign, ids, family.suffix)}/" for ids in batches)
     uris = {t: uri for base, ids in zip(bases, batches) for t, uri in family.base_uris(base, ids).items()}
@@ -253,13 +270,14 @@ def _manifold_creator(chain: Chain, foreign: Foreign, family: Family) -> Platfor
     return made
 
 
-FAMILIES = {f.name: f for f in (
+FAMILIES = {f.key: f for f in (
     Family("hashlips-simple", 1, ".json", _hashlips_simple),
     Family("hashlips-lower-gas", 1, ".json", _hashlips_lower_gas),
     Family("erc721a", 0, "", _erc721a),
     Family("uri-storage", 1, ".json", _uri_storage),
     Family("mintprep-drop", 1, ".json", _mintprep_drop),
     Family("thirdweb-drop", 0, "", _thirdweb_drop, serves_unminted=True),
+    Family("thirdweb-drop", 0, "", _thirdweb_drop, serves_unminted=True, variant="eip1167-clone"),
     Family("zora-drop", 1, "", _zora_drop),
     Family("manifold-creator", 1, "", _manifold_creator),
 )}

@@ -47,7 +47,7 @@ def test_every_served_token_uri_resolves_to_its_document(platform: PlatformColle
                 made.contract.functions.tokenURI(token_id).call()
     # Every token, served yet or not, has its file where the contract will point collectors.
     for token_id in made.ids:
-        uri = made.token_uris.get(token_id) or f"{made.bases[0]}{token_id}{FAMILIES[made.family].suffix}"
+        uri = made.token_uris.get(token_id) or f"{made.bases[0]}{token_id}{made.suffix}"
         assert fetch_document(made, uri) == made.foreign.documents[token_id]
 
 
@@ -64,7 +64,7 @@ def test_the_collector_holds_the_minted_tokens_and_the_admin_the_rest(platform: 
 def _set_base(made: PlatformCollection, base: str):
     """The family's own admin call that moves token `made.minted_ids[0]`'s URI under `base`."""
     functions, first = made.contract.functions, made.minted_ids[0]
-    suffix = FAMILIES[made.family].suffix
+    suffix = made.suffix
     return {
         "hashlips-simple": lambda: functions.setBaseURI(base),
         "hashlips-lower-gas": lambda: functions.setUriPrefix(base),
@@ -79,7 +79,7 @@ def _set_base(made: PlatformCollection, base: str):
 
 def test_the_admin_setter_moves_the_uri_and_the_collector_cannot(platform: PlatformCollection):
     made = platform
-    first, suffix = made.minted_ids[0], FAMILIES[made.family].suffix
+    first, suffix = made.minted_ids[0], made.suffix
     moved = f"ipfs://{made.foreign.images_root}/moved/"
     with pytest.raises(ContractLogicError):
         _set_base(made, moved).transact({"from": made.collector.address})
@@ -119,6 +119,14 @@ def test_proxies_name_their_implementation_in_the_eip1967_slot(platforms, family
     slot = made.w3.eth.get_storage_at(made.address, EIP1967_IMPLEMENTATION_SLOT)
     assert slot[-20:] == bytes.fromhex(made.extra["implementation"].address[2:])
     assert len(made.w3.eth.get_code(made.address)) < 1_000 < len(made.w3.eth.get_code(slot[-20:]))
+
+
+def test_the_thirdweb_clone_is_the_45_byte_eip1167_proxy(platforms):
+    made, _ = platforms["thirdweb-drop@eip1167-clone"]
+    implementation = bytes.fromhex(made.extra["implementation"].address[2:])
+    assert made.w3.eth.get_code(made.address) == bytes.fromhex("363d3d373d3d3d363d73") + implementation + \
+        bytes.fromhex("5af43d82803e903d91602b57fd5bf3")
+    assert made.contract.functions.hasRole(b"\x00" * 32, made.admin.address).call()  # initialised once, by the admin
 
 
 def test_zora_base_lives_on_the_renderer(platforms, chain: Chain):
