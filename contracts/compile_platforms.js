@@ -31,12 +31,15 @@ const target = (platform, source, contract) =>
 const TARGETS = [
   target(THIRDWEB, '@thirdweb-dev/contracts/prebuilts/drop/DropERC721.sol', 'DropERC721'),
   // thirdweb's factory clones the implementation (EIP-1167); an ERC-1967 proxy is what a creator deploying it
-  // themselves puts in front of it, and what a profile must see through too.
+  // themselves puts in front of it (the tests put Manifold's implementation behind it too).
   target(THIRDWEB, '@openzeppelin/contracts-4/proxy/ERC1967/ERC1967Proxy.sol', 'ERC1967Proxy'),
   target(ZORA, '@zoralabs/nft-drop-contracts/src/ERC721Drop.sol', 'ERC721Drop'),
   target(ZORA, '@zoralabs/nft-drop-contracts/src/ERC721DropProxy.sol', 'ERC721DropProxy'),
   target(ZORA, '@zoralabs/nft-drop-contracts/src/metadata/DropMetadataRenderer.sol', 'DropMetadataRenderer'),
   target(MANIFOLD, '@manifoldxyz/creator-core-solidity/contracts/ERC721Creator.sol', 'ERC721Creator'),
+  // The same logic with initialize(name, symbol): what a Manifold Studio collection's EIP-1967 proxy runs.
+  target(MANIFOLD, '@manifoldxyz/creator-core-solidity/contracts/ERC721CreatorImplementation.sol',
+    'ERC721CreatorImplementation'),
 ];
 
 // ProtocolRewards 1.1.0 imports a file its package does not ship (_imagine/Enjoy.sol): the drop needs one deployed

@@ -29,6 +29,7 @@ PLATFORM_CONTRACTS = {
     "DropMetadataRenderer": ("@zoralabs/nft-drop-contracts", "1.14.1"),
     "ProtocolRewards": ("@zoralabs/protocol-rewards", "1.1.0"),
     "ERC721Creator": ("@manifoldxyz/creator-core-solidity", "3.0.0"),
+    "ERC721CreatorImplementation": ("@manifoldxyz/creator-core-solidity", "3.0.0"),
 }
 TEST_ARTIFACTS = CONTRACTS_DIR.parent / "tests" / "chain" / "artifacts"
 PACKAGE_ROOTS = (CONTRACTS_DIR / "node_modules", CONTRACTS_DIR / "vendor-npm")

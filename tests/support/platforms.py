@@ -7,10 +7,12 @@ Every family's contract comes from its publisher's own source, compiled with sol
   HashLips/hashlips_nft_contract; not on npm) on OpenZeppelin 5, in contracts/test/families;
 - `erc721a` (npm erc721a), `uri-storage` (OpenZeppelin ERC721URIStorage): contracts/test/families;
 - `mintprep-drop`: mintprep's own MintprepDrop;
-- `thirdweb-drop`: DropERC721 from npm @thirdweb-dev/contracts 3.15.0 behind OpenZeppelin 4.9.6 ERC1967Proxy;
+- `thirdweb-drop`: DropERC721 from npm @thirdweb-dev/contracts 3.15.0 behind OpenZeppelin 4.9.6 ERC1967Proxy
+  (and, as `thirdweb-drop@eip1167-clone`, behind an EIP-1167 clone as thirdweb's factory deploys it);
 - `zora-drop`: ERC721Drop + ERC721DropProxy + DropMetadataRenderer from npm @zoralabs/nft-drop-contracts 1.14.1,
   ProtocolRewards from npm @zoralabs/protocol-rewards 1.1.0;
-- `manifold-creator`: ERC721Creator from npm @manifoldxyz/creator-core-solidity 3.0.0.
+- `manifold-creator`: ERC721Creator from npm @manifoldxyz/creator-core-solidity 3.0.0 (and, as
+  `manifold-creator@studio-proxy`, its ERC721CreatorImplementation behind an ERC-1967 proxy).
 
 `deploy_platform(family, chain, node)` publishes the collection (tests.audit.foreign: 20 pieces, 3 broken — black,
 grey, noise — one of them minted) to a local IPFS node at `node`, deploys the family's contract from the admin
@@ -255,13 +257,23 @@ def _zora_drop(chain: Chain, foreign: Foreign, family: Family) -> PlatformCollec
 
 
 def _manifold_creator(chain: Chain, foreign: Foreign, family: Family) -> PlatformCollection:
-    """ERC721Creator: the creator mints all 20 to itself (mintBaseBatch), then transfers 3 to the collector; the
-    base prefix serves every token but the last, which has its own URI (setTokenURI)."""
-    contract = deploy_artifact(chain, "ERC721Creator", "Sunflower Study", "SUNF")
+    """ERC721Creator as the npm package ships it (the whole contract), or, as the `studio-proxy` variant,
+    ERC721CreatorImplementation behind an ERC-1967 proxy that initialises it (a Manifold Studio collection). The
+    creator mints all 20 to itself (mintBaseBatch), then transfers 3 to the collector; the base prefix serves
+    every token but the last, which has its own URI (setTokenURI)."""
+    extra = {}
+    if family.variant == "studio-proxy":
+        implementation = deploy_artifact(chain, "ERC721CreatorImplementation")
+        init = implementation.encode_abi("initialize", ["Sunflower Study", "SUNF"])
+        contract = deploy_artifact(chain, "ERC1967Proxy", implementation.address, init,
+                                   abi_of="ERC721CreatorImplementation")
+        extra["implementation"] = implementation
+    else:
+        contract = deploy_artifact(chain, "ERC721Creator", "Sunflower Study", "SUNF")
     base = f"ipfs://{foreign.metadata_root}/"
     own = family.ids[-1]
     uris = {**family.base_uris(base, family.ids), own: f"ipfs://{foreign.metadata_cids[own]}"}
-    made = family.collection(chain, foreign, contract, token_uris=uris, held_ids=family.ids[MINTED:])
+    made = family.collection(chain, foreign, contract, token_uris=uris, held_ids=family.ids[MINTED:], extra=extra)
     made.transact(contract.functions.setBaseTokenURI(base))
     made.transact(contract.get_function_by_signature("mintBaseBatch(address,uint16)")(made.admin.address, SIZE))
     made.transact(contract.functions.setTokenURI(own, uris[own]))
@@ -280,6 +292,7 @@ FAMILIES = {f.key: f for f in (
     Family("thirdweb-drop", 0, "", _thirdweb_drop, serves_unminted=True, variant="eip1167-clone"),
     Family("zora-drop", 1, "", _zora_drop),
     Family("manifold-creator", 1, "", _manifold_creator),
+    Family("manifold-creator", 1, "", _manifold_creator, variant="studio-proxy"),
 )}
 
 

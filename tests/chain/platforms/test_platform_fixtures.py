@@ -113,7 +113,7 @@ def test_thirdweb_encrypted_batch_shows_its_placeholder_until_revealed(platforms
     assert functions.tokenURI(22).call() == f"{made.bases[1]}22"
 
 
-@pytest.mark.parametrize("family", ["thirdweb-drop", "zora-drop"])
+@pytest.mark.parametrize("family", ["thirdweb-drop", "zora-drop", "manifold-creator@studio-proxy"])
 def test_proxies_name_their_implementation_in_the_eip1967_slot(platforms, family: str):
     made, _ = platforms[family]
     slot = made.w3.eth.get_storage_at(made.address, EIP1967_IMPLEMENTATION_SLOT)
