@@ -134,6 +134,8 @@ def test_zora_base_lives_on_the_renderer(platforms, chain: Chain):
     base, extension, contract_uri, freeze_at = made.renderer.functions.metadataBaseByContract(made.address).call()
     assert (base, extension, freeze_at) == (made.bases[0], "", 0)
     assert made.contract.functions.metadataRenderer().call() == made.renderer.address
+    # The drop claims ERC-4906 (metadata update events) though it stores no per-token URI: evidence, not proof.
+    assert made.contract.functions.supportsInterface(bytes.fromhex("49064906")).call()
     sale = made.contract.functions.saleDetails().call()
     assert sale[0] is True and sale[-2] == 3  # publicSaleActive, totalMinted
 
