@@ -31,7 +31,6 @@ from pathlib import Path
 from typing import Callable, Iterator
 
 import pytest
-
 from eth_abi import encode
 from eth_account.signers.local import LocalAccount
 from web3 import Web3
@@ -122,13 +121,8 @@ class Family:
         fields.setdefault("bases", (base,))
         fields.setdefault("token_uris", self.base_uris(base, self.ids if self.serves_unminted else self.minted_ids))
         return PlatformCollection(family=self.name, variant=self.variant, suffix=self.suffix, contract=contract,
-                                  foreign=foreign, ids=self.ids,
-                                  minted_ids=self.minted_ids, broken=self.broken, admin=chain.owner,
-                                  collector=collector_of(chain), **fields)
-
-
-def collector_of(chain: Chain) -> LocalAccount:
-    return chain.accounts[1]
+                                  foreign=foreign, ids=self.ids, minted_ids=self.minted_ids, broken=self.broken,
+                                  admin=chain.owner, collector=chain.accounts[1], **fields)
 
 
 def deploy_platform(family: str, chain: Chain, node: Path) -> PlatformCollection:
