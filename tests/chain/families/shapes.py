@@ -11,12 +11,9 @@ from pathlib import Path
 
 from web3.contract import Contract
 
-from mintprep.chain.artifact import load_artifact
 from tests.support.foreign import Foreign, make_foreign_collection
-from tests.support.anvil import Chain, DropParams, deploy_test_drop
-from tests.support.tools import REPO
+from tests.support.anvil import Chain, DropParams, deploy_artifact, deploy_test_drop
 
-ARTIFACTS = REPO / "tests" / "chain" / "artifacts"
 SIZE = 6
 PRICE_WEI = 630_000_000_000_000
 
@@ -48,15 +45,6 @@ SHAPES = {
     "uri-storage": Shape("uri-storage", 1, ".json", {2: "black", 4: "grey"}, minted=4, size=4),
     "mintprep-drop": Shape("mintprep-drop", 1, ".json", {2: "black", 5: "grey"}, minted=3),
 }
-
-
-def deploy_artifact(chain: Chain, name: str, *args: object) -> Contract:
-    artifact = load_artifact(name, ARTIFACTS)
-    tx = chain.w3.eth.contract(abi=artifact.abi, bytecode=artifact.bytecode).constructor(*args).transact(
-        {"from": chain.owner.address})
-    receipt = chain.w3.eth.wait_for_transaction_receipt(tx)
-    assert receipt["status"] == 1, f"{name} deployment reverted"
-    return chain.w3.eth.contract(address=receipt["contractAddress"], abi=artifact.abi)
 
 
 def deploy_shape(shape: Shape, chain: Chain, node: Path) -> tuple[Foreign, Contract]:
