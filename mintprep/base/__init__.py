@@ -15,7 +15,7 @@ __all__, __getattr__ = face(__name__, {
     "checksum_digits": "eip55", "has_valid_checksum": "eip55", "HEX_ADDRESS": "eip55", "to_checksum_address": "eip55",
     "BlockNotFound": "errors", "CarError": "errors", "CidMismatch": "errors", "ConfigError": "errors",
     "CorruptBlock": "errors", "DISK_FULL_ERRNOS": "errors", "DiskFull": "errors", "FileTooLarge": "errors",
-    "KeysOutdated": "errors", "KuboError": "errors", "LedgerBusy": "errors", "MintprepError": "errors",
+    "KeysOutdated": "errors", "KuboError": "errors", "LedgerBusy": "errors", "NoContract": "errors", "ProfileError": "errors", "MintprepError": "errors",
     "NotAcceptable": "errors", "NotRevealed": "errors", "NotUnixFS": "errors", "ObjectCorrupt": "errors",
     "PinsFailed": "errors", "Rejected": "errors", "RemoteError": "errors", "ServiceUnavailable": "errors",
     "TemplateError": "errors", "TooDeep": "errors", "Unreadable": "errors", "UserError": "errors",

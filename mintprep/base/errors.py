@@ -8,7 +8,9 @@
     │   │   └── TemplateError              a prompt template brace that is not `{name}`, `{{` or `}}`
     │   ├── NotAcceptable                  bytes from elsewhere that an imported file must not be
     │   ├── NotRevealed                    a hidden drop's base URI is `mintprep reveal`'s to set
-    │   └── LedgerBusy                     another process holds the ledger's writer lock
+    │   ├── LedgerBusy                     another process holds the ledger's writer lock
+    │   ├── ProfileError                   a contract whose roles cannot be told (unknown, ambiguous, missing)
+    │   └── NoContract                     no code at the contract's address on this chain
     ├── RemoteError                        a remote service failed after retries
     │   ├── ServiceUnavailable             every attempt failed until the give-up time
     │   ├── PinsFailed                     some pieces could not be pinned (the rest are recorded)
@@ -88,6 +90,14 @@ class LedgerBusy(UserError):
     """Another mintprep process holds the ledger's writer lock."""
 
     kind = "busy"
+
+
+class ProfileError(UserError):
+    """The contract's roles cannot be told: unknown, ambiguous, or a declared function it does not have."""
+
+
+class NoContract(UserError):
+    """No code at the address on this chain (not deployed yet, or another network)."""
 
 
 

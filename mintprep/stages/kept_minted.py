@@ -26,10 +26,11 @@ def keep_minted(ws: Workspace, *, include_minted: bool) -> KeptMinted:
     Decided without web3 when there is no contract, so a run before deployment stays quick."""
     if ws.deployed_contract() is None:
         return KeptMinted()
-    from mintprep.chain import kept_documents, read_live_drop
+    from mintprep.chain import kept_documents
+    from mintprep.chain import live_drop_for
     from mintprep.ipfs import ipfs_path
 
-    live = read_live_drop(ws.col, ws.ledger)
+    live = live_drop_for(ws)
     assert live is not None
     files = tuple(live.minted_files)
     parsed = ipfs_path(live.base_uri)

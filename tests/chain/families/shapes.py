@@ -11,8 +11,8 @@ from pathlib import Path
 
 from web3.contract import Contract
 
-from tests.support.anvil import Chain, DropParams, deploy_artifact, deploy_test_drop
 from tests.support.foreign import Foreign, make_foreign_collection
+from tests.support.anvil import Chain, DropParams, deploy_artifact, deploy_test_drop
 
 SIZE = 6
 PRICE_WEI = 630_000_000_000_000
@@ -39,7 +39,7 @@ class Shape:
 
 
 SHAPES = {
-    "hashlips": Shape("hashlips", 1, ".json", {2: "black", 5: "grey"}, minted=3),
+    "hashlips-simple": Shape("hashlips-simple", 1, ".json", {2: "black", 5: "grey"}, minted=3),
     "erc721a": Shape("erc721a", 0, "", {1: "black", 4: "noise"}, minted=3),
     # Per-token URIs exist only for minted tokens: every token of the collection is minted.
     "uri-storage": Shape("uri-storage", 1, ".json", {2: "black", 4: "grey"}, minted=4, size=4),
@@ -53,7 +53,7 @@ def deploy_shape(shape: Shape, chain: Chain, node: Path) -> tuple[Foreign, Contr
     foreign = make_foreign_collection(node, shape.size, shape.broken, first_id=shape.first_id, suffix=shape.suffix)
     base = f"ipfs://{foreign.metadata_root}/"
     owner, collector = chain.owner.address, chain.accounts[1].address
-    if shape.family == "hashlips":
+    if shape.family == "hashlips-simple":
         contract = deploy_artifact(chain, "HashLipsTutorial", base, "", shape.size)
         contract.functions.mint(shape.minted).transact({"from": collector})
     elif shape.family == "erc721a":
