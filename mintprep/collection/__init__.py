@@ -31,4 +31,6 @@ __all__, __getattr__ = face(__name__, {
     "argument_types": "contract_signatures",
     "code_selectors": "contract_signatures",
     "selector": "contract_signatures",
+    "ChainSettings": "chain_settings",
+    "ProfileSettings": "chain_settings",
 })

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 from web3 import Web3
 
 from mintprep.base import UserError
-from mintprep.chain.address import deployed_address
+from mintprep.state import deployed_address
 from mintprep.chain.profile.contract import ProfiledContract
 from mintprep.chain.profile.resolve import resolve_profile
 from mintprep.chain.rpc import RPC_FAILURES, connect, require_chain, rpc_failure_reason

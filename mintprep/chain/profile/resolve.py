@@ -18,7 +18,7 @@ from mintprep.collection import abi_signatures, selector
 from mintprep.chain.profile.sources import AbiServices, ContractCode, Functions, read_code, verified_functions
 
 if TYPE_CHECKING:
-    from mintprep.chain.settings import ChainSettings, ProfileSettings
+    from mintprep.collection import ChainSettings, ProfileSettings
 
 HOW_TO_DECLARE = ("declare its roles in collection.yaml, e.g. chain.profile: {roles: {set_base_uri: "
                   "\"setBaseURI(string)\"}} (or chain.abi: <its ABI file>)")

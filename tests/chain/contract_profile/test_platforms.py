@@ -9,7 +9,7 @@ import pytest
 
 from mintprep.chain.profile import resolve_profile
 from mintprep.chain.profile.contract import ProfiledContract
-from mintprep.chain.settings import ChainSettings
+from mintprep.collection.chain_settings import ChainSettings
 from tests.support.platforms import FAMILIES, platforms  # noqa: F401  (the module's deployed families)
 
 

@@ -18,7 +18,7 @@ from mintprep.chain.profile import ProfileError, resolve_profile
 from mintprep.chain.profile.resolve import declared_profile, family_of, profile_of
 from mintprep.collection.contract_signatures import abi_signatures, checked_signature, selector
 from mintprep.chain.profile.sources import BEACON_SLOT, IMPLEMENTATION_SLOT, ContractCode
-from mintprep.chain.settings import ChainSettings, ProfileSettings
+from mintprep.collection.chain_settings import ChainSettings, ProfileSettings
 from tests.support.anvil import TEST_ARTIFACTS as ARTIFACTS, deploy_artifact
 from tests.support.anvil import Chain
 from tests.support.servers import JsonHandler, http_server

@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 
 import mintprep.cli  # noqa: F401  (registers every command)
 from mintprep.chain.profile import resolve_profile
-from mintprep.chain.settings import ChainSettings
+from mintprep.collection.chain_settings import ChainSettings
 from mintprep.chain.keys import PRIVATE_KEY_ENV
 from mintprep.cli.app import app
 from mintprep.collection.config import load_collection
