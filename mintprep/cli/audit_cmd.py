@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import typer
 from rich.table import Table
@@ -13,7 +13,7 @@ from mintprep.cli.app import app, console, print_json
 
 if TYPE_CHECKING:
     from mintprep.commands.audit import AuditReport
-    from mintprep.commands.repair import RepairOutcome
+    from mintprep.commands.repair import RepairOutcome, TokenRepair
 
 
 @app.command()
@@ -102,7 +102,8 @@ def _print_repair(outcome: "RepairOutcome") -> None:
             console.print(f"token {token.token_id} ({', '.join(token.problems)}): image {token.old_image_cid} "
                           "pinned again under the same CID", highlight=False)
             continue
-        comes = f"new image {new}" if new else f"a new image from attempt {token.next_attempt} (seed {token.seed})"
+        comes = f"new image {new}" if new else "a new image"
+        comes += " " + _recipe_words(token, plan.replacements.get(str(token.token_id)))
         console.print(f"token {token.token_id} ({', '.join(token.problems)}): {verb} old image {token.old_image_cid} "
                       f"with {comes}", highlight=False)
     for token_id in plan.minted_skipped:
@@ -134,3 +135,16 @@ def _print_repair(outcome: "RepairOutcome") -> None:
     if outcome.after is not None:
         console.print("[bold]after the repair[/]")
         _print_audit(outcome.after)
+
+
+RECIPE_WORDS = {"logged": "from the creator's logged recipe", "yaml": "from pieces.{id}.seed",
+                "new-seed": "from attempt {attempt}, a new seed: no recipe logged for this token"}
+
+
+def _recipe_words(token: TokenRepair, replacement: dict[str, Any] | None) -> str:
+    """Which recipe the new image comes (or came) from, and its seed: a run says so when no recipe was logged."""
+    planned = RECIPE_WORDS[token.recipe].format(id=token.token_id, attempt=token.next_attempt)
+    used = (replacement or {}).get("provenance", {}).get("seed", token.seed)
+    if used == token.seed:
+        return f"({planned}, seed {token.seed})"
+    return f"(the recipe's seed {token.seed} was rejected; a new seed, {used})"

@@ -21,6 +21,7 @@ from mintprep.generate.request import attempt_seed
 from mintprep.ipfs import import_bytes
 from mintprep.state.ledger import JournalEntry, PieceRecord
 from mintprep.collection.manifest import PinnedPiece, token_file_name
+from mintprep.collection.traits import SeedFrom, plan_seed
 from mintprep.state.objects import ObjectCorrupt
 from mintprep.stages.kept_minted import keep_minted
 from mintprep.stages.pin import pin_bytes
@@ -56,6 +57,7 @@ class TokenRepair:
     request_key: str
     next_attempt: int  # regeneration starts here: past every attempt on record, so the broken one never recurs
     seed: int  # the seed of that attempt
+    recipe: SeedFrom = "new-seed"  # where that seed comes from: pieces.<id>.seed, the generation log, or derived
 
 
 @dataclass
@@ -140,6 +142,7 @@ def plan_repair(ws: Workspace, report: AuditReport, *, include_minted: bool = Fa
     if record is None:
         raise UserError(f"{ws.col.path}: nothing pinned yet; run `mintprep run` or `mintprep import` first")
     pieces, first_attempts = ledger.pieces(), ledger.first_attempts()
+    plans = {plan.token_id: plan for plan in plan_pieces(ws)}  # a bad generation log is refused before any work
     minted = set(report.minted)
     tokens, skipped, why = [], [], {}
     for token_id, all_problems in sorted(report.tokens_with(REPLACE_KINDS).items()):
@@ -161,8 +164,10 @@ def plan_repair(ws: Workspace, report: AuditReport, *, include_minted: bool = Fa
             continue
         recorded = [a.attempt for a in ledger.attempts(piece.request_key)]
         next_attempt = max(recorded + [first_attempts.get(token_id, 0) - 1]) + 1
+        own, recipe = plan_seed(plans[token_id], next_attempt) if token_id in plans else (None, "new-seed")
         tokens.append(TokenRepair(token_id, action, kinds, str(piece.image_cid), piece.png_sha256, piece.metadata_cid,
-                                  piece.request_key, next_attempt, attempt_seed(ws.spec.seed, token_id, next_attempt)))
+                                  piece.request_key, next_attempt,
+                                  attempt_seed(ws.spec.seed, token_id, next_attempt) if own is None else own, recipe))
     new_art = [t.token_id for t in tokens if t.action == "regenerate"]
     if new_art and art_committed_before_reveal(ws.col, ledger):
         raise UserError(f"{ws.col.path}: token(s) {', '.join(map(str, new_art))} need new art, but the contract's "

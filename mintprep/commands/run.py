@@ -13,6 +13,7 @@ from typing import Any
 
 from mintprep.base.progress import ProgressSink
 from mintprep.collection.config import Collection
+from mintprep.collection.recipe import read_recipe_log
 from mintprep.collection.traits import PiecePlan
 from mintprep.stages.generate import Candidate, FailedPiece, generate, plan_pieces
 from mintprep.stages.images import pin, restore_object
@@ -66,6 +67,7 @@ def run_collection(col: Collection, *, include_minted: bool = False,
         from mintprep.chain.phases import collection_phases
 
         collection_phases(col)  # read, checked and (once .mintprep exists) cached for the page stage
+    read_recipe_log(col.base_dir, col.spec.generator, col.spec.size)  # and a bad generation log
     with Workspace.open(col, progress=progress) as ws:
         plans = plan_pieces(ws)
         kept = keep_minted(ws, include_minted=include_minted)

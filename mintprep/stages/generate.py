@@ -8,7 +8,8 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from mintprep.collection.traits import PiecePlan, plan_collection
+from mintprep.collection.recipe import read_recipe_log
+from mintprep.collection.traits import PiecePlan, plan_collection, plan_seed
 from mintprep.generate import GenerationRequest, GenerationResult
 from mintprep.stages.screen import failure_is_stale, judged_under
 from mintprep.state.drops import append_drops, attempt_drop
@@ -44,8 +45,10 @@ class Generated:
 
 
 def plan_pieces(ws: Workspace) -> list[PiecePlan]:
-    """Every token's traits and prompt; an imported token keeps the traits its published metadata carries."""
-    return plan_collection(ws.spec, ws.ledger.imported_traits())
+    """Every token's traits, prompt and recipe; an imported token keeps the traits its published metadata carries,
+    and a piece the creator's generation log names takes its logged seed, prompt and sampling."""
+    return plan_collection(ws.spec, ws.ledger.imported_traits(),
+                           read_recipe_log(ws.col.base_dir, ws.spec.generator, ws.spec.size))
 
 
 def generate(ws: Workspace, plans: list[PiecePlan]) -> Generated:
@@ -58,9 +61,11 @@ def generate(ws: Workspace, plans: list[PiecePlan]) -> Generated:
     todo: list[tuple[PiecePlan, GenerationRequest, str]] = []
     first_attempts = ledger.first_attempts()
     for plan in plans:
+        first = first_attempts.get(plan.token_id, 0)
         request = GenerationRequest(token_id=plan.token_id, prompt=plan.prompt, negative_prompt=plan.negative_prompt,
-                                    collection_seed=spec.seed, settings=spec.generator_for(plan.token_id),
-                                    guards=spec.guards, first_attempt=first_attempts.get(plan.token_id, 0))
+                                    collection_seed=spec.seed,
+                                    settings=spec.generator_for(plan.token_id, dict(plan.logged_sampling)),
+                                    guards=spec.guards, first_attempt=first, seed=plan_seed(plan, first)[0])
         key = ws.executor.request_key(request)
         row = ledger.generation(key)
         if row is not None and (row.png_sha256 is None or ledger.objects.intact(row.png_sha256)) \

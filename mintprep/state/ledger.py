@@ -302,7 +302,7 @@ class Ledger:
             db.execute("DELETE FROM attempts WHERE request_key=?", (generation.request_key,))
             db.executemany(
                 "INSERT INTO attempts VALUES (?,?,?,?,?,?,?,?,?,?)",
-                [(generation.request_key, generation.token_id, a.attempt, a.seed, a.precision, a.guard, a.step,
+                [(generation.request_key, generation.token_id, a.attempt, _signed64(a.seed), a.precision, a.guard, a.step,
                   a.reason, json.dumps(a.metrics, sort_keys=True), int(a.accepted)) for a in attempts],
             )
             db.execute(
@@ -316,7 +316,7 @@ class Ledger:
         rows = self._conn.execute(
             "SELECT attempt, seed, precision, guard, step, reason, metrics, accepted FROM attempts "
             "WHERE request_key=? ORDER BY attempt", (request_key,)).fetchall()
-        return [AttemptRow(r[0], r[1], r[2], r[3], r[4], r[5], json.loads(r[6]), bool(r[7])) for r in rows]
+        return [AttemptRow(r[0], r[1] % 2**64, r[2], r[3], r[4], r[5], json.loads(r[6]), bool(r[7])) for r in rows]
 
     # -- validate ---------------------------------------------------------------------------------
     def verdict(self, png_sha256: str, settings_key: str) -> tuple[bool, list[str], dict[str, Any]] | None:
@@ -563,3 +563,9 @@ def _take_writer_lock(path: Path) -> int:
     os.ftruncate(fd, 0)
     os.pwrite(fd, str(os.getpid()).encode(), 0)
     return fd
+
+
+def _signed64(seed: int) -> int:
+    """A seed as SQLite's signed 64-bit INTEGER holds it: a creator's seed may use all 64 bits (torch takes any
+    unsigned 64-bit seed); read back `% 2**64`. Derived seeds (63 bits) are stored as they are."""
+    return seed - 2**64 if seed >= 2**63 else seed
