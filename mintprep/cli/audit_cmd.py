@@ -28,6 +28,8 @@ def audit(
     gateway: list[str] = typer.Option([], "--gateway", help="also check retrieval through this trustless gateway "
                                       "(repeatable)"),
     no_chain: bool = typer.Option(False, "--no-chain", help="audit only: skip the contract checks"),
+    verbose: bool = typer.Option(False, "--verbose", "-v", help="also list the style notes on healthy images "
+                                 "(posterized, banded: flat and pixel art are legitimate; never a problem)"),
     html: Path | None = typer.Option(None, "--html", help="write a report with thumbnails of every problem piece"),
     json: bool = typer.Option(False, "--json", help="print the report as JSON on stdout"),
 ) -> None:
@@ -42,7 +44,7 @@ def audit(
 
         report = audit_collection(col, gateways=gateway, check_chain=not no_chain)
         _write_html(html, col, report, None)
-        print_json(report.to_json()) if json else _print_audit(report)
+        print_json(report.to_json()) if json else _print_audit(report, verbose)
         raise typer.Exit(report.exit_code)
     from mintprep.base.progress import RichProgress
     from mintprep.commands.repair import repair_collection
@@ -51,7 +53,7 @@ def audit(
         outcome = repair_collection(col, include_minted=include_minted, dry_run=dry_run, print_tx=print_tx,
                                     gateways=gateway, progress=progress)
     _write_html(html, col, outcome.before or outcome.after, outcome)
-    print_json(outcome.to_json()) if json else _print_repair(outcome)
+    print_json(outcome.to_json()) if json else _print_repair(outcome, verbose)
     raise typer.Exit(outcome.exit_code)
 
 
@@ -64,11 +66,9 @@ def _write_html(path: Path | None, col, report: "AuditReport | None", outcome: "
     console.print(Text(f"report: {path}"))
 
 
-def _print_audit(report: "AuditReport") -> None:
+def _print_audit(report: "AuditReport", verbose: bool = False) -> None:
     minted = set(report.minted)
-    for w in report.warnings:
-        console.print(Text(f"token {w['token_id']}: {w['property']} ({w['metric']} {w['value']:g} > {w['setting']} "
-                           f"{w['threshold']:g}; a warning, not a problem)", "yellow"), highlight=False)
+    _print_style_notes(report.warnings, verbose)
     if report.ok:
         console.print(Text.assemble(("clean", "green"), f": {report.checked.get('tokens', 0)} tokens checked on "
                                     f"{', '.join(report.checked.get('sources', []))}"))
@@ -86,12 +86,12 @@ def _print_audit(report: "AuditReport") -> None:
     console.print(table)
 
 
-def _print_repair(outcome: "RepairOutcome") -> None:
+def _print_repair(outcome: "RepairOutcome", verbose: bool = False) -> None:
     plan = outcome.plan
     if outcome.status == "nothing-to-repair" or plan is None:
         console.print("[green]nothing to repair[/]")
         if outcome.before and not outcome.before.ok:
-            _print_audit(outcome.before)
+            _print_audit(outcome.before, verbose)
         return
     verb = "would replace" if outcome.status == "planned" else "replaced"
     if outcome.resumed:
@@ -131,10 +131,10 @@ def _print_repair(outcome: "RepairOutcome") -> None:
                       highlight=False)
     if outcome.before is not None:
         console.print("[bold]before the repair[/]")
-        _print_audit(outcome.before)
+        _print_audit(outcome.before, verbose)
     if outcome.after is not None:
         console.print("[bold]after the repair[/]")
-        _print_audit(outcome.after)
+        _print_audit(outcome.after, verbose)
 
 
 RECIPE_WORDS = {"logged": "from the creator's logged recipe", "yaml": "from pieces.{id}.seed",
@@ -148,3 +148,19 @@ def _recipe_words(token: TokenRepair, replacement: dict[str, Any] | None) -> str
     if used == token.seed:
         return f"({planned}, seed {token.seed})"
     return f"(the recipe's seed {token.seed} was rejected; a new seed, {used})"
+
+
+def _print_style_notes(notes: list[dict[str, Any]], verbose: bool) -> None:
+    """Style notes on images that pass every guard (posterized, banded) describe flat and pixel art as much as a
+    fault: one line saying they exist, the list only with --verbose. Never a problem (the exit code ignores them)."""
+    if not notes:
+        return
+    if not verbose:
+        kinds = ", ".join(sorted({note["property"] for note in notes}))
+        console.print(Text(f"{len(notes)} style note(s) on healthy images ({kinds}; not problems): --verbose lists "
+                           "them", "dim"), highlight=False)
+        return
+    for note in notes:
+        console.print(Text(f"token {note['token_id']}: {note['property']} ({note['metric']} {note['value']:g} > "
+                           f"{note['setting']} {note['threshold']:g}; a style note, not a problem)", "yellow"),
+                      highlight=False)

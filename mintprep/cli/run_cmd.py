@@ -77,11 +77,10 @@ def status(collection: Path = CollectionArg, json: bool = JsonOpt) -> None:
     if json:
         print_json(info)
         return
-    counts = ", ".join(f"{k}: {v}" for k, v in sorted(info["counts"].items()))
-    console.print(f"{escape(info['collection'])}: {info['pieces']} pieces ({counts})", highlight=False)
-    for token in info["tokens"]:
-        if token["status"] != "pinned":
-            console.print(f"  token {token['token_id']}: {token['status']}")
+    from mintprep.commands.status import attention_lines
+
+    for line in attention_lines(info):
+        console.print(line, highlight=False, markup=False)
     console.print(f"metadata root: {info['metadata_root']}  manifest: {info['manifest_cid']}  "
                   f"page: {escape(str(info['page']))}", highlight=False)
     if info["withheld"]:

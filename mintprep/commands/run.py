@@ -71,6 +71,8 @@ def run_collection(col: Collection, *, include_minted: bool = False,
     with Workspace.open(col, progress=progress) as ws:
         plans = plan_pieces(ws)
         kept = keep_minted(ws, include_minted=include_minted)
+        if ws.deployed_contract() is not None:
+            ws.ledger.record_minted_seen(kept.minted_files)  # for `status`, which reads no chain
         as_published = imported_as_published(ws, plans)
         todo = [p for p in plans if p.token_id not in kept.pieces]
         generated = generate(ws, [p for p in todo if p.token_id not in as_published])

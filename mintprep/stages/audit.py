@@ -24,13 +24,14 @@ from mintprep.base.hashing import sha256_hex
 from mintprep.ipfs import (CID, PinBackend, BlockFetcher, BlockNotFound, Unreadable, content_sha256, list_directory,
                            read_file, resolve, verify_dag)
 from mintprep.state.ledger import Ledger, ManifestRecord, PieceRecord
-from mintprep.collection.manifest import (COLLECTION_METADATA_NAME, Manifest, base_uri_for, provenance_hash,
+from mintprep.collection.companions import companion
+from mintprep.collection.manifest import (Manifest, base_uri_for, provenance_hash,
                                           token_file_name)
 from mintprep.collection.published import published_ids
 from mintprep.guards.image_guards import validate_png
 from mintprep.collection.token_document import metadata_errors
 from mintprep.guards.imported_content import MAX_DOCUMENT_BYTES, MAX_IMPORTED_IMAGE_BYTES
-from mintprep.stages.screen import settings_key
+from mintprep.stages.verdict_key import settings_key
 from mintprep.stages.withheld import publication_backend, withholding
 from mintprep.state.workspace import Workspace
 
@@ -352,8 +353,8 @@ def audit_metadata(record: ManifestRecord, pieces: dict[int, PieceRecord], sourc
     tokens = record.manifest.by_token()
     listings: dict[CID, dict[str, CID]] = {}  # image directories, listed once
     suffix = record.manifest.token_suffix
-    expected_names = {token_file_name(token_id, suffix) for token_id in tokens} | {COLLECTION_METADATA_NAME}
-    unexpected = sorted(set(listing) - expected_names)
+    expected_names = {token_file_name(token_id, suffix) for token_id in tokens}
+    unexpected = sorted(name for name in set(listing) - expected_names if companion(name) is None)
     if unexpected:
         report.add(None, "metadata-root-mismatch", cid=root, reason="entries for tokens the manifest does not list",
                    entries=unexpected)

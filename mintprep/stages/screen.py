@@ -24,14 +24,13 @@ from collections.abc import Collection as Ids
 from typing import Any
 
 from mintprep.collection.config import Collection
-from mintprep.base.hashing import content_key
 from mintprep.state.drops import append_drops, attempt_drop, imported_drop
 from mintprep.state.ledger import GenerationRow, Ledger, VerdictRow
-from mintprep.guards.near_duplicates import (PHASH_VERSION, find_duplicates, hex_hash, phash, tile_difference,
+from mintprep.guards.near_duplicates import (find_duplicates, hex_hash, phash, tile_difference,
                                              tile_signature)
 from mintprep.guards.image_guards import GuardSettings, check_pixels, load_rgb
+from mintprep.stages.verdict_key import settings_key
 
-CHECK_VERSION = "mintprep.screening/v3"  # + tile signatures (#20); older verdicts are recomputed
 
 Images = dict[int, str]  # token id -> png sha256
 VERDICTS_PER_READ = 500
@@ -60,11 +59,6 @@ class Rejection:
     reason: str
     metrics: dict[str, Any]
     collides_with: int | None = None
-
-
-def settings_key(col: Collection) -> str:
-    return content_key({"check": CHECK_VERSION, "hash": PHASH_VERSION, "guards": col.spec.guards.pixel_thresholds(),
-                        "upscale": col.spec.generator.upscale})
 
 
 def stored_verdicts(col: Collection, ledger: Ledger, shas: Iterable[str], *, record: bool = True,

@@ -47,6 +47,7 @@ def ledger_unavailable(db: Path, exc: sqlite3.Error) -> MintprepError:
 
 IMPORTED_TX = "imported"  # the tx_hash of a deployment row adopted by `mintprep import`, not sent by mintprep
 IMPORTED_KEY = "imported:"  # request-key prefix of a piece taken as published by `mintprep import`
+MINTED_SEEN = "minted_seen"  # meta key: the minted token ids the last `run` read from the chain, and when
 PUBLISHED_KEPT = "published_tokens_kept"  # meta key: the published_tokens table holds every manifest's ids
 
 SCHEMA = """
@@ -334,6 +335,28 @@ class Ledger:
                                   "json_extract(metrics, '$.phash'), json_extract(metrics, '$.tiles')", shas, settings_key)
         return {row[0]: (bool(row[1]), json.loads(row[2]), {"guard": row[3], "phash": row[4], "tiles": row[5]})
                 for row in rows}
+
+    def piece_verdicts(self, settings_key: str) -> dict[int, bool | None]:
+        """token id -> whether the image its piece points at passed the pixel guards under `settings_key` (None:
+        not judged under them yet), for every piece with an image, in one query (`status`)."""
+        rows = self._conn.execute(
+            "SELECT p.token_id, v.ok FROM pieces p LEFT JOIN verdicts v ON v.png_sha256 = p.png_sha256 "
+            "AND v.settings_key = ? WHERE p.png_sha256 IS NOT NULL", (settings_key,)).fetchall()
+        return {token_id: None if ok is None else bool(ok) for token_id, ok in rows}
+
+    def record_minted_seen(self, token_ids: Iterable[int]) -> None:
+        """The minted tokens `run` read from the chain, with when: `status` (which reads no chain) shows them."""
+        with self.transaction() as db:
+            db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)",
+                       (MINTED_SEEN, json.dumps({"token_ids": sorted(token_ids), "at": time.time()})))
+
+    def minted_seen(self) -> tuple[list[int], float] | None:
+        """(minted token ids, when) as the last `run` read them from the chain; None when no run read them."""
+        row = self._one("SELECT value FROM meta WHERE key = ?", MINTED_SEEN)
+        if row is None:
+            return None
+        seen = json.loads(row[0])
+        return seen["token_ids"], seen["at"]
 
     def passed(self, shas: Iterable[str], settings_key: str) -> set[str]:
         """Those of `shas` with a passing verdict under `settings_key` (nothing parsed: what an audit asks first)."""
