@@ -34,11 +34,16 @@ $(VENV)/.installed: pyproject.toml
 	$(PY) -m pip install -q -e '.[test,ray]'
 	touch $@
 
-# anvil + solc-js + OpenZeppelin from the npm lock file; Debian's chromium for the browser tests, and its
-# openssl tool for the TLS deadline test's self-signed certificate.
-tools: contracts/node_modules/.installed /usr/bin/chromium /usr/bin/openssl
+# anvil + solc-js + OpenZeppelin + the thirdweb package from the npm lock file; the Zora and Manifold packages,
+# which cannot be npm dependencies (contracts/vendor_npm.js says why), unpacked from the registry with their
+# integrity pinned in contracts/package.json; Debian's chromium for the browser tests, and its openssl tool for
+# the TLS deadline test's self-signed certificate.
+tools: contracts/node_modules/.installed contracts/vendor-npm/.installed /usr/bin/chromium /usr/bin/openssl
 contracts/node_modules/.installed: contracts/package-lock.json
 	npm ci --prefix contracts --no-audit --no-fund
+	touch $@
+contracts/vendor-npm/.installed: contracts/package.json contracts/vendor_npm.js
+	node contracts/vendor_npm.js
 	touch $@
 /usr/bin/chromium:
 	apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null

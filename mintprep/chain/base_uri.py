@@ -20,7 +20,7 @@ from web3 import Web3
 from mintprep.chain.artifact import load_artifact
 from mintprep.chain.rpc import connect, require_chain
 from mintprep.chain.address import deployed_address
-from mintprep.chain.live_drop import read_live_drop
+from mintprep.chain.live_drop import live_drop
 from mintprep.chain.public_roots import require_public_root
 from mintprep.chain.txs import send_call
 from mintprep.base.errors import UserError
@@ -136,7 +136,7 @@ def collection_base_uri_update(ws: "Workspace", *, include_minted: bool = False)
     address = deployed_address(col, ledger, network)
     root = manifest.metadata_root
     update = base_uri_update(network.chain_id, address, base_uri_for(root), contract_uri_for(root))
-    live = read_live_drop(col, ledger)
+    live = live_drop(ws)  # read right before the transaction by the command that sends it
     assert live is not None  # deployed_address found the contract
     if not live.revealed:  # first: a hidden drop's root is still in the local store, which is not the reason
         raise NotRevealed(f"{col.path}: chain.reveal is set and the drop is not revealed yet: the base URI is set by "

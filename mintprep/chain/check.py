@@ -127,15 +127,16 @@ def _read(contract: Contract, name: str, *args: Any) -> Any:
     return getattr(contract.functions, name)(*args).call()
 
 
-def compare_drop(w3: Web3, rpc_url: str, expected: ExpectedDrop) -> CheckReport:
-    """Read the drop at `expected.address` and compare every field; RPC failures raise UserError (exit 2)."""
+def compare_drop(w3: Web3, rpc_url: str, expected: ExpectedDrop, *, costs: bool = True) -> CheckReport:
+    """Read the drop at `expected.address` and compare every field (and estimate a mint's cost, unless not
+    `costs`); RPC failures raise UserError (exit 2)."""
     try:
-        return _compare(w3, rpc_url, expected)
+        return _compare(w3, rpc_url, expected, costs)
     except RPC_FAILURES as exc:
         raise UserError(f"the RPC at {redact_url(rpc_url)} failed during the check: {rpc_failure_reason(exc)}") from None
 
 
-def _compare(w3: Web3, rpc_url: str, expected: ExpectedDrop) -> CheckReport:
+def _compare(w3: Web3, rpc_url: str, expected: ExpectedDrop, costs: bool) -> CheckReport:
     chain_id = w3.eth.chain_id
     rows = [_row("chain_id", expected.network.chain_id, chain_id, fix=f"point chain.rpc_url at {expected.network.name}")]
     code = w3.eth.get_code(expected.address)
@@ -166,6 +167,8 @@ def _compare(w3: Web3, rpc_url: str, expected: ExpectedDrop) -> CheckReport:
                      fix="make chain.phases list the deployed phases, or add one with setPhase"))
     for number, (phase, deployed) in enumerate(zip(expected.phases, on_chain_phases)):
         rows += phase_rows(number, phase, deployed, expected.published_allowlists.get(number))
+    if not costs:
+        return CheckReport(**report, rows=tuple(rows), mint_costs=(), mint_cost_note="not estimated")
     try:
         costs = estimate_open_phase_costs(w3, drop, expected.phases, on_chain_phases)
     except (*RPC_FAILURES, ContractLogicError) as exc:
@@ -339,11 +342,13 @@ def read_published_allowlists(col: Collection, phases: tuple[SalePhase, ...]) ->
     return found
 
 
-def check_collection(col: Collection, ledger: Ledger | None, rpc_url: str | None = None) -> CheckReport:
-    """Compare collection.yaml (and the ledger's metadata root) with the deployed contract.
+def check_collection(col: Collection, ledger: Ledger | None, rpc_url: str | None = None, *,
+                     costs: bool = True) -> CheckReport:
+    """Compare collection.yaml (and the ledger's metadata root) with the deployed contract (`costs`: with a
+    mint's estimated cost, which audit does not show).
 
     UserError (exit 2) when there is no contract to check or the RPC cannot be reached, naming the RPC URL.
     """
     network, url = col.spec.chain.endpoint(rpc_url=rpc_url)
     expected = expected_drop(col, ledger, network)
-    return compare_drop(connect(url), url, expected)
+    return compare_drop(connect(url), url, expected, costs=costs)

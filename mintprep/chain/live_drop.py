@@ -4,18 +4,22 @@ one shows. The ledger never decides which tokens are minted; commands that chang
 MintprepDrop mints sequential ids from 1 and never burns (see contracts/MintprepDrop.sol: `totalMinted`), so its
 minted ids are 1..totalMinted; after a reveal token t shows file `metadataIdOf(t)`, computed here with the
 contract's own formula (mintprep.chain.reveal.metadata_id) rather than one call per token. Any other contract is
-read through its family (mintprep.chain.families: minted ids from its Transfer events, its base URI and the file
+read through its profile (mintprep.chain.profile: minted ids from its Transfer events, its base URI and the file
 name its tokenURI forms).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from mintprep.base.errors import UserError
 from mintprep.chain.address import find_contract
 from mintprep.collection.config import Collection
 from mintprep.state.ledger import Ledger
+
+if TYPE_CHECKING:
+    from mintprep.state.workspace import Workspace
 
 
 @dataclass(frozen=True)
@@ -44,7 +48,7 @@ def read_live_drop(col: Collection, ledger: Ledger | None, rpc_url: str | None =
         return None
     from mintprep.chain.artifact import load_artifact
     from mintprep.chain.address import deployed_address
-    from mintprep.chain.families import detect_family
+    from mintprep.chain.profile.live import open_contract
     from mintprep.chain.reveal import metadata_id
     from mintprep.chain.rpc import RPC_FAILURES, connect, rpc_failure_reason
     from mintprep.net.urls import redact_url
@@ -55,9 +59,9 @@ def read_live_drop(col: Collection, ledger: Ledger | None, rpc_url: str | None =
         w3 = connect(url)
         if not w3.eth.get_code(address):
             return LiveDrop(address, "", ())  # nothing deployed there (yet): nothing minted, nothing live
-        family = detect_family(w3, address)
+        family = open_contract(col, w3, address, network.chain_id)
         if family.name != "mintprep-drop":
-            minted = family.minted_ids()
+            minted, _owner = family.sold_ids(family.minted_ids())  # an owner-held token is replaced like an unminted one
             return LiveDrop(address, family.base_uri(minted) or "", tuple(minted), {t: t for t in minted},
                             family.token_suffix or "")
         drop = w3.eth.contract(address=address, abi=load_artifact().abi).functions
@@ -73,3 +77,28 @@ def read_live_drop(col: Collection, ledger: Ledger | None, rpc_url: str | None =
     minted = tuple(range(1, total + 1))
     shown = {t: metadata_id(t, offset, size) if revealed else t for t in minted}
     return LiveDrop(address, base_uri, minted, shown, revealed=not hidden)
+
+
+def live_drop(ws: "Workspace", *, fresh: bool = False) -> LiveDrop | None:
+    """`read_live_drop` from the workspace's one read of the chain (mintprep.chain.profile.live.read_live; again
+    with `fresh`, right before a transaction)."""
+    if find_contract(ws.col, ws.ledger) is None:
+        return None
+    from mintprep.chain.profile.live import read_live
+    from mintprep.chain.profile.resolve import NoContract
+    from mintprep.chain.reveal import metadata_id
+
+    try:
+        live = read_live(ws, fresh=fresh)
+    except NoContract:
+        return LiveDrop(find_contract(ws.col, ws.ledger) or "", "", ())  # nothing deployed there (yet)
+    family = live.family
+    if family.name != "mintprep-drop":
+        return LiveDrop(family.address, live.base_uri or "", tuple(live.minted), {t: t for t in live.minted},
+                        family.token_suffix or "")
+    minted = tuple(sorted(live.token_uris))  # every minted token (MintprepDrop's reveal shifts them all)
+    revealed = bool(family.read("revealed"))
+    offset, size = (int(family.read("reveal_offset")), int(family.read("max_supply"))) if revealed else (0, 0)
+    hidden = not revealed and bool(str(family.read("hidden_uri")))
+    shown = {t: metadata_id(t, offset, size) if revealed else t for t in minted}
+    return LiveDrop(family.address, str(family.read("base_uri")), minted, shown, revealed=not hidden)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from datetime import datetime
 from decimal import Decimal
+from typing import Literal
 
 from pydantic import Field, field_validator, model_validator
 
@@ -125,6 +126,43 @@ class VerifySettings(StrictModel):
     etherscan_url: PrivateUrl = Field("https://api.etherscan.io/v2/api",
                                       description="Etherscan API V2 endpoint (any chain)")
     etherscan_api_key_env: str = Field("ETHERSCAN_API_KEY", description="environment variable holding the API key")
+    blockscout_url: PrivateUrl | None = Field(None, description="Blockscout instance asked for a verified ABI "
+                                                                "(e.g. https://base.blockscout.com)")
+
+
+class ProfileSettings(StrictModel):
+    """The contract's roles as the user declares them: role -> its own function signature (see
+    mintprep.chain.profile.roles for the role names). Read before any verified ABI or the runtime code."""
+
+    family: str | None = Field(None, description="a family mintprep knows (hashlips-lower-gas, thirdweb-drop, …)")
+    uri_form: Literal["base", "batches", "renderer", "per-token"] | None = Field(
+        None, description="how token URIs are formed; default: from the family or the roles")
+    first_id: int | None = Field(None, ge=0, description="the first token id; default: the family's")
+    roles: dict[str, str] = Field(default_factory=dict,
+                                  description='role -> function signature, e.g. set_base_uri: "setUriPrefix(string)"')
+
+    @field_validator("family")
+    @classmethod
+    def _known_family(cls, value: str | None) -> str | None:
+        from mintprep.chain.profile.known import BY_NAME
+
+        if value is not None and value not in BY_NAME:
+            raise ValueError(f"unknown family {value!r}; known: {', '.join(sorted(BY_NAME))}")
+        return value
+
+    @field_validator("roles")
+    @classmethod
+    def _roles(cls, value: dict[str, str]) -> dict[str, str]:
+        from mintprep.chain.profile.roles import ROLES
+        from mintprep.chain.profile.signatures import checked_signature
+
+        for role, signature in value.items():
+            if role not in ROLES:
+                raise ValueError(f"unknown role {role!r}; roles: {', '.join(sorted(ROLES))}")
+            if not isinstance(signature, str):
+                raise ValueError(f"{role}: expected a function signature string, got {signature!r}")
+            checked_signature(signature)
+        return value
 
 
 class RevealSettings(StrictModel):
@@ -160,6 +198,10 @@ class ChainSettings(StrictModel):
     network: NetworkName = "base"
     rpc_url: PrivateUrl | None = Field(None, description="JSON-RPC endpoint (http/https); default: the network's public RPC")
     contract: str | None = Field(None, description="the deployed MintprepDrop; set after `mintprep contract deploy`")
+    profile: ProfileSettings | None = Field(
+        None, description="the contract's roles, declared: read instead of its verified ABI or runtime code")
+    abi: str | None = Field(None, description="the contract's ABI file (relative to the yaml): its functions tell "
+                                              "mintprep the contract's family")
     mint_price: str = Field("0", description='price per token in ETH, a quoted decimal string such as "0.00063"')
     max_per_wallet: int = Field(5, ge=1)
     owner: str | None = Field(None, description="contract owner (e.g. a multisig); default: the deploying account")

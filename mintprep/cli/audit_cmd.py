@@ -93,7 +93,10 @@ def _print_repair(outcome: "RepairOutcome", verbose: bool = False) -> None:
         if outcome.before and not outcome.before.ok:
             _print_audit(outcome.before, verbose)
         return
-    verb = "would replace" if outcome.status == "planned" else "replaced"
+    # Said as it is: "replaced" only where something was (nothing changes under no-setter or a failure).
+    verb = {"planned": "would replace", "no-setter": "did not replace", "failed": "did not replace",
+            "awaiting-base-uri": "replaced (collectors see it once the printed transaction is sent)"
+            }.get(outcome.status, "replaced")
     if outcome.resumed:
         console.print(f"resuming the interrupted repair (steps done: {outcome.step})")
     for token in plan.tokens:

@@ -38,6 +38,13 @@ def import_(
     # The source and its reasons quote a collection made elsewhere: printed as text, never as markup.
     console.print(Text(f"{verb} {len(plan.tokens)} tokens from {plan.source.text}"
                        + (f" (metadata root {plan.metadata_root})" if plan.metadata_root else "")), highlight=False)
+    if plan.profile:
+        from mintprep.chain.profile import Profile, roles_text
+
+        profile = Profile(**plan.profile)
+        console.print(Text(f"contract {plan.contract}: {profile.family} (from {profile.source}"
+                           + (f", implementation {profile.implementation}" if profile.implementation else "")
+                           + f"); roles: {roles_text(profile)}"), highlight=False)
     if plan.minted:
         console.print(f"minted on chain: {len(plan.minted)} (contract {plan.contract})", highlight=False)
     for token_id, why in sorted(plan.skipped.items()):

@@ -60,6 +60,8 @@ def _print_report(report: "RunReport") -> None:
     for failed in [*report.rejected, *report.minted_failing]:
         console.print(f"[red]token {failed.token_id} failed[/] ({escape(failed.prompt)}): {escape(failed.reason)}",
                       highlight=False)
+    if report.not_imported_advice:
+        console.print(f"[yellow]{escape(report.not_imported_advice)}[/]", highlight=False)
     console.print(f"metadata root: ipfs://{report.metadata_root}/   manifest: {report.manifest_cid}")
     if report.page_blocked:
         console.print(f"[red]page not built:[/] {escape(str(report.page_blocked))}")

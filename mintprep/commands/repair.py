@@ -240,6 +240,9 @@ def repair_collection(col: Collection, *, include_minted: bool = False, dry_run:
             signer = _signer_if_needed(ws, print_tx)
         outcome = RepairOutcome("repaired", RepairPlan.from_json(entry.plan), resumed=before is None, before=before)
         _run_steps(ws, entry, outcome, signer)
+        if outcome.status == "repaired" and outcome.plan and outcome.plan.tokens \
+                and len(outcome.plan.failed) == len(outcome.plan.tokens):
+            outcome.status, outcome.error = "failed", "every new attempt was rejected: nothing was replaced"
         if outcome.status == "repaired":
             outcome.after = audit_workspace(ws, gateways=gateways)
             if outcome.plan and outcome.plan.base_uri_tx:
@@ -279,7 +282,8 @@ def _missing_setter(ws: Workspace, plan: RepairPlan, before: AuditReport, signer
     UserError, before anything changes, when the configured key is not the owner (--print-tx is the way then)."""
     if ws.deployed_contract() is None or not plan.rewrite:
         return None
-    from mintprep.chain.families import can_update, read_live
+    from mintprep.chain.profile.live import read_live
+    from mintprep.chain.profile.update import can_update
 
     live = read_live(ws)
     owner = live.family.owner()
@@ -287,14 +291,14 @@ def _missing_setter(ws: Workspace, plan: RepairPlan, before: AuditReport, signer
         raise UserError(f"the contract {live.family.address} is owned by {owner}, not by the configured key "
                         f"{signer.address}; pass --print-tx to get every transaction to send from the owner "
                         "(a Safe, another wallet); nothing was changed")
-    minted_replaced = sorted(set(before.minted) & {t.token_id for t in plan.tokens})
+    replaced = sorted(t.token_id for t in plan.tokens)
+    minted_replaced = sorted(set(before.minted) & set(replaced))
     if live.family.token_suffix is None and not minted_replaced:
         return None  # per-token URIs: only minted tokens have one on chain
-    if can_update(live, minted_replaced):
+    if can_update(live, minted_replaced if live.family.token_suffix is None else replaced):
         return None
-    setter = "setTokenURI(uint256,string)" if live.family.token_suffix is None else "setBaseURI(string)"
-    return (f"the contract {live.family.address} ({live.family.name}) has no {setter} its owner can call: the repair "
-            "cannot point it at new metadata, so nothing was changed (on chain or here)")
+    return (f"the contract {live.family.address} ({live.family.name}) cannot be pointed at new metadata by its admin "
+            f"({live.family.missing_setter()}), so nothing was changed (on chain or here)")
 
 
 def _run_steps(ws: Workspace, entry: JournalEntry, outcome: RepairOutcome, signer: Any) -> None:
@@ -405,9 +409,9 @@ def _step_base_uri(ws: Workspace, plan: RepairPlan, outcome: RepairOutcome, *, s
     the root current then: the gate's `NotRevealed`, read from the chain, is the one answer to "hidden still?"."""
     if ws.deployed_contract() is None:
         return True
-    from mintprep.chain.families import read_live
+    from mintprep.chain.profile.live import read_live
 
-    live = read_live(ws)
+    live = read_live(ws, fresh=True)  # the minted-token gate: who holds what right before a transaction
     if live.family.name == "mintprep-drop":
         return _drop_base_uri(ws, plan, outcome, signer, live)
     return _family_update(ws, plan, outcome, signer, live)
@@ -432,12 +436,14 @@ def _drop_base_uri(ws: Workspace, plan: RepairPlan, outcome: RepairOutcome, sign
                                 live.family.base_uri_calls(update.base_uri, update.contract_uri) or []]
         return False
     plan.base_uri_tx = point_contract_at_current_root(ws, signer, include_minted=plan.include_minted).tx_hash
+    live.stale = True
     return True
 
 
 def _family_update(ws: Workspace, plan: RepairPlan, outcome: RepairOutcome, signer: Any, live: Any) -> bool:
-    """setBaseURI(string) (HashLips, ERC721A shapes) or setTokenURI for each replaced minted token (per-token)."""
-    from mintprep.chain.families import metadata_calls
+    """The family's own setter (setUriPrefix, setBaseURI, updateBatchBaseURI per batch, the renderer's
+    updateMetadataBase) or setTokenURI for each replaced minted token (per-token)."""
+    from mintprep.chain.profile.update import metadata_calls
     from mintprep.chain.txs import send_call
     from mintprep.chain.base_uri import check_base_uri_change
 
@@ -459,10 +465,8 @@ def _family_update(ws: Workspace, plan: RepairPlan, outcome: RepairOutcome, sign
     for call in calls:
         receipt = send_call(live.family.w3, signer, call.bound, call.function)
         plan.base_uri_tx = receipt["transactionHash"].to_0x_hex()
-        kind = "set-token-uri" if call.function.startswith("setTokenURI") else "set-base-uri"
-        detail = ({"token_id": call.args[0], "uri": call.args[1]} if kind == "set-token-uri"
-                  else {"base_uri": call.args[0]})
-        ws.ledger.record_chain_tx(kind, chain_id, call.to, plan.base_uri_tx, detail)
+        ws.ledger.record_chain_tx(call.ledger_kind, chain_id, call.to, plan.base_uri_tx, call.ledger_detail())
+    live.stale = True
     return True
 
 

@@ -87,13 +87,13 @@ def release_and_check(ws: Workspace, target: RevealTarget) -> None:
     """Release the withheld metadata, then the gates every base-URI change passes: the root is held by a public
     service (on a non-loopback chain) and serves every minted token."""
     from mintprep.chain.base_uri import check_base_uri_change
-    from mintprep.chain.live_drop import read_live_drop
+    from mintprep.chain.live_drop import live_drop
     from mintprep.chain.public_roots import require_public_root
 
     root = release_metadata(ws)
     _, url = ws.spec.chain.endpoint()
     require_public_root(ws.col, ws.ledger, url, root)
-    live = read_live_drop(ws.col, ws.ledger)
+    live = live_drop(ws, fresh=True)  # after the reveal's transactions
     assert live is not None
     # Before the reveal no token shows a document of its own: the gate still proves the root whole and recorded.
     check_base_uri_change(ws.ledger, live.base_uri, root, live.minted_files, ws.backend.fetch_block)

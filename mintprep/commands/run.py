@@ -43,10 +43,13 @@ class RunReport:
     page: str | None = None
     page_blocked: str | None = None
     chain_check: dict[str, Any] | None = None
+    # Ids the imported contract already serves that the import did not read: never given new art here.
+    not_imported: list[int] = field(default_factory=list)
+    not_imported_advice: str | None = None
 
     @property
     def complete(self) -> bool:
-        return not self.rejected and not self.minted_failing and self.page_blocked is None
+        return not self.rejected and not self.minted_failing and self.page_blocked is None and not self.not_imported
 
     @property
     def exit_code(self) -> int:
@@ -75,7 +78,8 @@ def run_collection(col: Collection, *, include_minted: bool = False,
             ws.ledger.record_minted_seen(kept.minted_files)  # for `status`, which reads no chain
         as_published = imported_as_published(ws, plans)
         todo = [p for p in plans if p.token_id not in kept.pieces]
-        generated = generate(ws, [p for p in todo if p.token_id not in as_published])
+        served = served_not_imported(ws, [p.token_id for p in todo if p.token_id not in as_published])
+        generated = generate(ws, [p for p in todo if p.token_id not in as_published and p.token_id not in served])
         validated = validate(ws, [*generated.candidates.values(),
                                   *(c for t, c in as_published.items() if t not in kept.pieces)])
         failing = minted_failing(ws, kept, {p.token_id: p.prompt for p in plans})
@@ -104,7 +108,23 @@ def run_collection(col: Collection, *, include_minted: bool = False,
             metadata_root=publication.manifest.metadata_root, manifest_cid=publication.manifest_cid,
             provenance_hash=publication.manifest.provenance_hash,
             page=page, page_blocked=gate.blocked, chain_check=gate.check,
+            not_imported=served, not_imported_advice=served and (
+                f"the contract {ws.contract} already serves token(s) {', '.join(map(str, served))}, which the import "
+                f"did not read: run `mintprep import --from {ws.contract}` again (new art is never made for them)"),
         )
+
+
+def served_not_imported(ws: Workspace, token_ids: list[int]) -> list[int]:
+    """Those of `token_ids` the contract the collection was imported from already serves (its id range: max
+    supply, next id, batches): their art is the contract's, so `run` names them instead of generating."""
+    contract = ws.contract
+    if not token_ids or contract is None or contract.lower() not in {s.lower() for s in ws.ledger.import_sources()}:
+        return []
+    from mintprep.chain.profile.live import read_live
+
+    live = read_live(ws)
+    served = set(live.family.served_ids(sorted(live.token_uris), ws.spec.size))
+    return sorted(t for t in token_ids if t in served)
 
 
 def minted_failing(ws: Workspace, kept: KeptMinted, prompts: dict[int, str]) -> list[FailedPiece]:
@@ -128,3 +148,16 @@ def imported_as_published(ws: Workspace, plans: list[PiecePlan]) -> dict[int, Ca
             found[plan.token_id] = Candidate(plan, token.png_sha256, piece.request_key, token.provenance,
                                              token.source_metadata_sha256)
     return found
+
+
+def served_not_imported(ws: Workspace, token_ids: list[int]) -> list[int]:
+    """Those of `token_ids` the contract the collection was imported from already serves (its id range: max
+    supply, next id, batches): their art is the contract's, so `run` names them instead of generating."""
+    contract = ws.contract
+    if not token_ids or contract is None or contract.lower() not in {s.lower() for s in ws.ledger.import_sources()}:
+        return []
+    from mintprep.chain.profile.live import read_live
+
+    live = read_live(ws)
+    served = set(live.family.served_ids(sorted(live.token_uris), ws.spec.size))
+    return sorted(t for t in token_ids if t in served)

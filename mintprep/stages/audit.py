@@ -6,7 +6,7 @@ the chain is only called. Every image is judged on the bytes the backend serves 
 its CID), decoded and put through today's pixel guards — not on a local copy, which may be the healthy one.
 
 Live state is the truth: when a contract is known, every token id's URI as collectors resolve it (tokenURI of
-a minted id, the base URI + id of one still to mint) is read through its family (mintprep.chain.families);
+a minted id, the base URI + id of one still to mint) is read through its profile (mintprep.chain.profile);
 where it names another document than the ledger's newest manifest, that live document and its image are
 fetched (the collection's store first, then each gateway) and judged (`where: live`), and the ledger's own
 problems for that token are reported apart (`where: not-yet-published`).
@@ -36,7 +36,7 @@ from mintprep.stages.withheld import publication_backend, withholding
 from mintprep.state.workspace import Workspace
 
 if TYPE_CHECKING:
-    from mintprep.chain.families import LiveState
+    from mintprep.chain.profile.live import LiveState
 
 ProblemKind = Literal[
     "image-unretrievable", "image-corrupt", "image-broken", "near-duplicate",
@@ -69,8 +69,8 @@ class Problem:
 @dataclass
 class AuditReport:
     problems: list[Problem] = field(default_factory=list)
-    minted: list[int] = field(default_factory=list)  # token ids minted on chain (read through its family)
-    family: str | None = None  # the contract's shape (mintprep.chain.families); None: no contract read
+    minted: list[int] = field(default_factory=list)  # token ids sold: minted and held by another than the owner
+    family: str | None = None  # the contract's family (mintprep.chain.profile); None: no contract read
     base_uri_on_chain: str | None = None  # None: no contract, or not read
     checked: dict[str, Any] = field(default_factory=dict)  # what was looked at: counts and sources
     # Facts about healthy images worth a look (banded, posterized): reported, never a problem (exit code unchanged).
@@ -446,35 +446,24 @@ def page_differences(config: dict[str, Any], manifest: dict[str, Any], contract:
 # -- chain ---------------------------------------------------------------------------------------
 
 def audit_chain(ws: Workspace, report: AuditReport) -> "LiveState | None":
-    """Which tokens are minted and what each token's URI is, read through the contract's family; for MintprepDrop
-    also price, cap and supply as `mintprep check` compares them."""
-    if ws.deployed_contract() is None:
+    """Which tokens are sold and what each token's URI is, read through the contract's profile, and whether the
+    contract points at the ledger's metadata (price, cap and supply are `mintprep check`'s)."""
+    if ws.contract is None:
         report.checked["chain"] = "no contract configured or deployed"
         return None
-    from mintprep.chain.families import read_live  # web3 takes seconds to import: only when there is a chain
+    from mintprep.chain.profile.live import read_live  # web3 takes seconds to import: only when there is a chain
 
     live = read_live(ws)
     report.checked["chain"], report.family, report.minted = live.family.address, live.family.name, live.minted
     report.base_uri_on_chain = live.base_uri
-    if live.family.name == "mintprep-drop":
-        _audit_drop(ws, report)
-        return live
+    report.checked["sold"] = live.sold_rule()
     record = ws.ledger.current_manifest()
     expected = base_uri_for(record.metadata_root) if record else None
     if live.base_uri is not None and live.base_uri != expected:
+        setters = ", ".join(live.family.profile.uri_setters().values()) or "no setter"
         report.add(None, "chain-base-uri-stale", field="base_uri", expected=expected, on_chain=live.base_uri,
-                   fix=f"setBaseURI({expected!r})")
+                   fix=f"`mintprep audit --repair` points it at {expected} through {setters}")
     return live
-
-
-def _audit_drop(ws: Workspace, report: AuditReport) -> None:
-    from mintprep.chain.check import check_collection
-
-    check = check_collection(ws.col, ws.ledger)
-    for row in check.rows:
-        if row.field != "total_minted" and row.ok is False:
-            kind: ProblemKind = "chain-base-uri-stale" if row.field == "base_uri" else "chain-mismatch"
-            report.add(None, kind, field=row.field, expected=row.expected, on_chain=row.on_chain, fix=row.fix)
 
 
 # -- what collectors see -------------------------------------------------------------------------

@@ -28,10 +28,10 @@ def keep_minted(ws: Workspace, *, include_minted: bool) -> KeptMinted:
     if ws.deployed_contract() is None:
         return KeptMinted()
     from mintprep.chain.base_uri import kept_documents
-    from mintprep.chain.live_drop import read_live_drop
+    from mintprep.chain.live_drop import live_drop
     from mintprep.ipfs import ipfs_path
 
-    live = read_live_drop(ws.col, ws.ledger)
+    live = live_drop(ws)
     assert live is not None
     files = tuple(live.minted_files)
     parsed = ipfs_path(live.base_uri)

@@ -28,7 +28,7 @@ def chain_gate(ws: Workspace) -> ChainGate:
         return ChainGate(None, None)  # decided without web3, which takes seconds to import: a no-op rerun stays quick
     from mintprep.chain.check import check_collection
 
-    check = check_collection(ws.col, ws.ledger)
+    check = check_collection(ws.col, ws.ledger, costs=False)  # the gate needs the rows; `check` shows the cost
     blocked = None if check.ok else "contract disagrees with collection.yaml: " + ", ".join(check.mismatches)
     return ChainGate(check.to_json(), blocked)
 

@@ -34,14 +34,17 @@ def piece_pointer(token_id: int, request_key: str, published: dict[int, Any], st
 
 
 def publish_metadata(ws: Workspace, accepted: list[PinnedPiece], minted: list[int] | tuple[int, ...] = (),
-                     kept_documents: Mapping[int, bytes] | None = None, *, force: bool = False) -> Publication:
+                     kept_documents: Mapping[int, bytes] | None = None, *, force: bool = False,
+                     suffix: str | None = None) -> Publication:
     """Write and pin the metadata directory and the manifest over `accepted` and every published token it lacks;
     `kept_documents` (minted tokens' live documents) are written byte for byte instead of afresh; `force` pins
     both again even where the ledger has them (a repair of pins the backend lost). A hidden drop's are pinned in
-    the local store only until the reveal (`stages.withheld`)."""
+    the local store only until the reveal (`stages.withheld`). `suffix`: the file names' (default: the current
+    manifest's, else ".json"), for a first directory whose tokenURI forms other names (thirdweb: base + id)."""
     pieces = complete_publication(ws.ledger, accepted, ws.spec.size, minted)
     current = ws.ledger.current_manifest()
-    suffix = current.manifest.token_suffix if current else ".json"  # the names tokenURI already forms
+    if suffix is None:
+        suffix = current.manifest.token_suffix if current else ".json"  # the names tokenURI already forms
     sources = source_documents(ws, pieces)
     root, metadata_cids = pin_metadata_directory(ws, pieces, publication_backend(ws), suffix, kept_documents,
                                                  force=force, sources=sources)

@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from mintprep.collection.config import Collection, CollectionSpec
 from mintprep.chain.address import find_contract
@@ -29,6 +29,8 @@ class Workspace:
     ledger: Ledger
     progress: ProgressSink = field(default_factory=NoProgress)
     _executor: "Executor | None" = field(default=None, repr=False)
+    # The contract as read once for this command (mintprep.chain.profile.live.read_live): a LiveState, or None.
+    chain_live: Any = field(default=None, repr=False)
 
     @classmethod
     @contextmanager

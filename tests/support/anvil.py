@@ -8,6 +8,9 @@ Import the fixtures into a conftest to use them:
 - `chain` (function): a `Chain` (w3 + funded dev accounts) whose state is rolled back after the test
   (evm_snapshot / evm_revert), so tests stay independent without restarting the node.
 - `drop` (function): a MintprepDrop deployed on `chain` with `DropParams()` defaults; returns a `DeployedDrop`.
+- `rolled_back(node)`: the same Chain as a context manager, for a module's shared deploys.
+- `deploy_artifact(chain, name, *args)`: deploy a committed test artifact (tests/chain/artifacts);
+  `deploy_clone(chain, contract)`: an EIP-1167 minimal proxy of it.
 - `start_anvil(chain_id=...)`: a context manager for a node with another chain id or flags.
 - `node_web3(url)`: the Web3 every test talks to a node through; a transaction it sends is mined when `transact`
   returns.
@@ -21,6 +24,7 @@ import subprocess
 import time
 from contextlib import contextmanager
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Iterator
 
 import pytest
@@ -33,6 +37,7 @@ from web3.contract import Contract
 from mintprep.chain.artifact import load_artifact
 from tests.support.tools import REPO, require_tool
 
+TEST_ARTIFACTS = REPO / "tests/chain/artifacts"
 ANVIL_BINARY = REPO / "contracts/node_modules/@foundry-rs/anvil-linux-amd64/bin/anvil"
 ANVIL_MNEMONIC = "test test test test test test test test test test test junk"
 BASE_CHAIN_ID = 8453
@@ -187,20 +192,57 @@ def deploy_test_drop(w3: Web3, owner: LocalAccount, params: DropParams = DropPar
     return DeployedDrop(w3=w3, contract=contract, owner=owner, tx_hash=tx_hash.to_0x_hex())
 
 
+def deploy_artifact(chain: Chain, name: str, *args: object, directory: Path = TEST_ARTIFACTS,
+                    sender: LocalAccount | None = None, abi_of: str | None = None) -> Contract:
+    """Deploy the committed artifact `name` (tests/chain/artifacts) from `sender` (the chain's owner); the
+    contract at the new address with the ABI of `abi_of` (a proxy seen through its implementation's ABI)."""
+    artifact = load_artifact(name, directory)
+    sender = sender or chain.owner
+    tx = chain.w3.eth.contract(abi=artifact.abi, bytecode=artifact.bytecode).constructor(*args).transact(
+        {"from": sender.address})
+    receipt = chain.w3.eth.wait_for_transaction_receipt(tx)
+    assert receipt["status"] == 1, f"{name} deployment reverted"
+    abi = load_artifact(abi_of, directory).abi if abi_of else artifact.abi
+    return chain.w3.eth.contract(address=receipt["contractAddress"], abi=abi)
+
+
+# EIP-1167: the creation code that returns the 45-byte runtime delegating every call to the 20-byte address.
+EIP1167_CREATION = ("3d602d80600a3d3981f3363d3d373d3d3d363d73", "5af43d82803e903d91602b57fd5bf3")
+
+
+def deploy_clone(chain: Chain, implementation: Contract, sender: LocalAccount | None = None) -> Contract:
+    """An EIP-1167 minimal proxy of `implementation` (what thirdweb's and many factories deploy), seen through the
+    implementation's ABI; uninitialised."""
+    head, tail = EIP1167_CREATION
+    code = "0x" + head + implementation.address[2:].lower() + tail
+    tx = chain.w3.eth.send_transaction({"from": (sender or chain.owner).address, "data": code})
+    receipt = chain.w3.eth.wait_for_transaction_receipt(tx)
+    assert receipt["status"] == 1, "EIP-1167 clone deployment reverted"
+    return chain.w3.eth.contract(address=receipt["contractAddress"], abi=implementation.abi)
+
+
 @pytest.fixture(scope="session")
 def anvil_node() -> Iterator[AnvilNode]:
     with start_anvil(BASE_CHAIN_ID) as node:
         yield node
 
 
-@pytest.fixture
-def chain(anvil_node: AnvilNode) -> Iterator[Chain]:
-    w3 = node_web3(anvil_node.url)
+@contextmanager
+def rolled_back(node: AnvilNode) -> Iterator[Chain]:
+    """A `Chain` on `node` whose state is rolled back (evm_snapshot / evm_revert) when the block exits; nested
+    blocks roll back to their own snapshots (a module's deploys, then each test's changes)."""
+    w3 = node_web3(node.url)
     snapshot = w3.provider.make_request("evm_snapshot", [])["result"]
     try:
-        yield Chain(node=anvil_node, w3=w3, accounts=dev_accounts())
+        yield Chain(node=node, w3=w3, accounts=dev_accounts())
     finally:
         w3.provider.make_request("evm_revert", [snapshot])
+
+
+@pytest.fixture
+def chain(anvil_node: AnvilNode) -> Iterator[Chain]:
+    with rolled_back(anvil_node) as rolled:
+        yield rolled
 
 
 @pytest.fixture

@@ -10,12 +10,13 @@ import io
 import json
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Iterable
 
 import numpy as np
 from PIL import Image
 
 from mintprep.ipfs.store import BlockStore
-from mintprep.ipfs.unixfs import get_profile, import_bytes, import_directory
+from mintprep.ipfs.unixfs import DagImport, get_profile, import_bytes, import_directory
 from mintprep.collection.traits import draw_trait
 
 SIDE = 64
@@ -78,7 +79,7 @@ def make_foreign_collection(node: Path, size: int, broken: dict[int, str], seed:
                         "image": f"ipfs://{images_dir.root}/{t}.png", "edition": t, "date": 1700000000000 + t,
                         "dna": hashlib.sha1(json.dumps(traits).encode()).hexdigest(), "attributes": traits,
                         "compiler": "HashLips Art Engine"}
-    meta_dags = {f"{t}{suffix}": import_bytes(json.dumps(d, indent=2).encode(), profile) for t, d in documents.items()}
+    meta_dags = _metadata_files(documents, suffix)
     others = {name: import_bytes(data, profile) for name, data in (beside or {}).items()}
     metadata_dir = import_directory({**meta_dags, **others}, profile)
     store = BlockStore(node)
@@ -86,3 +87,17 @@ def make_foreign_collection(node: Path, size: int, broken: dict[int, str], seed:
     return Foreign(store, str(images_dir.root), str(metadata_dir.root),
                    {t: str(image_dags[f"{t}.png"].root) for t in images}, documents,
                    {t: str(meta_dags[f"{t}{suffix}"].root) for t in ids})
+
+
+def publish_metadata_directory(foreign: Foreign, ids: Iterable[int], suffix: str = ".json") -> str:
+    """A second folder holding the same metadata files for `ids` only (a batch the creator uploaded on its own,
+    as thirdweb's lazy-mint batches are), added to the same node; its root CID."""
+    directory = import_directory(_metadata_files({t: foreign.documents[t] for t in ids}, suffix),
+                                 get_profile("kubo-cidv1"))
+    foreign.store.put_many(directory.blocks)
+    return str(directory.root)
+
+
+def _metadata_files(documents: dict[int, dict], suffix: str) -> dict[str, DagImport]:
+    profile = get_profile("kubo-cidv1")
+    return {f"{t}{suffix}": import_bytes(json.dumps(d, indent=2).encode(), profile) for t, d in documents.items()}

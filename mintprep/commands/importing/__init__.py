@@ -1,6 +1,6 @@
 """`mintprep import`: adopt a collection made elsewhere, so audit, repair, status and the page work on it.
 
-The source is a contract address (its family detected from the chain, mintprep.chain.families; its minted ids,
+The source is a contract address (its family and roles from its profile, mintprep.chain.profile; its minted ids,
 base URI or per-token URIs read over RPC), an `ipfs://` metadata root, or a local folder of images and metadata.
 Everything fetched from IPFS is verified block by block against its CID (a gateway is not trusted), the blocks
 are pinned on the collection's backend under their own CIDs (a healthy token keeps its CIDs byte for byte), and

@@ -1,5 +1,5 @@
-"""The contract reader: the contract's family (detected from the chain, mintprep.chain.families), its minted ids,
-base URI or per-token URIs read over RPC; every minted token read and verified first, one at a time (each must be
+"""The contract reader: the contract's family and roles (its profile, mintprep.chain.profile), its minted ids and
+every id it serves (max supply, next id, batches), base URI or per-token URIs read over RPC; every minted token read and verified first, one at a time (each must be
 readable before anything is written), then every token read again as the import records it."""
 
 from __future__ import annotations
@@ -16,11 +16,12 @@ from mintprep.state.workspace import Workspace
 
 
 def read_contract(ws: Workspace, plan: ImportPlan, fetch: BlockFetcher) -> Iterator[TokenRead]:
-    """The contract's family (detected from the chain), its minted ids, and what each token's URI serves: every
-    minted token read and verified before this returns (UserError naming those lacking), then every token read as
-    the returned iterator is consumed."""
-    from mintprep.chain.families import detect_family
-    from mintprep.chain.rpc import RPC_FAILURES, connect
+    """The contract's profile (declared, verified ABI or runtime code), its minted ids, and what each token the
+    contract serves resolves to (ids from its max supply, next id or batches): every minted token read and verified
+    before this returns (UserError naming those lacking), then every token read as the returned iterator is
+    consumed."""
+    from mintprep.chain.profile.live import open_contract
+    from mintprep.chain.rpc import RPC_FAILURES, connect, require_chain
     from mintprep.net.urls import redact_url
 
     configured = ws.spec.chain.contract
@@ -30,18 +31,33 @@ def read_contract(ws: Workspace, plan: ImportPlan, fetch: BlockFetcher) -> Itera
     network, url = ws.spec.chain.endpoint()
     w3 = connect(url)
     try:
-        family = detect_family(w3, plan.source.text)
+        family = open_contract(ws.col, w3, plan.source.text, require_chain(w3, network))
+        plan.profile = family.profile.to_json()
         plan.minted = family.minted_ids()
         plan.base_uri = family.base_uri(plan.minted)
         plan.owner = family.owner()
-        token_uris = {t: family.token_uri(t) for t in plan.minted} if family.token_suffix is None else {}
+        wanted = family.served_ids(plan.minted, ws.spec.size)
+        if family.token_suffix is None:  # per-token URIs: each minted token's own
+            token_uris = {t: family.token_uri(t) for t in plan.minted}
+        elif plan.base_uri is None and family.profile.uri_form == "batches":  # batches with bases of their own
+            token_uris = {t: uri for t in wanted if (uri := family.uri_of(None, t)) is not None}
+        else:
+            token_uris = {}
     except UserError as exc:
         raise UserError(f"--from {plan.source.text} on {network.name}: {exc}") from None
     except RPC_FAILURES as exc:
         raise UserError(f"--from {plan.source.text}: cannot read its minted tokens and URIs through "
                         f"{redact_url(url)} ({type(exc).__name__})") from None
     plan.contract, plan.chain_id, plan.family = family.address, network.chain_id, family.name
-    if family.token_suffix is None:  # per-token URIs: each minted token read from its own
+    if token_uris:  # each token read from its own URI
+        plan.token_suffix = family.token_suffix or ""
+        plan.uri_roots = sorted({str(p[0]) for p in map(ipfs_path, token_uris.values()) if p and p[1]})
+        hidden = [t for t in wanted if t not in token_uris]  # an encrypted (delayed-reveal) batch's
+        plan.skipped.update({t: "its batch is encrypted (delayed reveal): it shows a placeholder until revealed; "
+                                "import again after the reveal" for t in hidden})
+        return _minted_first(plan, functools.partial(_read_token_uris, ws, token_uris, fetch=fetch),
+                             [t for t in wanted if t in token_uris])
+    if family.token_suffix is None:
         return _minted_first(plan, functools.partial(_read_token_uris, ws, token_uris, fetch=fetch), plan.minted)
     plan.token_suffix = family.token_suffix
     if plan.base_uri is None:
@@ -50,9 +66,7 @@ def read_contract(ws: Workspace, plan: ImportPlan, fetch: BlockFetcher) -> Itera
     if ipfs_path(plan.base_uri) is None:
         raise UserError(f"--from {plan.source.text}: its base URI {plan.base_uri!r} is not an IPFS address; "
                         "import reads metadata trustlessly from IPFS only")
-    first = family.first_id(plan.minted)
-    return _minted_first(plan, functools.partial(read_ipfs_root, ws, plan.base_uri, fetch=fetch),
-                         sorted(set(range(first, first + ws.spec.size)) | set(plan.minted)))
+    return _minted_first(plan, functools.partial(read_ipfs_root, ws, plan.base_uri, fetch=fetch), wanted)
 
 
 def _minted_first(plan: ImportPlan, read: Callable[..., Iterator[TokenRead]], wanted: list[int]) -> Iterator[TokenRead]:

@@ -93,6 +93,8 @@ def _step_directories(rec: Recording) -> None:
     pins = [(d, "image-directory", f"{ws.spec.symbol}-image-directory") for d in sorted(directories, key=str)]
     if plan.metadata_root:
         pins.append((CID.parse(plan.metadata_root), "metadata", f"{ws.spec.symbol}-metadata"))
+    # The directories collectors resolve token URIs through (each batch's), pinned whole: every shard and file.
+    pins += [(CID.parse(root), "metadata", f"{ws.spec.symbol}-metadata-{i}") for i, root in enumerate(plan.uri_roots)]
     pins += [(CID.parse(str(t.metadata_cid)), "metadata-file", f"{ws.spec.symbol}-{t.token_id}.json")
              for t in plan.tokens if plan.token_uris and t.metadata_cid]
     for root, kind, name in pins:
@@ -114,7 +116,7 @@ def _step_manifest(rec: Recording) -> None:
                           contract_uri="")
         rec.publication = record_manifest(ws, adopted)
     else:
-        rec.publication = publish_metadata(ws, pieces)
+        rec.publication = publish_metadata(ws, pieces, suffix=plan.token_suffix if plan.uri_roots else None)
     rec.writes.done()
 
 

@@ -79,7 +79,9 @@ class ImportPlan:
     contract: str | None = None
     owner: str | None = None
     chain_id: int | None = None
-    family: str | None = None  # the contract's shape (mintprep.chain.families)
+    family: str | None = None  # the contract's family (mintprep.chain.profile)
+    profile: dict[str, Any] | None = None  # its roles, and where they were read from (Profile.to_json)
+    uri_roots: list[str] = field(default_factory=list)  # directories token URIs resolve through (thirdweb batches)
     token_suffix: str = ".json"  # what follows the id in the contract's token URIs
     token_uris: dict[int, str] = field(default_factory=dict)  # per-token-URI contracts: minted id -> tokenURI
     minted: list[int] = field(default_factory=list)
@@ -94,7 +96,8 @@ class ImportPlan:
 
     def to_json(self) -> dict[str, Any]:
         return {"source": {"kind": self.source.kind, "text": self.source.text}, "metadata_root": self.metadata_root,
-                "base_uri": self.base_uri, "contract": self.contract, "family": self.family, "minted": self.minted,
+                "base_uri": self.base_uri, "contract": self.contract, "family": self.family, "profile": self.profile,
+                "minted": self.minted,
                 "imported": [t.to_json() for t in self.tokens],
                 "skipped": {str(t): why for t, why in sorted(self.skipped.items())}}
 

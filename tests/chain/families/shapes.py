@@ -11,12 +11,9 @@ from pathlib import Path
 
 from web3.contract import Contract
 
-from mintprep.chain.artifact import load_artifact
 from tests.support.foreign import Foreign, make_foreign_collection
-from tests.support.anvil import Chain, DropParams, deploy_test_drop
-from tests.support.tools import REPO
+from tests.support.anvil import Chain, DropParams, deploy_artifact, deploy_test_drop
 
-ARTIFACTS = REPO / "tests" / "chain" / "artifacts"
 SIZE = 6
 PRICE_WEI = 630_000_000_000_000
 
@@ -42,21 +39,12 @@ class Shape:
 
 
 SHAPES = {
-    "hashlips": Shape("hashlips", 1, ".json", {2: "black", 5: "grey"}, minted=3),
+    "hashlips-simple": Shape("hashlips-simple", 1, ".json", {2: "black", 5: "grey"}, minted=3),
     "erc721a": Shape("erc721a", 0, "", {1: "black", 4: "noise"}, minted=3),
     # Per-token URIs exist only for minted tokens: every token of the collection is minted.
     "uri-storage": Shape("uri-storage", 1, ".json", {2: "black", 4: "grey"}, minted=4, size=4),
     "mintprep-drop": Shape("mintprep-drop", 1, ".json", {2: "black", 5: "grey"}, minted=3),
 }
-
-
-def deploy_artifact(chain: Chain, name: str, *args: object) -> Contract:
-    artifact = load_artifact(name, ARTIFACTS)
-    tx = chain.w3.eth.contract(abi=artifact.abi, bytecode=artifact.bytecode).constructor(*args).transact(
-        {"from": chain.owner.address})
-    receipt = chain.w3.eth.wait_for_transaction_receipt(tx)
-    assert receipt["status"] == 1, f"{name} deployment reverted"
-    return chain.w3.eth.contract(address=receipt["contractAddress"], abi=artifact.abi)
 
 
 def deploy_shape(shape: Shape, chain: Chain, node: Path) -> tuple[Foreign, Contract]:
@@ -65,7 +53,7 @@ def deploy_shape(shape: Shape, chain: Chain, node: Path) -> tuple[Foreign, Contr
     foreign = make_foreign_collection(node, shape.size, shape.broken, first_id=shape.first_id, suffix=shape.suffix)
     base = f"ipfs://{foreign.metadata_root}/"
     owner, collector = chain.owner.address, chain.accounts[1].address
-    if shape.family == "hashlips":
+    if shape.family == "hashlips-simple":
         contract = deploy_artifact(chain, "HashLipsTutorial", base, "", shape.size)
         contract.functions.mint(shape.minted).transact({"from": collector})
     elif shape.family == "erc721a":

@@ -4,19 +4,23 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from mintprep.chain.families.base import ContractCall
-from mintprep.chain.families.live import LiveState
+from mintprep.chain.profile.contract import ContractCall
+from mintprep.chain.profile.live import LiveState
 from mintprep.collection.manifest import Manifest, base_uri_for, contract_uri_for
 
 PROBE_URI = "ipfs://bafkqaaa/"  # the empty identity CID: a harmless value to simulate a setter with
 
 
 def metadata_calls(live: LiveState, manifest: Manifest, replaced: Iterable[int]) -> list[ContractCall] | None:
-    """The calls that make collectors see `manifest`: setBaseURI(new root) for a base-URI family, setTokenURI for
-    each replaced minted token of a per-token family (no other token's URI is touched). [] when the chain already
-    agrees; None when the family has no setter the owner can call."""
+    """The calls that make collectors see `manifest`: the family's base setter pointed at the new root (for
+    batches, only the batches holding a replaced token), setTokenURI for each replaced minted token of a per-token
+    family (no other token's URI is touched). [] when the chain already agrees; None when the family has no setter
+    its admin can call."""
+    replaced = list(replaced)
     if live.family.token_suffix is not None:
         base, contract_uri = base_uri_for(manifest.metadata_root), contract_uri_for(manifest.metadata_root)
+        if live.family.profile.uri_form == "batches":
+            return live.family.base_uri_calls(base, contract_uri, replaced)
         return [] if live.base_uri == base else live.family.base_uri_calls(base, contract_uri)
     tokens = manifest.by_token()
     wanted = {t: f"ipfs://{tokens[t].metadata_cid}" for t in replaced if t in tokens and t in live.token_uris}
@@ -24,8 +28,9 @@ def metadata_calls(live: LiveState, manifest: Manifest, replaced: Iterable[int])
     return live.family.token_uri_calls(changed) if changed else []
 
 
-def can_update(live: LiveState, minted_replaced: Iterable[int]) -> bool:
-    """Whether the owner could make the calls a repair needs (simulated, nothing sent)."""
+def can_update(live: LiveState, replaced: Iterable[int]) -> bool:
+    """Whether the admin could make the calls a repair needs (simulated, nothing sent)."""
+    replaced = list(replaced)
     if live.family.token_suffix is not None:
-        return live.family.base_uri_calls(PROBE_URI, "") is not None
-    return live.family.token_uri_calls({t: PROBE_URI for t in list(minted_replaced)[:1]}) is not None
+        return live.family.base_uri_calls(PROBE_URI, "", replaced or None) is not None
+    return live.family.token_uri_calls({t: PROBE_URI for t in replaced[:1]}) is not None
