@@ -372,6 +372,11 @@ class ProfiledContract:
                         + ", ".join([f"{i} (frozen)" for i in frozen] + [f"{i} (encrypted)" for i in encrypted]))
         return ", ".join(setters.values()) or "no token-URI setter"
 
+    def setter_call(self, role: str, *args: Any) -> ContractCall | None:
+        """The owner's call in `role` (a sale setter such as set_price), when the owner could make it now."""
+        calls = self._if_callable(role, args)
+        return calls[0] if calls else None
+
     def _if_callable(self, role: str, args: tuple[Any, ...]) -> list[ContractCall] | None:
         """The call, when the collection's admin could make it (simulated with eth_call from the owner); else None
         (no such setter, frozen, or no owner to make it: renounced)."""
