@@ -109,15 +109,16 @@ def run_collection(col: Collection, *, include_minted: bool = False,
             provenance_hash=publication.manifest.provenance_hash,
             page=page, page_blocked=gate.blocked, chain_check=gate.check,
             not_imported=served, not_imported_advice=served and (
-                f"the contract {ws.contract} already serves token(s) {', '.join(map(str, served))}, which the import "
-                f"did not read: run `mintprep import --from {ws.contract}` again (new art is never made for them)"),
+                f"the contract {ws.deployed_contract()} already serves token(s) {', '.join(map(str, served))}, which "
+                f"the import did not read: run `mintprep import --from {ws.deployed_contract()}` again (new art is "
+                "never made for them)"),
         )
 
 
 def served_not_imported(ws: Workspace, token_ids: list[int]) -> list[int]:
     """Those of `token_ids` the contract the collection was imported from already serves (its id range: max
     supply, next id, batches): their art is the contract's, so `run` names them instead of generating."""
-    contract = ws.contract
+    contract = ws.deployed_contract()
     if not token_ids or contract is None or contract.lower() not in {s.lower() for s in ws.ledger.import_sources()}:
         return []
     from mintprep.chain.profile.live import read_live
@@ -148,16 +149,3 @@ def imported_as_published(ws: Workspace, plans: list[PiecePlan]) -> dict[int, Ca
             found[plan.token_id] = Candidate(plan, token.png_sha256, piece.request_key, token.provenance,
                                              token.source_metadata_sha256)
     return found
-
-
-def served_not_imported(ws: Workspace, token_ids: list[int]) -> list[int]:
-    """Those of `token_ids` the contract the collection was imported from already serves (its id range: max
-    supply, next id, batches): their art is the contract's, so `run` names them instead of generating."""
-    contract = ws.contract
-    if not token_ids or contract is None or contract.lower() not in {s.lower() for s in ws.ledger.import_sources()}:
-        return []
-    from mintprep.chain.profile.live import read_live
-
-    live = read_live(ws)
-    served = set(live.family.served_ids(sorted(live.token_uris), ws.spec.size))
-    return sorted(t for t in token_ids if t in served)

@@ -448,7 +448,7 @@ def page_differences(config: dict[str, Any], manifest: dict[str, Any], contract:
 def audit_chain(ws: Workspace, report: AuditReport) -> "LiveState | None":
     """Which tokens are sold and what each token's URI is, read through the contract's profile, and whether the
     contract points at the ledger's metadata (price, cap and supply are `mintprep check`'s)."""
-    if ws.contract is None:
+    if ws.deployed_contract() is None:
         report.checked["chain"] = "no contract configured or deployed"
         return None
     from mintprep.chain.profile.live import read_live  # web3 takes seconds to import: only when there is a chain

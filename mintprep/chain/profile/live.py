@@ -46,7 +46,7 @@ class LiveState:
             return self.token_uris[token_id]
         return self.family.uri_of(self.base_uri or None, token_id)  # an empty base: none set yet
 
-    def placeholders(self) -> set[str]:
+    def shared_uris(self) -> set[str]:
         """URIs several minted tokens share: an unrevealed drop's placeholder, not any token's own document."""
         return {uri for uri, count in Counter(self.token_uris.values()).items() if count > 1}
 
