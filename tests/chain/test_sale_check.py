@@ -89,7 +89,7 @@ def test_run_builds_no_page_that_could_not_mint_on_another_family(chain: Chain, 
                                                chain__contract=made.address, chain__mint_price="0.00063",
                                                chain__max_per_tx=LIMIT))
     from mintprep.collection.config import load_collection
-    from mintprep.commands.run import chain_gate
+    from mintprep.stages.page import chain_gate
     from mintprep.state.workspace import Workspace
 
     with Workspace.open(load_collection(path)) as ws:
