@@ -18,7 +18,7 @@ import mintprep.cli  # noqa: F401  (registers every command)
 from mintprep.cli.app import app
 from tests.conftest import write_collection
 from tests.support.anvil import Chain
-from tests.support.platforms import LIMIT, PRICE_WEI, SIZE, deploy_platform
+from tests.support.platforms import LIMIT, NATIVE_TOKEN, PRICE_WEI, SIZE, deploy_platform
 
 SETTERS = {"hashlips-lower-gas": ("setCost", "setMaxMintAmountPerTx", "setPaused"),
            "hashlips-simple": ("setCost", "setmaxMintAmount", "pause")}
@@ -96,3 +96,50 @@ def test_run_builds_no_page_that_could_not_mint_on_another_family(chain: Chain, 
         gate = chain_gate(ws)
     assert gate.check is not None and gate.check["ok"] and gate.check["family"] == "hashlips-lower-gas"
     assert gate.blocked == "the mint page does not mint on hashlips-lower-gas contracts yet"
+
+
+STRUCT_SETTERS = {"zora-drop": "setSaleConfiguration", "thirdweb-drop": "setClaimConditions"}
+
+
+def drift_struct_sale(made, family: str, price: int, per_wallet: int, start: int) -> None:
+    """The admin rewrites the family's sale struct: price, per-wallet cap, start."""
+    if family == "zora-drop":
+        made.transact(made.contract.functions.setSaleConfiguration(price, per_wallet, start, 2**64 - 1, 0, 0,
+                                                                    b"\x00" * 32))
+    else:
+        condition = (start, SIZE, 0, per_wallet, b"\x00" * 32, price, NATIVE_TOKEN, "")
+        made.transact(made.contract.functions.setClaimConditions([condition], False))
+
+
+@pytest.mark.parametrize("family", sorted(STRUCT_SETTERS))
+def test_check_reads_zoras_sale_configuration_and_thirdwebs_claim_condition(family: str, chain: Chain,
+                                                                             tmp_path: Path):
+    """Zora ERC721Drop (npm @zoralabs/nft-drop-contracts 1.14.1) and thirdweb DropERC721 (npm @thirdweb-dev/contracts
+    3.15.0), both behind their proxies: the example's 0.00063 ETH and 5 per wallet match; a one-wei price, a
+    per-wallet drift and a sale not yet open are named, with the one setter call that rewrites the sale."""
+    made = deploy_platform(family, chain, tmp_path / "node")
+    fields = dict(size=SIZE, chain__rpc_url=chain.node.url, chain__contract=made.address)
+    matching = write_collection(tmp_path / "ok", **fields)
+    code, report = check(matching)
+    assert code == 0, report["mismatches"]
+    assert report["family"] == family and rows(report)["sale_open"]["on_chain"] == "open"
+
+    per_tx = without_wallet_cap(write_collection(tmp_path / "tx", **fields, chain__max_per_tx=LIMIT))
+    code, report = check(per_tx)
+    assert code == 1 and report["mismatches"] == ["max_per_tx"]
+    assert "the contract caps nothing per transaction and 5 per wallet" in rows(report)["max_per_tx"]["fix"]
+
+    later = chain.w3.eth.get_block("latest")["timestamp"] + 86_400
+    drift_struct_sale(made, family, PRICE_WEI + 1, 3, later)
+    code, report = check(matching)
+    assert code == 1 and report["mismatches"] == ["price", "max_per_wallet", "sale_open"]
+    setter = STRUCT_SETTERS[family]
+    assert all(setter in rows(report)[field]["fix"] for field in report["mismatches"])
+    [call] = report["fix_transactions"]
+    assert call["function"].startswith(setter) and call["to"] == made.address
+    if family == "zora-drop":
+        assert call["args"][:3] == [PRICE_WEI, LIMIT, 0]
+    else:
+        [[condition], reset] = call["args"]
+        assert (condition[0], condition[3], condition[5], reset) == (0, LIMIT, PRICE_WEI, False)
+
