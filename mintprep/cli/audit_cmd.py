@@ -140,13 +140,13 @@ def _print_repair(outcome: "RepairOutcome", verbose: bool = False) -> None:
         _print_audit(outcome.after, verbose)
 
 
-RECIPE_WORDS = {"logged": "from the creator's logged recipe", "yaml": "from pieces.{id}.seed",
-                "new-seed": "from attempt {attempt}, a new seed: no recipe logged for this token"}
-
-
 def _recipe_words(token: TokenRepair, replacement: dict[str, Any] | None) -> str:
     """Which recipe the new image comes (or came) from, and its seed: a run says so when no recipe was logged."""
-    planned = RECIPE_WORDS[token.recipe].format(id=token.token_id, attempt=token.next_attempt)
+    from mintprep.collection.traits import SEED_FROM_WORDS
+
+    planned = SEED_FROM_WORDS[token.recipe].replace("<id>", str(token.token_id))
+    if token.recipe == "new-seed":
+        planned = f"from attempt {token.next_attempt}, {planned}"
     used = (replacement or {}).get("provenance", {}).get("seed", token.seed)
     if used == token.seed:
         return f"({planned}, seed {token.seed})"

@@ -57,6 +57,12 @@ def _print_report(report: "RunReport") -> None:
     table.add_row("generate", str(report.generated), str(report.generation_skipped), str(len(report.rejected)))
     table.add_row("pin", str(report.pinned), str(report.pin_skipped), "")
     console.print(table)
+    if report.recipes:
+        from mintprep.base.id_lists import summarise_ids
+        from mintprep.collection.traits import SEED_FROM_WORDS
+
+        console.print("seeds: " + "; ".join(f"{SEED_FROM_WORDS[recipe]}: {summarise_ids(ids)}"
+                                            for recipe, ids in sorted(report.recipes.items())), highlight=False)
     for failed in [*report.rejected, *report.minted_failing]:
         console.print(f"[red]token {failed.token_id} failed[/] ({escape(failed.prompt)}): {escape(failed.reason)}",
                       highlight=False)

@@ -16,6 +16,9 @@ from mintprep.collection.recipe import LoggedRecipe
 from mintprep.collection.template import render
 
 SeedFrom = Literal["yaml", "logged", "new-seed"]
+# How reports name where a piece's seed came from.
+SEED_FROM_WORDS: dict[str, str] = {"logged": "from the creator's logged recipe", "yaml": "from pieces.<id>.seed",
+                                   "new-seed": "a new seed: no recipe logged for this token"}
 
 
 @dataclass(frozen=True)

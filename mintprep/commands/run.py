@@ -43,6 +43,7 @@ class RunReport:
     page: str | None = None
     page_blocked: str | None = None
     chain_check: dict[str, Any] | None = None
+    recipes: dict[str, list[int]] = field(default_factory=dict)  # logged | yaml | new-seed -> pieces generated so
     # Ids the imported contract already serves that the import did not read: never given new art here.
     not_imported: list[int] = field(default_factory=list)
     not_imported_advice: str | None = None
@@ -99,6 +100,7 @@ def run_collection(col: Collection, *, include_minted: bool = False,
         return RunReport(
             pieces=len(plans),
             generated=generated.generated + validated.generated, generation_skipped=generated.skipped,
+            recipes=recipe_counts(generated.recipes),
             resampled=[{"token_id": r.token_id, "guard": r.guard, "reason": r.reason,
                         "collides_with": r.collides_with} for r in validated.resampled],
             rejected=sorted(rejected, key=lambda f: f.token_id),
@@ -126,6 +128,14 @@ def served_not_imported(ws: Workspace, token_ids: list[int]) -> list[int]:
     live = read_live(ws)
     served = set(live.family.served_ids(sorted(live.token_uris), ws.spec.size))
     return sorted(t for t in token_ids if t in served)
+
+
+def recipe_counts(recipes: dict[int, str]) -> dict[str, list[int]]:
+    """Which recipe gave each generated piece its seed: the creator's log, pieces.<id>.seed, or a new seed."""
+    grouped: dict[str, list[int]] = {}
+    for token_id, recipe in sorted(recipes.items()):
+        grouped.setdefault(recipe, []).append(token_id)
+    return grouped
 
 
 def minted_failing(ws: Workspace, kept: KeptMinted, prompts: dict[int, str]) -> list[FailedPiece]:

@@ -5,7 +5,7 @@ generation row and attempts). Generation itself is a pure function of a request 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from mintprep.collection.recipe import read_recipe_log
@@ -42,6 +42,7 @@ class Generated:
     failed_keys: dict[int, str]
     generated: int = 0
     skipped: int = 0
+    recipes: dict[int, str] = field(default_factory=dict)  # generated token -> which recipe gave its first seed
 
 
 def plan_pieces(ws: Workspace) -> list[PiecePlan]:
@@ -80,6 +81,7 @@ def generate(ws: Workspace, plans: list[PiecePlan]) -> Generated:
             plan, key = pending.pop(made.token_id)  # a result arrives once per request, in any order
             rows[plan.token_id] = (plan, _record_generation(ws, key, made))
             result.generated += 1
+            result.recipes[plan.token_id] = plan_seed(plan, first_attempts.get(plan.token_id, 0))[1]
             advance(ws.executor.status())
     for token_id, (plan, row) in sorted(rows.items()):
         if row.png_sha256 is None:

@@ -130,3 +130,20 @@ def test_a_piece_seed_and_size_are_accepted_and_unknown_keys_still_refused(tmp_p
     assert code == 0 and "seed" in json.dumps(answer)
     code, answer = cli("run", str(bad), "--json")
     assert code == 2 and answer["error"]["field"] == "pieces.2.seed"
+
+
+@pytest.mark.slow
+def test_run_says_which_recipe_gave_each_generated_piece_its_seed(tmp_path: Path):
+    made = []
+    for name in ("json", "human"):
+        path = write_collection(tmp_path / name, size=SIZE, generator__steps=2, generator__upscale=1,
+                                generator__recipe_log="gen.jsonl", pieces={3: {"seed": 4242}})
+        (path.parent / "gen.jsonl").write_text('{"token_id": 1, "seed": 77, "prompt": "a tulip, woodcut"}\n')
+        made.append(path)
+    code, report = cli("run", str(made[0]), "--json")
+    assert code == 0, report
+    assert report["recipes"] == {"logged": [1], "new-seed": [2], "yaml": [3]}
+    code, human = cli("run", str(made[1]))
+    assert code == 0 and "seeds: from the creator's logged recipe: 1 token: 1; a new seed: no recipe logged for " \
+        "this token: 1 token: 2; from pieces.<id>.seed: 1 token: 3" in " ".join(human.split())
+    assert "seeds:" not in cli("run", str(made[1]))[1]  # nothing left to generate
