@@ -19,7 +19,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "mintprep"
 LEDGER_WRITES = {
     "record_generation", "record_verdicts", "record_pin", "record_pins", "record_unpin", "set_pieces", "drop_pieces_after",
     "set_first_attempt", "record_manifest", "record_imports", "record_deployment", "record_chain_tx",
-    "record_publish", "begin_journal", "advance_journal", "finish_journal",
+    "record_publish", "begin_journal", "advance_journal", "finish_journal", "record_minted_seen",
 }
 # Ledger writes outside commands/ and state/, each with the reason it is there: (module, method) -> why.
 LEDGER_WRITE_EXCEPTIONS = {

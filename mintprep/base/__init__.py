@@ -36,4 +36,5 @@ __all__, __getattr__ = face(__name__, {
     "loads": "untrusted_json", "MAX_DEPTH": "untrusted_json", "nesting_depth": "untrusted_json",
     "NOT_JSON": "untrusted_json",
     "shown": "visible_text", "shown_html": "visible_text", "shown_text": "visible_text",
+    "summarise_ids": "id_lists",
 })

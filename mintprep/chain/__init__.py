@@ -13,7 +13,7 @@ __all__, __getattr__ = face(__name__, {
     "build_artifacts": "artifact", "load_artifact": "artifact",
     "BaseUriUpdate": "base_uri", "check_base_uri_change": "base_uri", "collection_base_uri_update": "base_uri",
     "kept_documents": "base_uri", "send_collection_base_uri": "base_uri",
-    "check_collection": "check", "CheckReport": "check", "format_wei": "check",
+    "check_collection": "check", "CheckReport": "check", "format_wei": "amounts_text",
     "collection_drop_config": "deploy", "create_address": "deploy", "deploy_drop": "deploy",
     "deploy_target": "deploy", "Deployed": "deploy", "interrupted_deploy": "deploy",
     "LiveState": "profile.live", "read_live": "profile.live",

@@ -8,9 +8,8 @@ shown (ok None: nothing to compare it with, or not readable because an earlier r
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
-from datetime import datetime, timezone
-from decimal import Decimal
-from typing import Any, Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Callable
 
 import numpy as np
 from web3 import Web3
@@ -22,11 +21,17 @@ from mintprep.chain.costs import MintCost, describe_estimate_failure, estimate_m
 from mintprep.chain.merkle import AllowlistTree, checksummed, roots_of_proofs
 from mintprep.net import Network, redact_url
 from mintprep.chain.phases import OnChainPhase, SalePhase, collection_phases
+from mintprep.chain.amounts_text import format_time, format_wei
 from mintprep.chain.rpc import RPC_FAILURES, connect, rpc_failure_reason
-from mintprep.collection import NEVER, WEI_PER_ETH, Collection, Placeholders, base_uri_for, placeholder_documents
+from mintprep.collection import (Collection, Placeholders, base_uri_for, placeholder_documents,
+                                 ChainSettings)
 from mintprep.state import Ledger, deployed_address
 from mintprep.chain.verify import Verifier, runtime_matches, verifier_for
 from mintprep.base import MintprepError, UserError
+
+if TYPE_CHECKING:
+    from mintprep.chain.profile import Profile
+    from mintprep.chain.profile.contract import ContractCall
 
 # Fields whose disagreement means the page would show or charge something the config does not say.
 COMPARED_FIELDS = ("chain_id", "code", "runtime_code", "max_supply", "owner", "base_uri", "contract_uri", "provenance_hash",
@@ -49,6 +54,9 @@ class ExpectedDrop:
     verifiers: tuple[tuple[str, Verifier], ...] = ()  # services asked whether the source is verified
     mints_unrevealed: bool = False  # chain.reveal: the base URI stays empty on chain until the reveal
     placeholders: "Placeholders | None" = None  # chain.reveal: tokenURI and contractURI until the reveal
+    chain: ChainSettings | None = None  # another family's contract is read by the profile these settings lead to
+    base_dir: Path | None = None  # where chain.abi is read from
+    where: str = "chain.contract"  # where the address came from, for messages
 
 
 @dataclass(frozen=True)
@@ -70,6 +78,8 @@ class CheckReport:
     rows: tuple[CheckRow, ...]
     mint_costs: tuple[MintCost, ...]  # mint(1) and mint(5) in the phase open now
     mint_cost_note: str | None = None
+    family: str = "mintprep-drop"  # the contract's family (mintprep.chain.profile)
+    fix_calls: tuple[ContractCall, ...] = ()  # the owner's setter calls that make the chain agree (--print-tx)
 
     @property
     def mismatches(self) -> list[str]:
@@ -91,20 +101,9 @@ class CheckReport:
             "rows": [row.to_json() for row in self.rows],
             "mint_costs": [cost.to_json() for cost in self.mint_costs],
             "mint_cost_note": self.mint_cost_note,
+            "family": self.family,
+            "fix_transactions": [call.to_json() for call in self.fix_calls],
         }
-
-
-def format_wei(wei: int) -> str:
-    eth = (Decimal(wei) / WEI_PER_ETH).normalize()
-    return f"{wei} wei ({eth:f} ETH)"
-
-
-def format_time(seconds: int) -> str:
-    if seconds >= NEVER:
-        return "never"
-    if seconds == 0:
-        return "0 (from deploy)"  # what an unset `start` stores: the phase is open as soon as the contract exists
-    return f"{seconds} ({datetime.fromtimestamp(seconds, timezone.utc):%Y-%m-%dT%H:%M:%SZ})"
 
 
 def _hex32(value: bytes) -> str:
@@ -145,9 +144,13 @@ def _compare(w3: Web3, rpc_url: str, expected: ExpectedDrop, costs: bool) -> Che
         return CheckReport(**report, rows=tuple(rows + skipped), mint_costs=(), mint_cost_note="no contract")
     artifact = load_artifact()
     same = runtime_matches(artifact, bytes(code))
+    profile = None if same else _profile(w3, expected, chain_id)
+    if profile is not None and profile.family != "mintprep-drop":
+        return _profiled_report(w3, expected, profile, report, rows)
     rows.append(CheckRow("runtime_code", "the committed artifact's (metadata hash and immutables aside)",
                          "same" if same else "different code", same,
-                         None if same else "the contract is another build: redeploy, or check out its source"))
+                         None if same else "the deployed MintprepDrop is another build than this checkout's: check "
+                         "out the source it was built from (`mintprep contract verify` compares them)"))
     rows += [verification_row(v, expected.network.chain_id, expected.address) for v in expected.verifiers]
     drop = w3.eth.contract(address=expected.address, abi=artifact.abi)
     try:
@@ -156,7 +159,8 @@ def _compare(w3: Web3, rpc_url: str, expected: ExpectedDrop, costs: bool) -> Che
     except (ContractLogicError, BadFunctionCallOutput) as exc:
         # Code is there but it does not answer MintprepDrop's views: some other contract.
         rows.append(CheckRow("interface", "MintprepDrop views", f"call failed ({type(exc).__name__})", False,
-                             "chain.contract does not point at a MintprepDrop"))
+                             f"{expected.address} ({expected.where}) is no MintprepDrop, and mintprep could not read "
+                             "its roles: declare them in chain.profile (docs/families.md)"))
         return CheckReport(**report, rows=tuple(rows), mint_costs=(), mint_cost_note="not a MintprepDrop")
     rows.append(_row("phase_count", len(expected.phases), len(on_chain_phases),
                      fix="make chain.phases list the deployed phases, or add one with setPhase"))
@@ -171,6 +175,32 @@ def _compare(w3: Web3, rpc_url: str, expected: ExpectedDrop, costs: bool) -> Che
         return CheckReport(**report, rows=tuple(rows), mint_costs=(), mint_cost_note=describe_estimate_failure(exc))
     note = None if costs else "no phase is open now"
     return CheckReport(**report, rows=tuple(rows), mint_costs=costs, mint_cost_note=note)
+
+
+def _profile(w3: Web3, expected: ExpectedDrop, chain_id: int) -> "Profile | None":
+    """The contract's profile when collection settings are at hand and its roles can be read; None otherwise."""
+    if expected.chain is None or expected.base_dir is None:
+        return None
+    from mintprep.chain.profile import ProfileError, resolve_profile
+
+    try:
+        return resolve_profile(w3, expected.address, expected.chain, expected.base_dir, chain_id)
+    except ProfileError:
+        return None
+
+
+def _profiled_report(w3: Web3, expected: ExpectedDrop, profile: "Profile", report: dict[str, Any],
+                     rows: list[CheckRow]) -> CheckReport:
+    """Another family's contract: its sale compared through its profile's roles (mintprep.chain.sale_check)."""
+    from mintprep.chain.profile.contract import ProfiledContract
+    from mintprep.chain.sale_check import sale_rows
+
+    assert expected.chain is not None
+    sale = sale_rows(ProfiledContract(w3, expected.address, profile), expected.chain, expected.max_supply)
+    rows += [CheckRow(row.field, row.expected, row.on_chain, row.ok, row.fix) for row in sale]
+    calls = tuple(row.call for row in sale if row.call is not None)
+    return CheckReport(**report, rows=tuple(rows), mint_costs=(), family=profile.family, fix_calls=calls,
+                       mint_cost_note=f"mint costs are estimated for MintprepDrop only ({profile.family})")
 
 
 def verification_row(named: tuple[str, Verifier], chain_id: int, address: str) -> CheckRow:
@@ -191,7 +221,7 @@ def _drop_rows(drop: Contract, expected: ExpectedDrop) -> list[CheckRow]:
     revealed = _read(drop, "revealed")
     rows = [
         _row("max_supply", expected.max_supply, _read(drop, "maxSupply"),
-             fix="maxSupply is immutable: redeploy, or set `size` to the deployed supply"),
+             fix="maxSupply is fixed at deploy: set `size` to the deployed supply"),
         _row("owner", expected.owner, _read(drop, "owner"), fix="transferOwnership from the current owner"),
         _row("base_uri", "" if expected.mints_unrevealed and not revealed and expected.base_uri else expected.base_uri,
              _read(drop, "baseURI"),
@@ -201,7 +231,8 @@ def _drop_rows(drop: Contract, expected: ExpectedDrop) -> list[CheckRow]:
              fix="`mintprep contract set-base-uri` sets both URIs (or --print for a multisig)"),
         _row("provenance_hash", expected.provenance_hash and _hex32(bytes.fromhex(expected.provenance_hash)),
              _hex32(_read(drop, "provenanceHash")),
-             fix="the provenance is immutable: the art changed after deploy; redeploy or restore the manifest"),
+             fix="the provenance is fixed at deploy and the art changed since: restore the manifest it commits to "
+                 "(`mintprep provenance` shows which tokens differ)"),
         _row("royalty", expected.royalty, (receiver, amount), lambda v: f"{v[1]} bps to {v[0]}",
              fix=f"call setDefaultRoyalty{expected.royalty}" if expected.royalty else None),
         _row("payouts", expected.payouts, payees, show_payees,
@@ -307,6 +338,9 @@ def expected_drop(col: Collection, ledger: Ledger | None, network: Network) -> E
         # Unrevealed, the base URI stays empty until the reveal sets it (reading it earlier would show the art).
         mints_unrevealed=chain.reveal is not None,
         placeholders=placeholder_documents(col) if chain.reveal is not None else None,
+        chain=chain,
+        base_dir=col.base_dir,
+        where="chain.contract" if chain.contract else "recorded in the ledger by `import` or `contract deploy`",
     )
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import typer
 from rich.table import Table
@@ -13,7 +13,7 @@ from mintprep.cli.app import app, console, print_json
 
 if TYPE_CHECKING:
     from mintprep.stages import AuditReport
-    from mintprep.commands import RepairOutcome
+    from mintprep.commands import RepairOutcome, TokenRepair
 
 
 @app.command()
@@ -28,6 +28,8 @@ def audit(
     gateway: list[str] = typer.Option([], "--gateway", help="also check retrieval through this trustless gateway "
                                       "(repeatable)"),
     no_chain: bool = typer.Option(False, "--no-chain", help="audit only: skip the contract checks"),
+    verbose: bool = typer.Option(False, "--verbose", "-v", help="also list the style notes on healthy images "
+                                 "(posterized, banded: flat and pixel art are legitimate; never a problem)"),
     html: Path | None = typer.Option(None, "--html", help="write a report with thumbnails of every problem piece"),
     json: bool = typer.Option(False, "--json", help="print the report as JSON on stdout"),
 ) -> None:
@@ -42,7 +44,7 @@ def audit(
 
         report = audit_collection(col, gateways=gateway, check_chain=not no_chain)
         _write_html(html, col, report, None)
-        print_json(report.to_json()) if json else _print_audit(report)
+        print_json(report.to_json()) if json else _print_audit(report, verbose)
         raise typer.Exit(report.exit_code)
     from mintprep.base import RichProgress
     from mintprep.commands import repair_collection
@@ -51,7 +53,7 @@ def audit(
         outcome = repair_collection(col, include_minted=include_minted, dry_run=dry_run, print_tx=print_tx,
                                     gateways=gateway, progress=progress)
     _write_html(html, col, outcome.before or outcome.after, outcome)
-    print_json(outcome.to_json()) if json else _print_repair(outcome)
+    print_json(outcome.to_json()) if json else _print_repair(outcome, verbose)
     raise typer.Exit(outcome.exit_code)
 
 
@@ -64,11 +66,9 @@ def _write_html(path: Path | None, col, report: "AuditReport | None", outcome: "
     console.print(Text(f"report: {path}"))
 
 
-def _print_audit(report: "AuditReport") -> None:
+def _print_audit(report: "AuditReport", verbose: bool = False) -> None:
     minted = set(report.minted)
-    for w in report.warnings:
-        console.print(Text(f"token {w['token_id']}: {w['property']} ({w['metric']} {w['value']:g} > {w['setting']} "
-                           f"{w['threshold']:g}; a warning, not a problem)", "yellow"), highlight=False)
+    _print_style_notes(report.warnings, verbose)
     if report.ok:
         console.print(Text.assemble(("clean", "green"), f": {report.checked.get('tokens', 0)} tokens checked on "
                                     f"{', '.join(report.checked.get('sources', []))}"))
@@ -86,12 +86,12 @@ def _print_audit(report: "AuditReport") -> None:
     console.print(table)
 
 
-def _print_repair(outcome: "RepairOutcome") -> None:
+def _print_repair(outcome: "RepairOutcome", verbose: bool = False) -> None:
     plan = outcome.plan
     if outcome.status == "nothing-to-repair" or plan is None:
         console.print("[green]nothing to repair[/]")
         if outcome.before and not outcome.before.ok:
-            _print_audit(outcome.before)
+            _print_audit(outcome.before, verbose)
         return
     # Said as it is: "replaced" only where something was (nothing changes under no-setter or a failure).
     verb = {"planned": "would replace", "no-setter": "did not replace", "failed": "did not replace",
@@ -105,7 +105,8 @@ def _print_repair(outcome: "RepairOutcome") -> None:
             console.print(f"token {token.token_id} ({', '.join(token.problems)}): image {token.old_image_cid} "
                           "pinned again under the same CID", highlight=False)
             continue
-        comes = f"new image {new}" if new else f"a new image from attempt {token.next_attempt} (seed {token.seed})"
+        comes = f"new image {new}" if new else "a new image"
+        comes += " " + _recipe_words(token, plan.replacements.get(str(token.token_id)))
         console.print(f"token {token.token_id} ({', '.join(token.problems)}): {verb} old image {token.old_image_cid} "
                       f"with {comes}", highlight=False)
     for token_id in plan.minted_skipped:
@@ -133,7 +134,36 @@ def _print_repair(outcome: "RepairOutcome") -> None:
                       highlight=False)
     if outcome.before is not None:
         console.print("[bold]before the repair[/]")
-        _print_audit(outcome.before)
+        _print_audit(outcome.before, verbose)
     if outcome.after is not None:
         console.print("[bold]after the repair[/]")
-        _print_audit(outcome.after)
+        _print_audit(outcome.after, verbose)
+
+
+def _recipe_words(token: TokenRepair, replacement: dict[str, Any] | None) -> str:
+    """Which recipe the new image comes (or came) from, and its seed: a run says so when no recipe was logged."""
+    from mintprep.collection import SEED_FROM_WORDS
+
+    planned = SEED_FROM_WORDS[token.recipe].replace("<id>", str(token.token_id))
+    if token.recipe == "new-seed":
+        planned = f"from attempt {token.next_attempt}, {planned}"
+    used = (replacement or {}).get("provenance", {}).get("seed", token.seed)
+    if used == token.seed:
+        return f"({planned}, seed {token.seed})"
+    return f"(the recipe's seed {token.seed} was rejected; a new seed, {used})"
+
+
+def _print_style_notes(notes: list[dict[str, Any]], verbose: bool) -> None:
+    """Style notes on images that pass every guard (posterized, banded) describe flat and pixel art as much as a
+    fault: one line saying they exist, the list only with --verbose. Never a problem (the exit code ignores them)."""
+    if not notes:
+        return
+    if not verbose:
+        kinds = ", ".join(sorted({note["property"] for note in notes}))
+        console.print(Text(f"{len(notes)} style note(s) on healthy images ({kinds}; not problems): --verbose lists "
+                           "them", "dim"), highlight=False)
+        return
+    for note in notes:
+        console.print(Text(f"token {note['token_id']}: {note['property']} ({note['metric']} {note['value']:g} > "
+                           f"{note['setting']} {note['threshold']:g}; a style note, not a problem)", "yellow"),
+                      highlight=False)

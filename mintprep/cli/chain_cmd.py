@@ -4,6 +4,8 @@ its report."""
 
 from __future__ import annotations
 
+import functools
+import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Optional
 
@@ -66,7 +68,9 @@ def render_check(report: "CheckReport") -> Table:
 
 
 @app.command("check")
-def check_command(collection: Path = COLLECTION, rpc_url: Optional[str] = RPC_URL, as_json: bool = JSON) -> None:
+def check_command(collection: Path = COLLECTION, rpc_url: Optional[str] = RPC_URL, as_json: bool = JSON,
+                  print_tx: bool = typer.Option(False, "--print-tx", help="print the owner's setter transaction for "
+                                                "each value that drifted (to, value, calldata, decoded call)")) -> None:
     """Compare collection.yaml with the deployed contract: exit 0 when all agree, 1 on a mismatch, 2 if unreachable."""
     from mintprep.collection import load_collection
     from mintprep.commands import check_contract
@@ -79,6 +83,10 @@ def check_command(collection: Path = COLLECTION, rpc_url: Optional[str] = RPC_UR
         if row.ok is False:
             console.print(Text.assemble(("mismatch:", "bold red"),
                                         f" {row.field}: config {row.expected}, chain {row.on_chain}; fix: {row.fix}"))
+    if print_tx and report.fix_calls:
+        console.print("send these from the contract's owner:")
+        for call in report.fix_calls:
+            console.print(Text(json.dumps(call.to_json())), highlight=False)
     if not report.ok:
         raise typer.Exit(1)
 

@@ -28,3 +28,9 @@ def export(
         return
     console.print(Text(f"exported {len(report.tokens)} tokens ({report.files} files) to {report.out}"),
                   highlight=False)
+    if report.broken:
+        from mintprep.base import summarise_ids
+
+        console.print(Text(f"warning: exported as published, the images of {summarise_ids(report.broken)} fail "
+                           "today's guards (broken); `mintprep audit` shows why, `mintprep audit --repair` replaces "
+                           "them, then export again", "yellow"), highlight=False)

@@ -39,7 +39,8 @@ def import_(
     console.print(Text(f"{verb} {len(plan.tokens)} tokens from {plan.source.text}"
                        + (f" (metadata root {plan.metadata_root})" if plan.metadata_root else "")), highlight=False)
     if plan.profile:
-        from mintprep.chain import Profile, roles_text
+        from mintprep.chain import roles_text
+        from mintprep.collection import Profile
 
         profile = Profile(**plan.profile)
         console.print(Text(f"contract {plan.contract}: {profile.family} (from {profile.source}"

@@ -57,6 +57,12 @@ def _print_report(report: "RunReport") -> None:
     table.add_row("generate", str(report.generated), str(report.generation_skipped), str(len(report.rejected)))
     table.add_row("pin", str(report.pinned), str(report.pin_skipped), "")
     console.print(table)
+    if report.recipes:
+        from mintprep.base import summarise_ids
+        from mintprep.collection import SEED_FROM_WORDS
+
+        console.print("seeds: " + "; ".join(f"{SEED_FROM_WORDS[recipe]}: {summarise_ids(ids)}"
+                                            for recipe, ids in sorted(report.recipes.items())), highlight=False)
     for failed in [*report.rejected, *report.minted_failing]:
         console.print(f"[red]token {failed.token_id} failed[/] ({escape(failed.prompt)}): {escape(failed.reason)}",
                       highlight=False)
@@ -79,11 +85,10 @@ def status(collection: Path = CollectionArg, json: bool = JsonOpt) -> None:
     if json:
         print_json(info)
         return
-    counts = ", ".join(f"{k}: {v}" for k, v in sorted(info["counts"].items()))
-    console.print(f"{escape(info['collection'])}: {info['pieces']} pieces ({counts})", highlight=False)
-    for token in info["tokens"]:
-        if token["status"] != "pinned":
-            console.print(f"  token {token['token_id']}: {token['status']}")
+    from mintprep.commands import attention_lines
+
+    for line in attention_lines(info):
+        console.print(line, highlight=False, markup=False)
     console.print(f"metadata root: {info['metadata_root']}  manifest: {info['manifest_cid']}  "
                   f"page: {escape(str(info['page']))}", highlight=False)
     if info["withheld"]:

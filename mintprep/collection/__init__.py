@@ -33,4 +33,9 @@ __all__, __getattr__ = face(__name__, {
     "selector": "contract_signatures",
     "ChainSettings": "chain_settings",
     "ProfileSettings": "chain_settings",
+    "SEED_FROM_WORDS": "traits",
+    "SeedFrom": "traits",
+    "companion": "companions",
+    "plan_seed": "traits",
+    "read_recipe_log": "recipe",
 })

@@ -202,6 +202,9 @@ class ChainSettings(StrictModel):
                                               "mintprep the contract's family")
     mint_price: str = Field("0", description='price per token in ETH, a quoted decimal string such as "0.00063"')
     max_per_wallet: int = Field(5, ge=1)
+    max_per_tx: int | None = Field(None, ge=1, description="the cap on one mint call, for a contract that limits "
+                                   "each transaction rather than each wallet (HashLips' maxMintAmountPerTx); `check` "
+                                   "compares it")
     owner: str | None = Field(None, description="contract owner (e.g. a multisig); default: the deploying account")
     royalty_bps: int = Field(0, ge=0, le=10_000, description="ERC-2981 royalty in basis points (500 = 5%)")
     royalty_receiver: str | None = Field(None, description="royalty payee; default: the owner")

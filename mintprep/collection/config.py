@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -60,15 +61,17 @@ class PromptSpec(StrictModel):
 
 
 # Generator settings a single piece may change: sampling only, so one loaded model serves every piece.
-PIECE_GENERATOR_FIELDS = ("steps", "guidance", "precision", "fallback", "max_attempts")
+PIECE_GENERATOR_FIELDS = ("steps", "guidance", "width", "height", "precision", "fallback", "max_attempts")
 
 
 class PieceOverride(StrictModel):
-    """Per-token changes: fix a trait, replace the prompt outright, or sample this piece differently."""
+    """Per-token changes: fix a trait, replace the prompt outright, give the seed, or sample this piece differently."""
 
     traits: dict[str, str] = Field(default_factory=dict)
     prompt: str | None = None
     negative: str | None = None
+    seed: int | None = Field(None, ge=0, lt=2**64, description="the seed of this piece's first attempt (the "
+                             "creator's own, e.g. from their generation log); default: derived from `seed`")
     generator: dict[str, Any] = Field(default_factory=dict, description=f"any of {', '.join(PIECE_GENERATOR_FIELDS)}")
 
 
@@ -124,11 +127,13 @@ class CollectionSpec(StrictModel):
                 raise ValueError(f"pieces.{token_id}.generator: " + "; ".join(describe_errors(exc))) from None
         return self
 
-    def generator_for(self, token_id: int) -> GeneratorSettings:
+    def generator_for(self, token_id: int, logged: Mapping[str, Any] | None = None) -> GeneratorSettings:
+        """The piece's settings: `generator:`, then what its generation log gave (`logged`), then `pieces.<id>`."""
         override = self.pieces.get(token_id)
-        if override is None or not override.generator:
+        changes = {**(logged or {}), **(override.generator if override else {})}
+        if not changes:
             return self.generator
-        return GeneratorSettings.model_validate({**self.generator.model_dump(), **override.generator})
+        return GeneratorSettings.model_validate({**self.generator.model_dump(), **changes})
 
 
 MAX_FILE_BYTES = 4 * 1024 * 1024  # ten thousand per-piece overrides fit in well under this

@@ -27,4 +27,6 @@ __all__, __getattr__ = face(__name__, {
     "run_collection": "run", "RunReport": "run",
     "serving": "serve",
     "collection_status": "status",
+    "TokenRepair": "repair",
+    "attention_lines": "status",
 })

@@ -15,7 +15,7 @@ from mintprep.stages import pin_placeholders, point_contract_at_current_root
 from mintprep.state import Workspace
 
 if TYPE_CHECKING:
-    from mintprep.chain import VerifyOutcome
+    from mintprep.chain import BaseUriUpdate, VerifyOutcome
     from mintprep.collection import Collection
 
 # point_contract_at_current_root: `contract set-base-uri`, the base URI step (stages.base_uri) repair runs too

@@ -5,7 +5,8 @@ default), plus `json/_metadata.json`, the array HashLips' engine writes. Each do
 metadata root publishes, byte for byte (its `image` is the pinned `ipfs://` CID, so it needs no rewriting); each
 image is the pinned PNG, read from the local object store or else from verified blocks (a hidden drop's, before
 the reveal, from the local store that holds them). The folder is built beside DIR and renamed into place: an
-interrupted export leaves nothing half-written.
+interrupted export leaves nothing half-written. It is the current state: after `audit --repair`, the repaired
+pieces. Tokens whose image fails today's guards are exported as published and named in the report (`broken`).
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ class ExportReport:
     tokens: list[int]
     metadata_root: str
     files: int
+    broken: list[int]  # exported tokens whose image fails today's pixel guards (audit --repair replaces them)
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -67,8 +69,18 @@ def export_collection(col: Collection, out: Path, *, names: Names = "json") -> E
                 raise UserError(f"ipfs://{record.metadata_root}/ cannot be read whole from the collection's store "
                                 f"({exc}); run `mintprep audit --repair` first") from None
             _write(staging, "json/_metadata.json", json.dumps(documents, indent=2, ensure_ascii=False).encode())
+        broken = failing_today(ws, {t.token_id: t.png_sha256 for t in record.manifest.tokens})
     return ExportReport(str(out), names, [t.token_id for t in record.manifest.tokens], record.metadata_root,
-                        2 * len(record.manifest.tokens) + 1)
+                        2 * len(record.manifest.tokens) + 1, broken)
+
+
+def failing_today(ws: Workspace, images: dict[int, str]) -> list[int]:
+    """Tokens whose image (token id -> PNG sha256) fails today's pixel guards: the ledger's verdicts, and the
+    images never judged under today's thresholds judged now (read-only: nothing recorded)."""
+    from mintprep.stages import stored_verdicts
+
+    verdicts = stored_verdicts(ws.col, ws.ledger, set(images.values()), record=False, details=False)
+    return sorted(token_id for token_id, sha in images.items() if not verdicts[sha].ok)
 
 
 def _image(ws: Workspace, png_sha256: str, image_cid: str) -> bytes:

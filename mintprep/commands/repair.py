@@ -17,7 +17,7 @@ from typing import Any, Literal, NamedTuple
 from mintprep.stages import (ART_KINDS, REPLACE_KINDS, AuditReport, art_committed_before_reveal, audit_workspace,
                              generate_pieces, keep_minted, page_stage, piece_pointer, pin_accepted, pin_bytes,
                              plan_pieces, publication_backend, publish_metadata, restore_object, validate_candidates)
-from mintprep.collection import Collection, PinnedPiece, token_file_name
+from mintprep.collection import Collection, PinnedPiece, token_file_name, SeedFrom, plan_seed
 from mintprep.base import ObjectCorrupt, ProgressSink, UserError, fault_point
 from mintprep.generate import attempt_seed
 from mintprep.ipfs import import_bytes
@@ -44,6 +44,7 @@ class TokenRepair:
     request_key: str
     next_attempt: int  # regeneration starts here: past every attempt on record, so the broken one never recurs
     seed: int  # the seed of that attempt
+    recipe: SeedFrom = "new-seed"  # where that seed comes from: pieces.<id>.seed, the generation log, or derived
 
 
 @dataclass
@@ -128,6 +129,7 @@ def plan_repair(ws: Workspace, report: AuditReport, *, include_minted: bool = Fa
     if record is None:
         raise UserError(f"{ws.col.path}: nothing pinned yet; run `mintprep run` or `mintprep import` first")
     pieces, first_attempts = ledger.pieces(), ledger.first_attempts()
+    plans = {plan.token_id: plan for plan in plan_pieces(ws)}  # a bad generation log is refused before any work
     minted = set(report.minted)
     tokens, skipped, why = [], [], {}
     for token_id, all_problems in sorted(report.tokens_with(REPLACE_KINDS).items()):
@@ -149,8 +151,10 @@ def plan_repair(ws: Workspace, report: AuditReport, *, include_minted: bool = Fa
             continue
         recorded = [a.attempt for a in ledger.attempts(piece.request_key)]
         next_attempt = max(recorded + [first_attempts.get(token_id, 0) - 1]) + 1
+        own, recipe = plan_seed(plans[token_id], next_attempt) if token_id in plans else (None, "new-seed")
         tokens.append(TokenRepair(token_id, action, kinds, str(piece.image_cid), piece.png_sha256, piece.metadata_cid,
-                                  piece.request_key, next_attempt, attempt_seed(ws.spec.seed, token_id, next_attempt)))
+                                  piece.request_key, next_attempt,
+                                  attempt_seed(ws.spec.seed, token_id, next_attempt) if own is None else own, recipe))
     new_art = [t.token_id for t in tokens if t.action == "regenerate"]
     if new_art and art_committed_before_reveal(ws.col, ledger):
         raise UserError(f"{ws.col.path}: token(s) {', '.join(map(str, new_art))} need new art, but the contract's "
@@ -265,8 +269,7 @@ def _missing_setter(ws: Workspace, plan: RepairPlan, before: AuditReport, signer
     UserError, before anything changes, when the configured key is not the owner (--print-tx is the way then)."""
     if ws.deployed_contract() is None or not plan.rewrite:
         return None
-    from mintprep.chain import read_live
-    from mintprep.chain import can_update
+    from mintprep.chain import read_live, can_update
 
     live = read_live(ws)
     owner = live.family.owner()
@@ -425,9 +428,7 @@ def _drop_base_uri(ws: Workspace, plan: RepairPlan, outcome: RepairOutcome, sign
 def _family_update(ws: Workspace, plan: RepairPlan, outcome: RepairOutcome, signer: Any, live: Any) -> bool:
     """The family's own setter (setUriPrefix, setBaseURI, updateBatchBaseURI per batch, the renderer's
     updateMetadataBase) or setTokenURI for each replaced minted token (per-token)."""
-    from mintprep.chain import metadata_calls
-    from mintprep.chain import send_call
-    from mintprep.chain import check_base_uri_change
+    from mintprep.chain import metadata_calls, send_call, check_base_uri_change
 
     record = ws.ledger.current_manifest()
     assert record is not None

@@ -12,7 +12,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from mintprep.base import ProgressSink
-from mintprep.collection import Collection, PiecePlan
+from mintprep.collection import Collection, PiecePlan, read_recipe_log
 from mintprep.stages import (Candidate, FailedPiece, KeptMinted, chain_gate, generate_pieces, judge, keep_minted,
                              page_stage, piece_pointer, pin_accepted, plan_pieces, publish_metadata, restore_object,
                              validate_candidates)
@@ -36,6 +36,7 @@ class RunReport:
     page: str | None = None
     page_blocked: str | None = None
     chain_check: dict[str, Any] | None = None
+    recipes: dict[str, list[int]] = field(default_factory=dict)  # logged | yaml | new-seed -> pieces generated so
     # Ids the imported contract already serves that the import did not read: never given new art here.
     not_imported: list[int] = field(default_factory=list)
     not_imported_advice: str | None = None
@@ -63,9 +64,12 @@ def run_collection(col: Collection, *, include_minted: bool = False,
         from mintprep.chain import collection_phases
 
         collection_phases(col)  # read, checked and (once .mintprep exists) cached for the page stage
+    read_recipe_log(col.base_dir, col.spec.generator, col.spec.size)  # and a bad generation log
     with Workspace.open(col, progress=progress) as ws:
         plans = plan_pieces(ws)
         kept = keep_minted(ws, include_minted=include_minted)
+        if ws.deployed_contract() is not None:
+            ws.ledger.record_minted_seen(kept.minted_files)  # for `status`, which reads no chain
         as_published = imported_as_published(ws, plans)
         todo = [p for p in plans if p.token_id not in kept.pieces]
         served = served_not_imported(ws, [p.token_id for p in todo if p.token_id not in as_published])
@@ -89,6 +93,7 @@ def run_collection(col: Collection, *, include_minted: bool = False,
         return RunReport(
             pieces=len(plans),
             generated=generated.generated + validated.generated, generation_skipped=generated.skipped,
+            recipes=recipe_counts(generated.recipes),
             resampled=[{"token_id": r.token_id, "guard": r.guard, "reason": r.reason,
                         "collides_with": r.collides_with} for r in validated.resampled],
             rejected=sorted(rejected, key=lambda f: f.token_id),
@@ -116,6 +121,14 @@ def served_not_imported(ws: Workspace, token_ids: list[int]) -> list[int]:
     live = read_live(ws)
     served = set(live.family.served_ids(sorted(live.token_uris), ws.spec.size))
     return sorted(t for t in token_ids if t in served)
+
+
+def recipe_counts(recipes: dict[int, str]) -> dict[str, list[int]]:
+    """Which recipe gave each generated piece its seed: the creator's log, pieces.<id>.seed, or a new seed."""
+    grouped: dict[str, list[int]] = {}
+    for token_id, recipe in sorted(recipes.items()):
+        grouped.setdefault(recipe, []).append(token_id)
+    return grouped
 
 
 def minted_failing(ws: Workspace, kept: KeptMinted, prompts: dict[int, str]) -> list[FailedPiece]:

@@ -8,9 +8,11 @@ Per attempt, cheapest guard first, all before any PNG exists:
 5. the uint8 pixel guards (black, white, flat, border, dead tiles, noise).
 Only an image that passed all of them is upscaled and encoded.
 
-Retries: sampling attempt n uses `attempt_seed(collection_seed, token_id, n)`. A numeric failure climbs the
-precision ladder: in sampling, the next attempt runs one rung up; in the VAE, the same latents are decoded again on
-the next rung that raises the VAE's precision (no resampling). Any other rejection resamples with the next seed.
+Retries: sampling attempt n uses `attempt_seed(collection_seed, token_id, n)`, the first one the request's own seed
+when it has one (the creator's). A numeric failure climbs the precision ladder: in sampling, the next attempt runs
+one rung up (with the creator's seed again while it is in use: their image, in a precision that holds it); in the
+VAE, the same latents are decoded again on the next rung that raises the VAE's precision (no resampling). Any other
+rejection resamples with the next derived seed.
 """
 
 from __future__ import annotations
@@ -30,8 +32,8 @@ from mintprep.generate.environment import device_facts
 from mintprep.generate.fingerprint import numeric_versions, probe_environment
 from mintprep.generate.guards import DECODE_NUMERIC, SAMPLING_NUMERIC, Rejected, StepGuard
 from mintprep.generate.images import encode_png, to_uint8, upscale_nearest
-from mintprep.generate.key import PIECE_FIELDS, batch_position, call_of, check_compatible
-from mintprep.generate.key import request_key as compose_request_key
+from mintprep.generate.key import (PIECE_FIELDS, batch_position, call_of, check_compatible,
+                                   request_key as compose_request_key)
 from mintprep.generate.precision import DTYPES, NAMES, Rung, next_rung_raising, precision_ladder
 from mintprep.generate.request import AttemptRecord, GenerationRequest, GenerationResult, attempt_seed
 from mintprep.generate.settings import GeneratorSettings
@@ -146,9 +148,10 @@ class Generator:
         ladder = precision_ladder(settings, list(self.modules))
         rung, attempt, records = 0, request.first_attempt, []
         batch = {"size": self.settings.batch_size, "position": batch_position(request, self.settings.batch_size)}
+        own_seed = request.seed  # None once a rejection that a higher precision does not cure has moved past it
         with torch.inference_mode():
             for number in range(settings.max_attempts):
-                seed = attempt_seed(request.collection_seed, request.token_id, attempt)
+                seed = attempt_seed(request.collection_seed, request.token_id, attempt) if own_seed is None else own_seed
                 self._set_precision(ladder[rung])
                 try:
                     if number == 0 and presampled is not None:
@@ -161,6 +164,8 @@ class Generator:
                     attempt += 1
                     if rejected.guard in SAMPLING_NUMERIC and rung + 1 < len(ladder):
                         rung += 1
+                    else:
+                        own_seed = None
                     continue
                 sampled_attempt = attempt
                 while True:
@@ -172,6 +177,7 @@ class Generator:
                         attempt += 1
                         higher = next_rung_raising(ladder, rung, "vae") if rejected.guard in DECODE_NUMERIC else None
                         if higher is None:
+                            own_seed = None
                             break
                         rung = higher
                         self._set_precision(ladder[rung])
@@ -190,7 +196,7 @@ class Generator:
         return self._run_pipeline([request], [seed], guards)[0].result()
 
     def _sample_batch(self, slots: list[GenerationRequest], guards: GuardSettings) -> list[Sampled]:
-        seeds = [attempt_seed(r.collection_seed, r.token_id, r.first_attempt) for r in slots]
+        seeds = [r.first_seed() for r in slots]
         return self._run_pipeline(slots, seeds, guards)
 
     def _run_pipeline(self, requests: list[GenerationRequest], seeds: list[int],
@@ -333,7 +339,8 @@ class Generator:
             "collection_seed": request.collection_seed,
             "attempt": attempt,
             "seed": seed,
-            "seed_derivation": "attempt_seed(collection_seed, token_id, attempt) = sha256 of canonical JSON "
+            "seed_derivation": "the request's own seed (the creator's recipe)" if seed == request.seed else
+                               "attempt_seed(collection_seed, token_id, attempt) = sha256 of canonical JSON "
                                "['mintprep.attempt_seed/v1', collection_seed, token_id, attempt], first 63 bits",
             "generator_device": "cpu",
             # The accepted attempt's pipeline call: its sample count and this piece's place in it (a piece's bytes

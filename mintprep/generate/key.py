@@ -31,6 +31,8 @@ def request_key(request: GenerationRequest, model_fingerprint: str, environment:
         "collection_seed": request.collection_seed,
         "token_id": request.token_id,
         "first_attempt": request.first_attempt,
+        # Only when given: the keys of every piece made before seeds could be given stay as they were.
+        **({"seed": request.seed} if request.seed is not None else {}),
         "settings": settings.model_dump(mode="json", include=set(PIECE_FIELDS)),
         # The scheduler's class and overrides; its base config is a file of the model, in the fingerprint.
         "scheduler": settings.model_dump(mode="json", include={"scheduler", "scheduler_config"}),

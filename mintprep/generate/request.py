@@ -32,13 +32,19 @@ class GenerationRequest(StrictModel):
     guards: GuardSettings = GuardSettings()
     first_attempt: int = Field(0, ge=0, description="number of the first attempt; a regeneration starts past the "
                                "attempts already on record so it does not repeat their seeds")
+    seed: int | None = Field(None, ge=0, lt=2**64, description="the first attempt's seed (the creator's own); it is "
+                             "kept while the precision ladder cures a numeric failure, and any other rejection moves "
+                             "on to derived seeds. None: every attempt's seed is derived (attempt_seed)")
+
+    def first_seed(self) -> int:
+        return attempt_seed(self.collection_seed, self.token_id, self.first_attempt) if self.seed is None else self.seed
 
 
 class AttemptRecord(StrictModel):
     """One attempt at a piece: a sampling run, or a re-decode of an earlier attempt's latents at a higher precision.
 
-    Attempt numbers are unique within a result. A sampling attempt n used seed attempt_seed(collection, token, n);
-    a re-decode (`redecode_of` set) reused the latents, and so the seed, of the attempt it names."""
+    Attempt numbers are unique within a result. A sampling attempt n used seed attempt_seed(collection, token, n),
+    or the request's own seed (GenerationRequest.seed); a re-decode (`redecode_of` set) reused the latents, and so the seed, of the attempt it names."""
 
     attempt: int
     seed: int

@@ -54,6 +54,10 @@ class GeneratorSettings(StrictModel):
     safety_checker: bool = Field(
         True, description="run the model's safety checker when it has one; a flagged image is a rejection"
     )
+    recipe_log: str | None = Field(
+        None, description="the creator's generation log (.csv with a header, or .jsonl), relative to this file: "
+        "token_id, seed, prompt, negative, steps, guidance, width, height, scheduler, model per piece; a piece is "
+        "made (and a broken one remade) from its logged recipe. See mintprep.collection.recipe")
 
     @field_validator("scheduler")
     @classmethod

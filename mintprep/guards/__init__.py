@@ -14,6 +14,6 @@ __all__, __getattr__ = face(__name__, {
     "check_raster_image": "imported_content", "MAX_DOCUMENT_BYTES": "imported_content",
     "MAX_IMPORTED_IMAGE_BYTES": "imported_content", "parse_json_document": "imported_content",
     "find_duplicates": "near_duplicates", "hex_hash": "near_duplicates", "phash": "near_duplicates",
-    "PHASH_VERSION": "near_duplicates", "tile_difference": "near_duplicates", "tile_signature": "near_duplicates",
+    "tile_difference": "near_duplicates", "tile_signature": "near_duplicates",
     "GuardSettings": "settings",
 })

@@ -37,7 +37,6 @@ HASH_SIDE = 8
 DCT_SIDE = 32  # imagehash's highfreq_factor 4
 BANDS = 4
 BAND_BITS = 64 // BANDS
-PHASH_VERSION = "phash-imagehash/v1+tiles16/v1"  # cached hashes carry it: a change of method recomputes them
 SIGNATURE_SIDE = 16
 TILE_GRID = 4
 

@@ -21,4 +21,5 @@ __all__, __getattr__ = face(__name__, {
     "judge": "screen", "stored_verdicts": "screen", "StoredVerdict": "screen",
     "validate_candidates": "validate",
     "art_committed_before_reveal": "withheld", "pin_placeholders": "withheld", "publication_backend": "withheld",
+    "settings_key": "verdict_key",
 })

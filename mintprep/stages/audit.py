@@ -19,7 +19,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Literal
 
 from mintprep.collection import (COLLECTION_METADATA_NAME, Collection, Manifest, base_uri_for, metadata_errors,
-                                 provenance_hash, token_file_name)
+                                 provenance_hash, token_file_name, companion)
 from mintprep.base import UserError, sha256_hex
 from mintprep.ipfs import (CID, BlockFetcher, BlockNotFound, PinBackend, Unreadable, content_sha256, list_directory,
                            read_file, resolve, verify_dag)
@@ -346,8 +346,8 @@ def audit_metadata(record: ManifestRecord, pieces: dict[int, PieceRecord], sourc
     tokens = record.manifest.by_token()
     listings: dict[CID, dict[str, CID]] = {}  # image directories, listed once
     suffix = record.manifest.token_suffix
-    expected_names = {token_file_name(token_id, suffix) for token_id in tokens} | {COLLECTION_METADATA_NAME}
-    unexpected = sorted(set(listing) - expected_names)
+    expected_names = {token_file_name(token_id, suffix) for token_id in tokens}
+    unexpected = sorted(name for name in set(listing) - expected_names if companion(name) is None)
     if unexpected:
         report.add(None, "metadata-root-mismatch", cid=root, reason="entries for tokens the manifest does not list",
                    entries=unexpected)

@@ -5,10 +5,10 @@ generation row and attempts). Generation itself is a pure function of a request 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
-from mintprep.collection import PiecePlan, plan_collection
+from mintprep.collection import PiecePlan, plan_collection, read_recipe_log, plan_seed
 from mintprep.generate import GenerationRequest, GenerationResult
 from mintprep.stages.screen import failure_is_stale, judged_under
 from mintprep.state import AttemptRow, GenerationRow, Workspace, append_drops, attempt_drop
@@ -39,11 +39,14 @@ class Generated:
     failed_keys: dict[int, str]
     generated: int = 0
     skipped: int = 0
+    recipes: dict[int, str] = field(default_factory=dict)  # generated token -> which recipe gave its first seed
 
 
 def plan_pieces(ws: Workspace) -> list[PiecePlan]:
-    """Every token's traits and prompt; an imported token keeps the traits its published metadata carries."""
-    return plan_collection(ws.spec, ws.ledger.imported_traits())
+    """Every token's traits, prompt and recipe; an imported token keeps the traits its published metadata carries,
+    and a piece the creator's generation log names takes its logged seed, prompt and sampling."""
+    return plan_collection(ws.spec, ws.ledger.imported_traits(),
+                           read_recipe_log(ws.col.base_dir, ws.spec.generator, ws.spec.size))
 
 
 def generate_pieces(ws: Workspace, plans: list[PiecePlan]) -> Generated:
@@ -56,9 +59,11 @@ def generate_pieces(ws: Workspace, plans: list[PiecePlan]) -> Generated:
     todo: list[tuple[PiecePlan, GenerationRequest, str]] = []
     first_attempts = ledger.first_attempts()
     for plan in plans:
+        first = first_attempts.get(plan.token_id, 0)
         request = GenerationRequest(token_id=plan.token_id, prompt=plan.prompt, negative_prompt=plan.negative_prompt,
-                                    collection_seed=spec.seed, settings=spec.generator_for(plan.token_id),
-                                    guards=spec.guards, first_attempt=first_attempts.get(plan.token_id, 0))
+                                    collection_seed=spec.seed,
+                                    settings=spec.generator_for(plan.token_id, dict(plan.logged_sampling)),
+                                    guards=spec.guards, first_attempt=first, seed=plan_seed(plan, first)[0])
         key = ws.executor.request_key(request)
         row = ledger.generation(key)
         if row is not None and (row.png_sha256 is None or ledger.objects.intact(row.png_sha256)) \
@@ -73,6 +78,7 @@ def generate_pieces(ws: Workspace, plans: list[PiecePlan]) -> Generated:
             plan, key = pending.pop(made.token_id)  # a result arrives once per request, in any order
             rows[plan.token_id] = (plan, _record_generation(ws, key, made))
             result.generated += 1
+            result.recipes[plan.token_id] = plan_seed(plan, first_attempts.get(plan.token_id, 0))[1]
             advance(ws.executor.status())
     for token_id, (plan, row) in sorted(rows.items()):
         if row.png_sha256 is None:

@@ -24,12 +24,11 @@ from collections.abc import Collection as Ids
 from typing import Any
 
 from mintprep.collection import Collection
-from mintprep.base import content_key
 from mintprep.state import GenerationRow, Ledger, VerdictRow, append_drops, attempt_drop, imported_drop
-from mintprep.guards import (PHASH_VERSION, GuardSettings, check_pixels, find_duplicates, hex_hash, load_rgb, phash,
+from mintprep.guards import (GuardSettings, check_pixels, find_duplicates, hex_hash, load_rgb, phash,
                              tile_difference, tile_signature)
+from mintprep.stages.verdict_key import settings_key
 
-CHECK_VERSION = "mintprep.screening/v3"  # + tile signatures (#20); older verdicts are recomputed
 
 Images = dict[int, str]  # token id -> png sha256
 VERDICTS_PER_READ = 500
@@ -58,11 +57,6 @@ class Rejection:
     reason: str
     metrics: dict[str, Any]
     collides_with: int | None = None
-
-
-def settings_key(col: Collection) -> str:
-    return content_key({"check": CHECK_VERSION, "hash": PHASH_VERSION, "guards": col.spec.guards.pixel_thresholds(),
-                        "upscale": col.spec.generator.upscale})
 
 
 def stored_verdicts(col: Collection, ledger: Ledger, shas: Iterable[str], *, record: bool = True,

@@ -45,6 +45,7 @@ def ledger_unavailable(db: Path, exc: sqlite3.Error) -> MintprepError:
 
 IMPORTED_TX = "imported"  # the tx_hash of a deployment row adopted by `mintprep import`, not sent by mintprep
 IMPORTED_KEY = "imported:"  # request-key prefix of a piece taken as published by `mintprep import`
+MINTED_SEEN = "minted_seen"  # meta key: the minted token ids the last `run` read from the chain, and when
 PUBLISHED_KEPT = "published_tokens_kept"  # meta key: the published_tokens table holds every manifest's ids
 
 SCHEMA = """
@@ -300,7 +301,7 @@ class Ledger:
             db.execute("DELETE FROM attempts WHERE request_key=?", (generation.request_key,))
             db.executemany(
                 "INSERT INTO attempts VALUES (?,?,?,?,?,?,?,?,?,?)",
-                [(generation.request_key, generation.token_id, a.attempt, a.seed, a.precision, a.guard, a.step,
+                [(generation.request_key, generation.token_id, a.attempt, _signed64(a.seed), a.precision, a.guard, a.step,
                   a.reason, json.dumps(a.metrics, sort_keys=True), int(a.accepted)) for a in attempts],
             )
             db.execute(
@@ -314,7 +315,7 @@ class Ledger:
         rows = self._conn.execute(
             "SELECT attempt, seed, precision, guard, step, reason, metrics, accepted FROM attempts "
             "WHERE request_key=? ORDER BY attempt", (request_key,)).fetchall()
-        return [AttemptRow(r[0], r[1], r[2], r[3], r[4], r[5], json.loads(r[6]), bool(r[7])) for r in rows]
+        return [AttemptRow(r[0], r[1] % 2**64, r[2], r[3], r[4], r[5], json.loads(r[6]), bool(r[7])) for r in rows]
 
     # -- validate ---------------------------------------------------------------------------------
     def verdict(self, png_sha256: str, settings_key: str) -> tuple[bool, list[str], dict[str, Any]] | None:
@@ -332,6 +333,28 @@ class Ledger:
                                   "json_extract(metrics, '$.phash'), json_extract(metrics, '$.tiles')", shas, settings_key)
         return {row[0]: (bool(row[1]), json.loads(row[2]), {"guard": row[3], "phash": row[4], "tiles": row[5]})
                 for row in rows}
+
+    def piece_verdicts(self, settings_key: str) -> dict[int, bool | None]:
+        """token id -> whether the image its piece points at passed the pixel guards under `settings_key` (None:
+        not judged under them yet), for every piece with an image, in one query (`status`)."""
+        rows = self._conn.execute(
+            "SELECT p.token_id, v.ok FROM pieces p LEFT JOIN verdicts v ON v.png_sha256 = p.png_sha256 "
+            "AND v.settings_key = ? WHERE p.png_sha256 IS NOT NULL", (settings_key,)).fetchall()
+        return {token_id: None if ok is None else bool(ok) for token_id, ok in rows}
+
+    def record_minted_seen(self, token_ids: Iterable[int]) -> None:
+        """The minted tokens `run` read from the chain, with when: `status` (which reads no chain) shows them."""
+        with self.transaction() as db:
+            db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)",
+                       (MINTED_SEEN, json.dumps({"token_ids": sorted(token_ids), "at": time.time()})))
+
+    def minted_seen(self) -> tuple[list[int], float] | None:
+        """(minted token ids, when) as the last `run` read them from the chain; None when no run read them."""
+        row = self._one("SELECT value FROM meta WHERE key = ?", MINTED_SEEN)
+        if row is None:
+            return None
+        seen = json.loads(row[0])
+        return seen["token_ids"], seen["at"]
 
     def passed(self, shas: Iterable[str], settings_key: str) -> set[str]:
         """Those of `shas` with a passing verdict under `settings_key` (nothing parsed: what an audit asks first)."""
@@ -561,3 +584,9 @@ def _take_writer_lock(path: Path) -> int:
     os.ftruncate(fd, 0)
     os.pwrite(fd, str(os.getpid()).encode(), 0)
     return fd
+
+
+def _signed64(seed: int) -> int:
+    """A seed as SQLite's signed 64-bit INTEGER holds it: a creator's seed may use all 64 bits (torch takes any
+    unsigned 64-bit seed); read back `% 2**64`. Derived seeds (63 bits) are stored as they are."""
+    return seed - 2**64 if seed >= 2**63 else seed

@@ -8,6 +8,7 @@ two objects per piece.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from pathlib import Path
 
 from mintprep.base import ObjectCorrupt, sha256_hex, write_atomic, write_durably

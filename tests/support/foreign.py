@@ -40,6 +40,13 @@ def broken_png(kind: str, token_id: int) -> bytes:
     return _png(np.random.default_rng(token_id).integers(0, 256, (SIDE, SIDE, 3)).astype(float))
 
 
+def pixel_art_png(token_id: int) -> bytes:
+    """Legitimate pixel art: 8x8 blocks of a six-colour palette (posterized, and whole)."""
+    rng = np.random.default_rng(token_id)
+    palette = rng.integers(0, 256, (6, 3))
+    return _png(palette[rng.integers(0, 6, (8, 8))].repeat(SIDE // 8, 0).repeat(SIDE // 8, 1).astype(float))
+
+
 def _png(rgb: np.ndarray) -> bytes:
     out = io.BytesIO()
     Image.fromarray(np.clip(rgb, 0, 255).astype(np.uint8), "RGB").save(out, format="PNG")
@@ -57,8 +64,9 @@ class Foreign:
 
 
 def make_foreign_collection(node: Path, size: int, broken: dict[int, str], seed: int = 1234, first_id: int = 1,
-                            suffix: str = ".json") -> Foreign:
-    """Ids `first_id`..: token N's metadata file named `f"{N}{suffix}"` (ERC721A-style collections: `0`, `1`…)."""
+                            suffix: str = ".json", beside: dict[str, bytes] | None = None) -> Foreign:
+    """Ids `first_id`..: token N's metadata file named `f"{N}{suffix}"` (ERC721A-style collections: `0`, `1`…);
+    `beside`: other files of the metadata directory (HashLips' `_metadata.json`, Sugar's `collection.json`)."""
     profile = get_profile("kubo-cidv1")
     ids = range(first_id, first_id + size)
     images = {t: (broken_png(broken[t], t) if t in broken else healthy_png(t)) for t in ids}
@@ -72,7 +80,8 @@ def make_foreign_collection(node: Path, size: int, broken: dict[int, str], seed:
                         "dna": hashlib.sha1(json.dumps(traits).encode()).hexdigest(), "attributes": traits,
                         "compiler": "HashLips Art Engine"}
     meta_dags = _metadata_files(documents, suffix)
-    metadata_dir = import_directory(meta_dags, profile)
+    others = {name: import_bytes(data, profile) for name, data in (beside or {}).items()}
+    metadata_dir = import_directory({**meta_dags, **others}, profile)
     store = BlockStore(node)
     store.put_many([*images_dir.blocks, *metadata_dir.blocks])
     return Foreign(store, str(images_dir.root), str(metadata_dir.root),

@@ -14,8 +14,7 @@ from typing import Any
 from web3 import Web3
 from web3.contract import Contract
 
-from mintprep.collection import ROLES, Profile
-from mintprep.collection import argument_types
+from mintprep.collection import ROLES, Profile, argument_types
 from mintprep.chain.reveal import metadata_id
 from mintprep.chain.rpc import RPC_FAILURES
 
@@ -371,6 +370,11 @@ class ProfiledContract:
                 return (f"{setters.get('set_batch_base_uri', 'updateBatchBaseURI')} refuses batch(es) "
                         + ", ".join([f"{i} (frozen)" for i in frozen] + [f"{i} (encrypted)" for i in encrypted]))
         return ", ".join(setters.values()) or "no token-URI setter"
+
+    def setter_call(self, role: str, *args: Any) -> ContractCall | None:
+        """The owner's call in `role` (a sale setter such as set_price), when the owner could make it now."""
+        calls = self._if_callable(role, args)
+        return calls[0] if calls else None
 
     def _if_callable(self, role: str, args: tuple[Any, ...]) -> list[ContractCall] | None:
         """The call, when the collection's admin could make it (simulated with eth_call from the owner); else None
