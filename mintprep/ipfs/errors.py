@@ -33,5 +33,10 @@ class NotUnixFS(Unreadable, ValueError):
     """The DAG is intact but is not the kind of UnixFS node asked for (a directory where a file was expected)."""
 
 
-class FileTooLarge(Unreadable, ValueError):
+class TooLarge(Unreadable, ValueError):
+    """A block over the per-block limit, or a walk past the blocks or bytes its caller budgeted for it (a
+    directory of a million links, a file DAG that names one child 2^27 times): refused, not read on."""
+
+
+class FileTooLarge(TooLarge):
     """A file larger than its reader will hold (a "1 GB image" from a stranger's directory): refused while read."""

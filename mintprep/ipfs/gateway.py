@@ -9,6 +9,7 @@ duplicates) and plain file bytes, for `mintprep serve` and for tests that need a
 from __future__ import annotations
 
 import io
+from dataclasses import replace
 
 import html
 import mimetypes
@@ -23,11 +24,12 @@ from wsgiref.simple_server import WSGIRequestHandler, WSGIServer
 import requests
 
 from mintprep.base.errors import UserError
-from mintprep.net.http import RetryPolicy, send
+from mintprep.net.http import ResponseTooLarge, RetryPolicy, send
 from mintprep.ipfs.car import CarReader, iter_car
 from mintprep.ipfs.cid import CID, RAW, as_cid
 from mintprep.ipfs.dagpb import DIRECTORY, HAMT_SHARD, SYMLINK, decode_pbnode, decode_unixfs
-from mintprep.ipfs.errors import BlockNotFound
+from mintprep.ipfs.dag import MAX_BLOCK_BYTES
+from mintprep.ipfs.errors import BlockNotFound, TooLarge
 from mintprep.ipfs.reader import iter_file
 from mintprep.ipfs.store import BlockStore
 from mintprep.ipfs.unixfs import Block, hamt_hash, hamt_label
@@ -48,21 +50,24 @@ class TrustlessGateway:
         policy: RetryPolicy = RetryPolicy(attempts=4, timeout=60.0),
         sleep: Callable[[float], None] = time.sleep,
         concurrency: int = 1,
+        max_block_bytes: int = MAX_BLOCK_BYTES,
     ) -> None:
-        """`concurrency`: threads that will read through it at once (its own session keeps that many connections)."""
+        """`concurrency`: threads that will read through it at once (its own session keeps that many connections);
+        `max_block_bytes`: a `?format=raw` answer is cut off past it as it arrives (a 50 MB "block" is not read)."""
         from mintprep.ipfs.backends.base import pooled_session
 
         self.base_url = base_url.rstrip("/")
         self._session = session or pooled_session(concurrency)
         self._policy = policy
         self._sleep = sleep
+        self._max_block_bytes = max_block_bytes
 
-    def _get(self, cid: CID, media_type: str, **params: str) -> requests.Response:
+    def _get(self, cid: CID, media_type: str, policy: RetryPolicy | None = None, **params: str) -> requests.Response:
         return send(
             "GET",
             f"{self.base_url}/ipfs/{cid}",
             session=self._session,
-            policy=self._policy,
+            policy=policy or self._policy,
             sleep=self._sleep,
             ok_status=lambda status: status < 400 or status == 404,
             headers={"Accept": media_type},
@@ -70,8 +75,15 @@ class TrustlessGateway:
         )
 
     def fetch_block(self, cid: CID | str) -> bytes | None:
-        """One block via `?format=raw`; None when the gateway says 404. Unchecked: callers hash it."""
-        response = self._get(as_cid(cid), RAW_MEDIA_TYPE, format="raw")
+        """One block via `?format=raw`; None when the gateway says 404, TooLarge past `max_block_bytes`. Unchecked:
+        callers hash it."""
+        cid = as_cid(cid)
+        try:
+            response = self._get(cid, RAW_MEDIA_TYPE, replace(self._policy, max_body_bytes=self._max_block_bytes),
+                                 format="raw")
+        except ResponseTooLarge:
+            raise TooLarge(f"block {cid} is over the {self._max_block_bytes}-byte block limit "
+                           "(ipfs.max_block_bytes)") from None
         return None if response.status_code == 404 else response.content
 
     def verify(self, root: CID | str) -> VerifyReport:

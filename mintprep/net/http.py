@@ -36,7 +36,7 @@ from mintprep.base.secrets import register_secret, scrub
 from mintprep.base.untrusted_json import MAX_DEPTH, loads, nesting_depth
 from mintprep.net.urls import redact
 
-__all__ = ["DeadlineAdapter", "DeadlineSession", "RetryPolicy", "ServiceUnavailable", "deadline_session", "json_object",
+__all__ = ["DeadlineAdapter", "DeadlineSession", "ResponseTooLarge", "RetryPolicy", "ServiceUnavailable", "deadline_session", "json_object",
            "redact", "retry_after_seconds", "send"]
 
 RETRY_STATUS = frozenset({408, 425, 429, 500, 502, 503, 504})
@@ -90,6 +90,10 @@ def json_object(response: requests.Response, what: str) -> dict[str, Any]:
 
 class ServiceUnavailable(RemoteError):
     """Every attempt failed (timeouts, connection errors, retryable statuses) until the give-up time."""
+
+
+class ResponseTooLarge(RemoteError):
+    """An answer longer than the request allows (`RetryPolicy.max_body_bytes`): cut off as it arrived, not retried."""
 
 
 class _Deadline(Exception):
@@ -382,7 +386,7 @@ def send(
             response = _attempt(session, method, url, call_kwargs, timeout=timeout, max_body=policy.max_body_bytes,
                                 min_bytes_per_s=policy.min_bytes_per_s)
         except _TooLarge:
-            raise RemoteError(f"{shown} failed: the response is larger than {policy.max_body_bytes} bytes") from None
+            raise ResponseTooLarge(f"{shown} failed: the response is larger than {policy.max_body_bytes} bytes") from None
         except _Deadline as late:
             last = (f"no complete answer within {late.args[0]:.1f}s ({timeout:.3g}s plus "
                     f"{policy.min_bytes_per_s / 1024:g} KiB/s for the bytes sent and received)")

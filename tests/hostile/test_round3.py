@@ -1,0 +1,59 @@
+"""Hostile input, round 3 (issue 31): a stranger's DAG, contract and node. One row per attack, each run as a real
+`python -m mintprep` process under a memory limit (RLIMIT_AS) and a time limit, with the exit status it must end
+with and a text its answer must contain (the row runner is round 2's: tests/test_hostile_round2.py).
+
+IPFS content comes from a trustless gateway stand-in on 127.0.0.1 (tests/hostile/dags.py) answering the trustless
+gateway specification's `?format=raw` block requests with hand-built hostile blocks.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from pathlib import Path
+from typing import Any
+
+import pytest
+from tests.hostile import dags
+from tests.test_hostile_round2 import Case, Row, collection, test_hostile_row as run_row
+
+
+def import_root(make_root: Any) -> Any:
+    """A row's setup: `import --from ipfs://<root>` of the root `make_root(blocks)` builds, through the stand-in."""
+    def setup(folder: Path, _: Any, stack: contextlib.ExitStack) -> Case:
+        blocks: dags.Blocks = {}
+        root = make_root(blocks)
+        url = stack.enter_context(dags.block_gateway(blocks))
+        return Case(["import", str(collection(folder)), "--from", f"ipfs://{root}", "--gateway", url])
+
+    return setup
+
+
+def diamond_image(blocks: dags.Blocks) -> Any:
+    files = dags.honest_files(blocks)
+    files["1.json"] = dags.put(blocks, dags.document(blocks, 1, dags.diamond_file(blocks)), dags.RAW)
+    return dags.metadata_root(blocks, files)
+
+
+def diamond_document(blocks: dags.Blocks) -> Any:
+    files = dags.honest_files(blocks)
+    files["2.json"] = dags.diamond_file(blocks)
+    return dags.metadata_root(blocks, files)
+
+
+ROWS: list[Row] = [
+    # 1. DAG walks: bounded, remembering what they saw; identity CIDs read inline
+    Row("hamt-one-subshard-3-levels", import_root(dags.hamt_one_subshard), 2, 30, 1024,
+        "a HAMT shard linked twice"),
+    Row("diamond-27-levels-image", import_root(diamond_image), 1, 30, 1024, "134217728 bytes, more than"),
+    Row("diamond-27-levels-metadata", import_root(diamond_document), 1, 30, 1024, "134217728 bytes, more than"),
+    Row("directory-block-1m-links", import_root(dags.huge_directory_block), 2, 60, 1536,
+        "over the 2097152-byte block limit (ipfs.max_block_bytes)"),
+    Row("identity-cid-metadata", import_root(lambda b: dags.metadata_root(b, dags.identity_files(b))), 0, 60, 1024,
+        "imported 3"),
+]
+
+
+@pytest.mark.parametrize("row", [pytest.param(r, id=r.name, marks=[pytest.mark.anvil] if r.chain else [])
+                                 for r in ROWS])
+def test_round3_row(row: Row, tmp_path: Path, request: pytest.FixtureRequest) -> None:
+    run_row(row, tmp_path, request)
