@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import errno
 import os
+import shutil
 
 
 class MintprepError(Exception):
@@ -53,6 +54,27 @@ class DiskFull(MintprepError):
 
 
 DISK_FULL_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT})
+_SQLITE_IOERR, _SQLITE_FULL = 10, 13
+_SQLITE_PAGE = 4096  # SQLite's default page: the least a write needs
+_SQLITE_ROOM = 1 << 20  # free space under which SQLite's "disk I/O error" is a full disk (WAL index, journal)
+
+
+def sqlite_disk_full(db: str | os.PathLike[str], exc: Exception) -> DiskFull | None:
+    """DiskFull naming `db` when SQLite failed for want of space, else None. SQLite says SQLITE_FULL when a write
+    finds the disk full, but "disk I/O error" (SQLITE_IOERR) when there is no room to grow the WAL index (-shm) or
+    a journal: with under 1 MiB free beside the file, that too is a full disk, and the file is not damaged."""
+    code = getattr(exc, "sqlite_errorcode", None)
+    code = code & 0xFF if isinstance(code, int) else None  # extended codes carry the primary in the low byte
+    if code == _SQLITE_FULL or "disk is full" in str(exc):
+        return DiskFull(db, _SQLITE_PAGE)
+    if code == _SQLITE_IOERR or "disk I/O error" in str(exc):
+        try:
+            free = shutil.disk_usage(os.path.dirname(os.fspath(db)) or ".").free
+        except OSError:
+            return None
+        if free < _SQLITE_ROOM:
+            return DiskFull(db, _SQLITE_ROOM - free, more_than=True)
+    return None
 
 
 class LedgerBusy(UserError):

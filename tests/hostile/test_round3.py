@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 from tests.hostile import dags
-from tests.test_hostile_round2 import Case, Row, collection, test_hostile_row as run_row
+from tests.test_hostile_round2 import Case, Row, collection, ledger_with_log, test_hostile_row as run_row
 
 
 def import_root(make_root: Any) -> Any:
@@ -50,6 +50,14 @@ ROWS: list[Row] = [
         "over the 2097152-byte block limit (ipfs.max_block_bytes)"),
     Row("identity-cid-metadata", import_root(lambda b: dags.metadata_root(b, dags.identity_files(b))), 0, 60, 1024,
         "imported 3"),
+    # 6. a full disk named on every command that writes (a tmpfs in a private mount namespace, as in round 2): SQLite
+    # says "disk I/O error" when it cannot grow the WAL index, and "disk is full" for the pin set
+    Row("full-disk-run-wal-index", lambda f, *_: Case(["run", str(ledger_with_log(f))], full_disk=8192), 1, 60, 1024,
+        "disk full at"),
+    Row("full-disk-run-fresh", lambda f, *_: Case(["run", str(collection(f))], full_disk=40_000), 1, 60, 1024,
+        "disk full at"),
+    Row("full-disk-run-pin-set", lambda f, *_: Case(["run", str(collection(f)), "--json"], full_disk=300_000), 1, 60,
+        1024, "disk full at"),
 ]
 
 
