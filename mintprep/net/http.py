@@ -315,10 +315,14 @@ class DeadlineSession(requests.Session):
     """A requests session whose every request has a total deadline and a capped body, for clients that bring
     their own request loop (web3's HTTPProvider): a trickling RPC ends like any other endpoint."""
 
-    def __init__(self, timeout: float = 60.0, max_body_bytes: int = RetryPolicy.max_body_bytes) -> None:
+    def __init__(self, timeout: float = 60.0, max_body_bytes: int = RetryPolicy.max_body_bytes,
+                 answer_limit: Callable[[Any], int] | None = None) -> None:
+        """`answer_limit(request body)`: the most bytes that request's answer may have, where it depends on what
+        is asked (a JSON-RPC eth_call answer is small, eth_getLogs may be large); else `max_body_bytes`."""
         super().__init__()
         self._timeout = timeout
         self._max_body = max_body_bytes
+        self._answer_limit = answer_limit
         self.mount("http://", DeadlineAdapter())
         self.mount("https://", DeadlineAdapter())
 
@@ -328,13 +332,13 @@ class DeadlineSession(requests.Session):
         kwargs.pop("stream", None)
         timeout = kwargs.pop("timeout", None)
         limit = min(self._timeout, timeout if isinstance(timeout, (int, float)) else self._timeout)
+        max_body = self._max_body if self._answer_limit is None else self._answer_limit(kwargs.get("data"))
         try:
-            response = _attempt(self, method, url, kwargs, timeout=limit, max_body=self._max_body,
-                                request=super().request)
+            response = _attempt(self, method, url, kwargs, timeout=limit, max_body=max_body, request=super().request)
         except _Deadline:
             raise requests.Timeout(f"no complete answer within {limit:.1f}s") from None
         except _TooLarge:
-            raise requests.RequestException(f"the response is larger than {self._max_body} bytes") from None
+            raise requests.RequestException(f"the response is larger than {max_body} bytes") from None
         # web3 decodes the answer itself (its bytes as UTF-8), with a decoder that follows nesting as deep as the
         # recursion limit, which eth-account raises to 100,000: a node's answer nested deeper than any JSON-RPC
         # answer is refused here. Scanned as web3 will read it, not as the headers' charset would decode it.

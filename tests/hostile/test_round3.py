@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 from tests.hostile import dags
+from tests.hostile.node import abi_string, lying_node
 from tests.test_hostile_round2 import Case, Row, collection, ledger_with_log, test_hostile_row as run_row
 
 
@@ -24,6 +25,19 @@ def import_root(make_root: Any) -> Any:
         root = make_root(blocks)
         url = stack.enter_context(dags.block_gateway(blocks))
         return Case(["import", str(collection(folder)), "--from", f"ipfs://{root}", "--gateway", url])
+
+    return setup
+
+
+CONTRACT = "0x" + "5a" * 20
+
+
+def import_contract(chain_id: int, call_answer: str = "0x") -> Any:
+    """A row's setup: `import --from <contract>` of a Base collection through a lying node (tests/hostile/node.py)."""
+    def setup(folder: Path, _: Any, stack: contextlib.ExitStack) -> Case:
+        url = stack.enter_context(lying_node(chain_id, call_answer))
+        path = collection(folder, chain={"network": "base", "rpc_url": url})
+        return Case(["import", str(path), "--from", CONTRACT])
 
     return setup
 
@@ -50,6 +64,9 @@ ROWS: list[Row] = [
         "over the 2097152-byte block limit (ipfs.max_block_bytes)"),
     Row("identity-cid-metadata", import_root(lambda b: dags.metadata_root(b, dags.identity_files(b))), 0, 60, 1024,
         "imported 3"),
+    # 3. the node checked, not trusted
+    Row("node-reports-chain-1-for-base", import_contract(1), 2, 60, 768,
+        "the RPC reports chain id 1, but network 'base' is chain id 8453"),
     # 6. a full disk named on every command that writes (a tmpfs in a private mount namespace, as in round 2): SQLite
     # says "disk I/O error" when it cannot grow the WAL index, and "disk is full" for the pin set
     Row("full-disk-run-wal-index", lambda f, *_: Case(["run", str(ledger_with_log(f))], full_disk=8192), 1, 60, 1024,
@@ -65,3 +82,22 @@ ROWS: list[Row] = [
                                  for r in ROWS])
 def test_round3_row(row: Row, tmp_path: Path, request: pytest.FixtureRequest) -> None:
     run_row(row, tmp_path, request)
+
+
+def test_a_10mb_call_answer_is_cut_off_as_it_arrives() -> None:
+    """Item 2: a node answering an eth_call (tokenURI) with a 10 MB string: refused at MAX_CALL_ANSWER_BYTES in the
+    HTTP read, holding a few MiB (the issue's run took 2.6 GB); eth_getLogs answers keep the larger cap."""
+    import tracemalloc
+
+    import requests
+    from mintprep.chain.rpc import MAX_CALL_ANSWER_BYTES, answer_limit, connect
+
+    with lying_node(8453, abi_string(10_000_000)) as url:
+        w3 = connect(url)
+        tracemalloc.start()
+        with pytest.raises(requests.RequestException, match=f"larger than {MAX_CALL_ANSWER_BYTES} bytes"):
+            w3.eth.call({"to": w3.to_checksum_address(CONTRACT), "data": "0xc87b56dd" + "00" * 32})
+        peak = tracemalloc.get_traced_memory()[1]
+        tracemalloc.stop()
+    assert peak < 16 << 20, f"{peak} bytes held while refusing"
+    assert answer_limit(b'{"method":"eth_getLogs"}') > answer_limit(b'{"method":"eth_call"}') == MAX_CALL_ANSWER_BYTES

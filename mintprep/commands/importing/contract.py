@@ -20,7 +20,7 @@ def read_contract(ws: Workspace, plan: ImportPlan, fetch: BlockFetcher) -> Itera
     minted token read and verified before this returns (UserError naming those lacking), then every token read as
     the returned iterator is consumed."""
     from mintprep.chain.families import detect_family
-    from mintprep.chain.rpc import RPC_FAILURES, connect
+    from mintprep.chain.rpc import RPC_FAILURES, connect, require_chain
     from mintprep.net.urls import redact_url
 
     configured = ws.spec.chain.contract
@@ -29,6 +29,7 @@ def read_contract(ws: Workspace, plan: ImportPlan, fetch: BlockFetcher) -> Itera
                         f"({configured})")
     network, url = ws.spec.chain.endpoint()
     w3 = connect(url)
+    require_chain(w3, network)  # a node for another chain answers for another contract: checked before any read
     try:
         family = detect_family(w3, plan.source.text)
         plan.minted = family.minted_ids()

@@ -1,0 +1,44 @@
+"""A lying Ethereum node: a JSON-RPC 2.0 stand-in on 127.0.0.1 (the Ethereum JSON-RPC API's methods), for the
+rows anvil cannot play: a node that reports another chain, or answers every eth_call with a 10 MB string."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from tests.support.servers import JsonHandler, http_server
+
+
+def abi_string(size: int) -> str:
+    """An ABI-encoded `string` of `size` bytes ('a'), as a contract's eth_call answer (0x hex)."""
+    words = (size + 31) // 32
+    return "0x" + f"{32:064x}" + f"{size:064x}" + "61" * size + "00" * (words * 32 - size)
+
+
+@contextmanager
+def lying_node(chain_id: int, call_answer: str = "0x") -> Iterator[str]:
+    """A node reporting `chain_id` and answering every eth_call with `call_answer`; code at every address."""
+    answers = {"eth_chainId": hex(chain_id), "net_version": str(chain_id), "eth_blockNumber": "0x10",
+               "eth_getCode": "0x6080", "eth_call": call_answer, "eth_getLogs": []}
+    encoded = {method: json.dumps(answer).encode() for method, answer in answers.items()}  # once, not per request
+
+    class Handler(JsonHandler):
+        def do_POST(self) -> None:  # noqa: N802 (stdlib name)
+            request = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+            batch = request if isinstance(request, list) else [request]
+            parts: list[bytes] = []  # the answer written as it is held, never joined into one more copy
+            for index, call in enumerate(batch):
+                parts += [b"," if index else b"", b'{"jsonrpc":"2.0","id":%s,"result":' % json.dumps(call["id"]).encode(),
+                          encoded.get(call["method"], b'"0x"'), b"}"]
+            if isinstance(request, list):
+                parts = [b"[", *parts, b"]"]
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(sum(map(len, parts))))
+            self.end_headers()
+            for part in parts:
+                self.wfile.write(part)
+
+    with http_server(Handler) as url:
+        yield url
