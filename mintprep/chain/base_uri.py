@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 from eth_account.signers.local import LocalAccount
 from web3 import Web3
 
+from mintprep.base.token_ids import summarise_ids
 from mintprep.chain.artifact import load_artifact
 from mintprep.chain.rpc import connect, require_chain
 from mintprep.chain.address import deployed_address
@@ -79,7 +80,7 @@ def check_base_uri_change(ledger: Ledger, current: str, new_root: str, minted_fi
         names = list_directory(new_root, fetch_block)
         lacking = [t for t in minted_files if file_name(t) not in names]
         if lacking:
-            raise UserError(f"{refuse}: it has no metadata for minted token(s) {', '.join(map(str, lacking))}")
+            raise UserError(f"{refuse}: it has no metadata for minted token(s) {summarise_ids(lacking)}")
         if include_minted:
             return
         live = kept_documents(current, minted_files, fetch_block, file_name)
@@ -87,7 +88,7 @@ def check_base_uri_change(ledger: Ledger, current: str, new_root: str, minted_fi
     except Unreadable as exc:
         raise UserError(f"{refuse}: {exc}") from None
     if changed:
-        raise UserError(f"{refuse}: it changes the metadata of minted token(s) {', '.join(map(str, changed))} "
+        raise UserError(f"{refuse}: it changes the metadata of minted token(s) {summarise_ids(changed)} "
                         "(what their owners hold); pass --include-minted to replace them knowingly")
 
 

@@ -14,6 +14,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal, NamedTuple
 
+from mintprep.base.token_ids import summarise_ids
 from mintprep.stages.audit import ART_KINDS, REPLACE_KINDS, AuditReport, audit_workspace
 from mintprep.collection.config import Collection
 from mintprep.base.errors import UserError
@@ -165,7 +166,7 @@ def plan_repair(ws: Workspace, report: AuditReport, *, include_minted: bool = Fa
                                   piece.request_key, next_attempt, attempt_seed(ws.spec.seed, token_id, next_attempt)))
     new_art = [t.token_id for t in tokens if t.action == "regenerate"]
     if new_art and art_committed_before_reveal(ws.col, ledger):
-        raise UserError(f"{ws.col.path}: token(s) {', '.join(map(str, new_art))} need new art, but the contract's "
+        raise UserError(f"{ws.col.path}: token(s) {summarise_ids(new_art)} need new art, but the contract's "
                         "provenance hash (set at deploy, immutable) commits to the current images and `mintprep "
                         "reveal` proves against it: replacing art now would make the reveal fail. Reveal first and "
                         "repair after it (`mintprep provenance` will then show these tokens changed), or deploy a "

@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from mintprep.base.token_ids import summarise_ids
 from mintprep.base.errors import UserError
 from mintprep.ipfs import CID, Block, BlockFetcher, DagImport, NetworkReads, Unreadable, VerifiedBlocks, walk_dag
 
@@ -104,7 +105,7 @@ def require_minted(plan: ImportPlan) -> None:
     read = {token.token_id for token in plan.tokens}  # once: built per minted id, it was quadratic at 10,000
     lacking = sorted(t for t in plan.minted if t not in read)
     if lacking:
-        raise UserError(f"{plan.source.text}: minted token(s) {', '.join(map(str, lacking))} could not be imported ("
+        raise UserError(f"{plan.source.text}: minted token(s) {summarise_ids(lacking)} could not be imported ("
                         + "; ".join(plan.skipped.get(t, "beyond size") for t in lacking[:3]) + ")")
 
 
