@@ -62,7 +62,7 @@ def export_collection(col: Collection, out: Path, *, names: Names = "json") -> E
             try:  # each file written as it is read: holding them all held every image of the collection at once
                 published = list_directory(record.metadata_root, fetch)
                 for token in record.manifest.tokens:
-                    document = read_file(published[token_file_name(token.token_id)], fetch)
+                    document = read_file(published[record.manifest.file_name(token.token_id)], fetch)
                     _write(staging, f"images/{token.token_id}.png", _image(ws, token.png_sha256, token.image_cid))
                     _write(staging, f"json/{NAMERS[names](token.token_id)}", document)
                     documents.append(json.loads(document))

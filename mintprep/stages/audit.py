@@ -24,8 +24,7 @@ from mintprep.base.hashing import sha256_hex
 from mintprep.ipfs import (CID, PinBackend, BlockFetcher, BlockNotFound, Unreadable, content_sha256, list_directory,
                            read_file, resolve, verify_dag)
 from mintprep.state.ledger import Ledger, ManifestRecord, PieceRecord
-from mintprep.collection.manifest import (COLLECTION_METADATA_NAME, Manifest, base_uri_for, provenance_hash,
-                                          token_file_name)
+from mintprep.collection.manifest import COLLECTION_METADATA_NAME, Manifest, base_uri_for, provenance_hash
 from mintprep.collection.published import published_ids
 from mintprep.guards.image_guards import validate_png
 from mintprep.collection.token_document import metadata_errors
@@ -351,14 +350,13 @@ def audit_metadata(record: ManifestRecord, pieces: dict[int, PieceRecord], sourc
             report.add(None, "metadata-unretrievable", cid=root, source=other.name, reason=walk.describe())
     tokens = record.manifest.by_token()
     listings: dict[CID, dict[str, CID]] = {}  # image directories, listed once
-    suffix = record.manifest.token_suffix
-    expected_names = {token_file_name(token_id, suffix) for token_id in tokens} | {COLLECTION_METADATA_NAME}
+    expected_names = {record.manifest.file_name(token_id) for token_id in tokens} | {COLLECTION_METADATA_NAME}
     unexpected = sorted(set(listing) - expected_names)
     if unexpected:
         report.add(None, "metadata-root-mismatch", cid=root, reason="entries for tokens the manifest does not list",
                    entries=unexpected)
     for token_id, token in sorted(tokens.items()):
-        name = token_file_name(token_id, suffix)
+        name = record.manifest.file_name(token_id)
         entry = listing.get(name)
         if entry is None:
             report.add(token_id, "metadata-unretrievable", cid=root, reason=f"{name} absent from the metadata directory")

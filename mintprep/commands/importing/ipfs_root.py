@@ -42,8 +42,10 @@ def read_ipfs_root(ws: Workspace, uri: str, plan: ImportPlan, wanted: list[int] 
                         "gateway that has it") from None
     plan.metadata_root = str(root)
     plan.base_uri = plan.base_uri or f"ipfs://{root}/"
-    if wanted is None:
+    if wanted is None:  # an ipfs:// root: its files' names say the suffix (ERC721A-style roots name them "N")
         wanted = list(token_ids(ws.spec.size, "0.json" in listing or "0" in listing))
+        if not any(f"{t}.json" in listing for t in wanted) and any(str(t) in listing for t in wanted):
+            plan.token_suffix = ""
 
     def locate(token_id: int) -> CID | str:
         names = (token_file_name(token_id, plan.token_suffix), f"{token_id}.json", str(token_id))
