@@ -21,6 +21,8 @@ const TARGETS = [
   ...['HashLipsTutorial', 'AzukiStyle', 'PerTokenURIs'].map((name) => (
     { source: `test/families/${name}.sol`, contract: name, out: `../tests/chain/artifacts/${name}.json`,
       packages: name === 'AzukiStyle' ? ['erc721a'] : [] })),
+  // A stranger's contract as an attacker writes it, for the hostile-input tests (tests/hostile).
+  { source: 'test/hostile/HostileERC721.sol', contract: 'HostileERC721', out: '../tests/chain/artifacts/HostileERC721.json' },
 ];
 // Fixed here, recorded in the artifact: source verification (Basescan, Sourcify) must repeat them exactly.
 const SETTINGS = { evmVersion: 'cancun', optimizer: { enabled: true, runs: 200 } };

@@ -36,7 +36,7 @@ from mintprep.base.secrets import register_secret, scrub
 from mintprep.base.untrusted_json import MAX_DEPTH, loads, nesting_depth
 from mintprep.net.urls import redact
 
-__all__ = ["DeadlineAdapter", "DeadlineSession", "ResponseTooLarge", "RetryPolicy", "ServiceUnavailable", "deadline_session", "json_object",
+__all__ = ["AnswerTooLarge", "DeadlineAdapter", "DeadlineSession", "ResponseTooLarge", "RetryPolicy", "ServiceUnavailable", "deadline_session", "json_object",
            "redact", "retry_after_seconds", "send"]
 
 RETRY_STATUS = frozenset({408, 425, 429, 500, 502, 503, 504})
@@ -94,6 +94,10 @@ class ServiceUnavailable(RemoteError):
 
 class ResponseTooLarge(RemoteError):
     """An answer longer than the request allows (`RetryPolicy.max_body_bytes`): cut off as it arrived, not retried."""
+
+
+class AnswerTooLarge(requests.RequestException):
+    """DeadlineSession's answer past its limit, cut off as it arrived (a node's 10 MB tokenURI)."""
 
 
 class _Deadline(Exception):
@@ -338,7 +342,7 @@ class DeadlineSession(requests.Session):
         except _Deadline:
             raise requests.Timeout(f"no complete answer within {limit:.1f}s") from None
         except _TooLarge:
-            raise requests.RequestException(f"the response is larger than {max_body} bytes") from None
+            raise AnswerTooLarge(f"the response is larger than {max_body} bytes") from None
         # web3 decodes the answer itself (its bytes as UTF-8), with a decoder that follows nesting as deep as the
         # recursion limit, which eth-account raises to 100,000: a node's answer nested deeper than any JSON-RPC
         # answer is refused here. Scanned as web3 will read it, not as the headers' charset would decode it.

@@ -4,7 +4,7 @@ rows anvil cannot play: a node that reports another chain, or answers every eth_
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 from tests.support.servers import JsonHandler, http_server
@@ -17,8 +17,10 @@ def abi_string(size: int) -> str:
 
 
 @contextmanager
-def lying_node(chain_id: int, call_answer: str = "0x") -> Iterator[str]:
-    """A node reporting `chain_id` and answering every eth_call with `call_answer`; code at every address."""
+def lying_node(chain_id: int, call_answer: str = "0x",
+               logs: Callable[[dict], list | None] | None = None) -> Iterator[str]:
+    """A node reporting `chain_id` and answering every eth_call with `call_answer`; code at every address;
+    eth_getLogs answered by `logs(filter)`, a JSON-RPC error (-32005, as providers refuse wide ranges) for None."""
     answers = {"eth_chainId": hex(chain_id), "net_version": str(chain_id), "eth_blockNumber": "0x10",
                "eth_getCode": "0x6080", "eth_call": call_answer, "eth_getLogs": []}
     encoded = {method: json.dumps(answer).encode() for method, answer in answers.items()}  # once, not per request
@@ -29,8 +31,14 @@ def lying_node(chain_id: int, call_answer: str = "0x") -> Iterator[str]:
             batch = request if isinstance(request, list) else [request]
             parts: list[bytes] = []  # the answer written as it is held, never joined into one more copy
             for index, call in enumerate(batch):
-                parts += [b"," if index else b"", b'{"jsonrpc":"2.0","id":%s,"result":' % json.dumps(call["id"]).encode(),
-                          encoded.get(call["method"], b'"0x"'), b"}"]
+                head = b'{"jsonrpc":"2.0","id":%s,' % json.dumps(call["id"]).encode()
+                if call["method"] == "eth_getLogs" and logs is not None:
+                    found = logs(call["params"][0])
+                    answer = (b'"error":{"code":-32005,"message":"query exceeds max block range"}' if found is None
+                              else b'"result":' + json.dumps(found).encode())
+                    parts += [b"," if index else b"", head, answer, b"}"]
+                    continue
+                parts += [b"," if index else b"", head, b'"result":', encoded.get(call["method"], b'"0x"'), b"}"]
             if isinstance(request, list):
                 parts = [b"[", *parts, b"]"]
             self.send_response(200)

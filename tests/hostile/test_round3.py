@@ -42,6 +42,30 @@ def import_contract(chain_id: int, call_answer: str = "0x") -> Any:
     return setup
 
 
+def hostile_contract(shape: int, *, minted: tuple[int, ...] = (1, 2, 3), mint_range: int = 0, reverting: int = 0,
+                     total_supply: int = 0) -> Any:
+    """A row's setup: `import --from` a HostileERC721 (contracts/test/hostile, compiled with the project's solc-js)
+    on the anvil node, its tokenURI = ipfs://<honest root>/<id>.json over the gateway stand-in, after it emitted
+    Transfer mints of `minted` ids (and of ids 1..`mint_range`, 10,000 to a transaction)."""
+    def setup(folder: Path, chain: Any, stack: contextlib.ExitStack) -> Case:
+        from tests.chain.families.shapes import deploy_artifact
+
+        blocks: dags.Blocks = {}
+        root = dags.metadata_root(blocks, dags.honest_files(blocks))
+        gateway = stack.enter_context(dags.block_gateway(blocks))
+        contract = deploy_artifact(chain, "HostileERC721", f"ipfs://{root}/", reverting, shape, total_supply)
+        sender = {"from": chain.owner.address}
+        if minted:
+            chain.w3.eth.wait_for_transaction_receipt(contract.functions.mint(list(minted)).transact(sender))
+        for first in range(1, mint_range + 1, 10_000):
+            chain.w3.eth.wait_for_transaction_receipt(
+                contract.functions.mintRange(first, min(10_000, mint_range + 1 - first)).transact(sender))
+        path = collection(folder, chain={"network": "base", "rpc_url": chain.node.url})
+        return Case(["import", str(path), "--from", contract.address, "--gateway", gateway])
+
+    return setup
+
+
 def diamond_image(blocks: dags.Blocks) -> Any:
     files = dags.honest_files(blocks)
     files["1.json"] = dags.put(blocks, dags.document(blocks, 1, dags.diamond_file(blocks)), dags.RAW)
@@ -64,6 +88,17 @@ ROWS: list[Row] = [
         "over the 2097152-byte block limit (ipfs.max_block_bytes)"),
     Row("identity-cid-metadata", import_root(lambda b: dags.metadata_root(b, dags.identity_files(b))), 0, 60, 1024,
         "imported 3"),
+    # 2. contract reads bounded (a HostileERC721 on anvil)
+    Row("transfer-of-id-max-uint256", hostile_contract(0, minted=(1, 2**256 - 1)), 2, 90, 1024,
+        "token id 115792089237316195423570985008687907853269984665640564039457584007913129639935 is outside the ids "
+        "mintprep records", chain=True),
+    Row("total-supply-max-uint256", hostile_contract(1, total_supply=2**256 - 1), 2, 90, 1024,
+        "totalSupply() says 115792089237316195423570985008687907853269984665640564039457584007913129639935 tokens "
+        "but its Transfer history shows 3", chain=True),
+    Row("token-uri-2-reverts", hostile_contract(0, reverting=2), 1, 90, 1024, "tokenURI(2) reverted", chain=True),
+    # 4. output bounded: 60,000 minted tokens the metadata root lacks (it has 1..3), refused in a few hundred bytes
+    Row("60000-transfer-mints", hostile_contract(2, minted=(), mint_range=60_000), 2, 240, 2048,
+        "minted token(s) 59997 ids: 4-60000 could not be imported", chain=True),
     # 3. the node checked, not trusted
     Row("node-reports-chain-1-for-base", import_contract(1), 2, 60, 768,
         "the RPC reports chain id 1, but network 'base' is chain id 8453"),
@@ -101,3 +136,61 @@ def test_a_10mb_call_answer_is_cut_off_as_it_arrives() -> None:
         tracemalloc.stop()
     assert peak < 16 << 20, f"{peak} bytes held while refusing"
     assert answer_limit(b'{"method":"eth_getLogs"}') > answer_limit(b'{"method":"eth_call"}') == MAX_CALL_ANSWER_BYTES
+
+
+def log(address: str, topic: str, token_id: int, block: int) -> dict:
+    """An eth_getLogs entry as a node answers it: a Transfer mint of `token_id` unless `topic` says otherwise."""
+    return {"address": address, "topics": [topic, "0x" + "00" * 32, "0x" + "00" * 12 + "ab" * 20,
+                                           f"0x{token_id:064x}"],
+            "data": "0x", "blockNumber": hex(block), "transactionHash": "0x" + "11" * 32, "transactionIndex": "0x0",
+            "blockHash": "0x" + "22" * 32, "logIndex": "0x0", "removed": False}
+
+
+def test_a_node_refusing_all_but_one_block_ends_at_the_deadline_naming_it_and_the_range():
+    """Item 3: head 5,000,000, a node refusing every range over one block: the scan stops at its deadline (here
+    2 s) with a message naming the node and the range it refused, not one request per block for days."""
+    import time
+
+    from mintprep.base.errors import UserError
+    from mintprep.chain.reads import transfer_logs
+    from mintprep.chain.rpc import connect
+
+    def one_block_only(query: dict) -> list | None:
+        return [] if int(query["fromBlock"], 16) == int(query["toBlock"], 16) else None
+
+    with lying_node(8453, logs=one_block_only) as url:
+        started = time.monotonic()
+        with pytest.raises(UserError) as refused:
+            w3 = connect(url)
+            transfer_logs(w3, w3.to_checksum_address(CONTRACT), 0, 5_000_000, deadline_s=2)
+        took = time.monotonic() - started
+    assert took < 10, f"{took:.1f} s"
+    assert f"the RPC at {url}" in str(refused.value) and "within 2 s" in str(refused.value)
+    assert "it refused blocks " in str(refused.value) and "query exceeds max block range" in str(refused.value)
+
+
+def test_the_log_range_widens_again_after_a_refusal_and_keeps_only_this_contracts_transfers():
+    """Item 3: a node that refuses wide ranges only near the start: after narrowing, the scan widens again (20
+    requests for 100,000 blocks, where staying narrow took 160); the logs of another address or topic that the
+    node appends are dropped."""
+    from mintprep.chain.reads import TRANSFER_TOPIC, transfer_logs
+    from mintprep.chain.rpc import connect
+
+    asked: list[tuple[int, int]] = []
+    other_topic = "0x" + "cd" * 32
+
+    def narrow_at_first(query: dict) -> list | None:
+        low, high = int(query["fromBlock"], 16), int(query["toBlock"], 16)
+        asked.append((low, high))
+        if low < 2_000 and high - low >= 1_000:
+            return None
+        ours = [log(CONTRACT, TRANSFER_TOPIC, low, low)]
+        return ours + [log("0x" + "77" * 20, TRANSFER_TOPIC, 999, low), log(CONTRACT, other_topic, 998, low)]
+
+    with lying_node(8453, logs=narrow_at_first) as url:
+        w3 = connect(url)
+        logs = transfer_logs(w3, w3.to_checksum_address(CONTRACT), 0, 99_999)
+    accepted = [(low, high) for low, high in asked if not (low < 2_000 and high - low >= 1_000)]
+    assert len(asked) <= 30, len(asked)
+    assert max(high - low + 1 for low, high in accepted) == 10_000  # widened back to the full range
+    assert sorted(int.from_bytes(bytes(entry["topics"][3]), "big") for entry in logs) == [low for low, _ in accepted]

@@ -8,13 +8,11 @@ from typing import Any
 from web3 import Web3
 from web3.contract import Contract
 
+from mintprep.chain.reads import checked_token_id, checked_token_uri, transfer_logs
 from mintprep.chain.rpc import RPC_FAILURES
 
 ZERO_ADDRESS = "0x" + "00" * 20
-TRANSFER_TOPIC = Web3.keccak(text="Transfer(address,address,uint256)").to_0x_hex()
 ZERO_TOPIC = "0x" + "00" * 32
-# eth_getLogs ranges: endpoints refuse wide ones (limits differ by provider), so a refused range is halved.
-LOG_BLOCK_RANGE = 10_000
 
 # The ABI fragments families read or call: no family needs a contract's full ABI.
 def _view(name: str, inputs: tuple[str, ...] = (), output: str = "string") -> dict[str, Any]:
@@ -80,7 +78,8 @@ class Family:
         for log in self._transfer_logs():
             if len(log["topics"]) != 4:
                 continue  # an ERC-20-style Transfer (id not indexed): not an ERC-721 mint
-            token_id = int.from_bytes(bytes(log["topics"][3]), "big")
+            token_id = checked_token_id(int.from_bytes(bytes(log["topics"][3]), "big"),
+                                        f"{self.address} (Transfer in block {log.get('blockNumber')})")
             if bytes(log["topics"][1]).hex() == ZERO_TOPIC[2:]:
                 minted.add(token_id)
             if bytes(log["topics"][2]).hex() == ZERO_TOPIC[2:]:
@@ -88,24 +87,12 @@ class Family:
         return sorted(minted)
 
     def _transfer_logs(self) -> list[Any]:
-        """Every Transfer log since the contract's creation, in block ranges the node accepts (halved on refusal)."""
+        """Every Transfer log since the contract's creation (mintprep.chain.reads: ranges, filter, deadline)."""
         head = self.w3.eth.block_number
-        low, span, logs = deployment_block(self.w3, self.address, head), LOG_BLOCK_RANGE, []
-        while low <= head:
-            high = min(low + span - 1, head)
-            try:
-                logs += self.w3.eth.get_logs({"address": self.address, "fromBlock": low, "toBlock": high,
-                                              "topics": [TRANSFER_TOPIC]})
-            except RPC_FAILURES:
-                if span == 1:
-                    raise
-                span //= 2
-                continue
-            low = high + 1
-        return logs
+        return transfer_logs(self.w3, self.address, deployment_block(self.w3, self.address, head), head)
 
     def token_uri(self, token_id: int) -> str:
-        return str(self.contract.functions.tokenURI(token_id).call())
+        return checked_token_uri(token_id, self.contract.functions.tokenURI(token_id).call())
 
     def base_uri(self, minted: list[int]) -> str | None:
         """The base every id's URI is formed from (read, or derived from a minted token's URI); None when unknown."""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from mintprep.chain.reads import enumerated_ids
 from mintprep.chain.families.base import DROP_SETTER_ABI, ContractCall, Family
 
 
@@ -30,7 +31,8 @@ class HashLipsTutorial(Family):
 
     def minted_ids(self) -> list[int]:
         functions = self.contract.functions
-        return sorted(functions.tokenByIndex(i).call() for i in range(functions.totalSupply().call()))
+        return enumerated_ids(functions.totalSupply().call(), super().minted_ids(),
+                              lambda index: functions.tokenByIndex(index).call(), self.address)
 
     def revealed(self) -> bool:
         return bool(self.contract.functions.revealed().call())

@@ -20,6 +20,7 @@ def read_contract(ws: Workspace, plan: ImportPlan, fetch: BlockFetcher) -> Itera
     minted token read and verified before this returns (UserError naming those lacking), then every token read as
     the returned iterator is consumed."""
     from mintprep.chain.families import detect_family
+    from mintprep.chain.reads import read_each
     from mintprep.chain.rpc import RPC_FAILURES, connect, require_chain
     from mintprep.net.urls import redact_url
 
@@ -35,7 +36,8 @@ def read_contract(ws: Workspace, plan: ImportPlan, fetch: BlockFetcher) -> Itera
         plan.minted = family.minted_ids()
         plan.base_uri = family.base_uri(plan.minted)
         plan.owner = family.owner()
-        token_uris = {t: family.token_uri(t) for t in plan.minted} if family.token_suffix is None else {}
+        token_uris, plan.unserved = read_each(plan.minted, family.token_uri, "tokenURI") \
+            if family.token_suffix is None else ({}, {})
     except UserError as exc:
         raise UserError(f"--from {plan.source.text} on {network.name}: {exc}") from None
     except RPC_FAILURES as exc:
@@ -71,6 +73,8 @@ def _read_token_uris(ws: Workspace, token_uris: dict[int, str], plan: ImportPlan
     plan.token_uris = token_uris
 
     def locate(token_id: int) -> CID | str:
+        if token_id not in token_uris:  # the contract answers no URI for it: nothing published to keep
+            return plan.unserved[token_id]
         uri = token_uris[token_id]
         try:
             metadata_cid = resolve(uri, fetch, plan.listings)

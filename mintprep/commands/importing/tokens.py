@@ -86,6 +86,7 @@ class ImportPlan:
     minted: list[int] = field(default_factory=list)
     tokens: list[ImportedToken] = field(default_factory=list)
     skipped: dict[int, str] = field(default_factory=dict)  # token id -> why it was not imported (left to `run`)
+    unserved: dict[int, str] = field(default_factory=dict)  # minted ids whose tokenURI the contract cannot answer
     blocks: VerifiedBlocks = field(default_factory=lambda: VerifiedBlocks(BLOCK_CACHE_BYTES), repr=False)
     listings: dict[CID, dict[str, CID]] = field(default_factory=dict, repr=False)  # directories, listed once
     # Every metadata file's blocks as read: the metadata directory pinned at the end is walked from these, not
@@ -103,7 +104,7 @@ class ImportPlan:
 def require_minted(plan: ImportPlan) -> None:
     """Every minted token was read: a collection adopted without one would break a token someone bought."""
     read = {token.token_id for token in plan.tokens}  # once: built per minted id, it was quadratic at 10,000
-    lacking = sorted(t for t in plan.minted if t not in read)
+    lacking = sorted(t for t in plan.minted if t not in read and t not in plan.unserved)
     if lacking:
         raise UserError(f"{plan.source.text}: minted token(s) {summarise_ids(lacking)} could not be imported ("
                         + "; ".join(plan.skipped.get(t, "beyond size") for t in lacking[:3]) + ")")
