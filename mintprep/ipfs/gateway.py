@@ -3,7 +3,8 @@
 Client: fetch `?format=car` for the whole DAG, then any block the stream lacked with `?format=raw`, and
 walk from our own root checking every hash; a CAR's own header roots are ignored, as the spec says.
 Server: `/ipfs/<cid>[/path]` over the local block store, with `?format=raw`, `?format=car` (DFS, no
-duplicates) and plain file bytes, for `mintprep serve` and for tests that need a gateway.
+duplicates; on a path, rooted at the requested CID with the blocks along the path and `dag-scope` block, entity
+or all, as IPIP-402 specifies) and plain file bytes, for `mintprep serve` and for tests that need a gateway.
 """
 
 from __future__ import annotations
@@ -15,10 +16,10 @@ import html
 import mimetypes
 import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from http.server import ThreadingHTTPServer
 from typing import Any
-from urllib.parse import parse_qs, quote
+from urllib.parse import parse_qs, quote, unquote
 from wsgiref.simple_server import WSGIRequestHandler, WSGIServer
 
 import requests
@@ -105,16 +106,18 @@ class _NotFound(Exception):
     pass
 
 
-def _resolve_path(store: BlockStore, root: CID, segments: list[str]) -> CID:
-    """Follow `segments` through basic and HAMT-sharded directories."""
+def _resolve_path(store: BlockStore, root: CID, segments: list[str], path: list[CID] | None = None) -> CID:
+    """Follow `segments` through basic and HAMT-sharded directories; each block read on the way is appended to
+    `path` (what a client needs to verify the last CID really sits under `root`)."""
     cid = root
     for segment in segments:
-        cid = _lookup(store, cid, segment)
+        cid = _lookup(store, cid, segment, path if path is not None else [])
     return cid
 
 
-def _lookup(store: BlockStore, directory: CID, name: str) -> CID:
+def _lookup(store: BlockStore, directory: CID, name: str, path: list[CID]) -> CID:
     node = decode_pbnode(store.get(directory))
+    path.append(directory)
     kind = decode_unixfs(node.data or b"").type
     if kind == DIRECTORY:
         for link in node.links:
@@ -132,10 +135,46 @@ def _lookup(store: BlockStore, directory: CID, name: str) -> CID:
                 return link.cid
             if link.name == label:  # a sub-shard: descend with the next bits of the hash
                 node = decode_pbnode(store.get(link.cid))
+                path.append(link.cid)
                 depth += 1
                 break
         else:
             raise _NotFound(name)
+
+
+def _car_blocks(store: BlockStore, path: list[CID], cid: CID, scope: str) -> Iterable[Block]:
+    """The trustless gateway's CAR for a path (IPIP-402): the blocks along the path from the requested root, then
+    the terminal entity as `scope` asks: `block` its block alone; `entity` a file whole, or a directory's own
+    block(s) (a HAMT's shards, not its entries); `all` everything under it. Each block once, in that order."""
+    sent: set[CID] = set()
+    for on_path in path:
+        if on_path not in sent:
+            sent.add(on_path)
+            yield Block(on_path, store.get(on_path))
+    if scope == "block":
+        terminal: Iterable[Block] = [Block(cid, store.get(cid))]
+    elif scope == "entity" and cid.codec != RAW and decode_unixfs(
+            decode_pbnode(store.get(cid)).data or b"").type in (DIRECTORY, HAMT_SHARD, SYMLINK):
+        terminal = _directory_blocks(store, cid)
+    else:  # `all`, or a file's entity: every block of it
+        terminal = store.iter_dag(cid)
+    for block in terminal:
+        if block.cid not in sent:
+            sent.add(block.cid)
+            yield block
+
+
+def _directory_blocks(store: BlockStore, cid: CID) -> Iterator[Block]:
+    """A directory's own blocks: its node, and for a HAMT every shard (links named by a bare bucket label)."""
+    data = store.get(cid)
+    yield Block(cid, data)
+    node = decode_pbnode(data)
+    unixfs = decode_unixfs(node.data or b"")
+    if unixfs.type == HAMT_SHARD:
+        label_length = len(f"{(unixfs.fanout or 256) - 1:X}")
+        for link in node.links:
+            if len(link.name) == label_length:
+                yield from _directory_blocks(store, link.cid)
 
 
 def _listing(store: BlockStore, cid: CID, path: str) -> bytes:
@@ -173,17 +212,20 @@ def make_gateway_app(store: BlockStore) -> Callable[..., Iterable[bytes]]:
         wanted = query.get("format", [""])[0] or (
             "car" if CAR_MEDIA_TYPE in accept else "raw" if RAW_MEDIA_TYPE in accept else ""
         )
-        segments = [segment for segment in parts[3:] if segment]
+        segments = [unquote(segment) for segment in parts[3:] if segment]
         try:
-            cid = _resolve_path(store, root, segments)
+            path: list[CID] = []
+            cid = _resolve_path(store, root, segments, path)
             if wanted == "raw":
                 return reply("200 OK", store.get(cid), RAW_MEDIA_TYPE, Cache_Control="public, max-age=29030400, immutable")
             if wanted == "car":
+                scope = query.get("dag-scope", ["all"])[0]
+                if scope not in ("block", "entity", "all"):
+                    return reply("400 Bad Request", b"dag-scope is block, entity or all\n", "text/plain")
                 if not store.has(cid):
                     raise BlockNotFound(str(cid))
-                whole = query.get("dag-scope", ["all"])[0] != "block"
-                blocks = store.iter_dag(cid) if whole else [Block(cid, store.get(cid))]
-                return reply("200 OK", iter_car([cid], blocks), f"{CAR_MEDIA_TYPE}; version=1; order=dfs; dups=n")
+                return reply("200 OK", iter_car([root], _car_blocks(store, path, cid, scope)),
+                             f"{CAR_MEDIA_TYPE}; version=1; order=dfs; dups=n")
             return _deserialized(store, cid, segments, environ, reply)
         except (BlockNotFound, _NotFound):
             return reply("404 Not Found", f"{environ.get('PATH_INFO')} not found in the local store\n".encode(), "text/plain")
@@ -197,7 +239,7 @@ def _deserialized(store: BlockStore, cid: CID, segments: list[str], environ: dic
     kind = decode_unixfs(decode_pbnode(store.get(cid)).data or b"").type
     if kind in (DIRECTORY, HAMT_SHARD):
         try:
-            index = _lookup(store, cid, "index.html")
+            index = _lookup(store, cid, "index.html", [])
         except _NotFound:
             return reply("200 OK", _listing(store, cid, environ.get("PATH_INFO", "/")), "text/html; charset=utf-8")
         return reply("200 OK", b"".join(iter_file(index, store.get)), "text/html; charset=utf-8")
