@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 import requests
 
-from mintprep.ipfs.car import read_car
+from mintprep.ipfs.car import CarReader
 from mintprep.ipfs.gateway import serve_gateway
 from mintprep.ipfs.store import BlockStore
 from mintprep.ipfs.unixfs import get_profile, import_bytes, import_directory
@@ -73,7 +73,7 @@ def test_a_path_car_is_rooted_at_the_requested_root_and_proves_the_path(served, 
     car = car_for(url, f"{root.root}/json/1.json")
     checked = independent_check(tmp_path, car, ["json"])  # @ipld/dag-pb cannot follow a HAMT: checked to json/
     assert checked["roots"] == [str(root.root)] and checked["terminal_in_car"]
-    ours = read_car(io.BytesIO(car))
+    ours = CarReader(io.BytesIO(car))
     assert ours.roots == [root.root]
     # mintprep's reader resolves 1.json through the HAMT from nothing but the CAR's blocks
     from mintprep.ipfs.uri import resolve
