@@ -20,7 +20,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from mintprep.base.errors import UserError
+from mintprep.base.errors import DISK_FULL_ERRNOS, DiskFull, UserError
 from mintprep.base.hashing import sha256_hex
 from mintprep.collection.config import Collection
 from mintprep.collection.manifest import token_file_name
@@ -102,5 +102,10 @@ def _staged_folder(out: Path) -> Iterator[Path]:
 
 def _write(folder: Path, name: str, data: bytes) -> None:
     path = folder / name
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_bytes(data)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(data)
+    except OSError as exc:  # a write's ENOSPC names no file: named here, with what it needed
+        if exc.errno in DISK_FULL_ERRNOS:
+            raise DiskFull(path, len(data)) from None
+        raise

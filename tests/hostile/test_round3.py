@@ -66,6 +66,20 @@ def hostile_contract(shape: int, *, minted: tuple[int, ...] = (1, 2, 3), mint_ra
     return setup
 
 
+def imported_collection(folder: Path) -> Path:
+    """A collection of three imported tokens (from an ipfs:// root over the gateway stand-in), ready to export."""
+    import subprocess
+    import sys
+
+    blocks: dags.Blocks = {}
+    root = dags.metadata_root(blocks, dags.honest_files(blocks))
+    path = collection(folder)
+    with dags.block_gateway(blocks) as gateway:
+        subprocess.run([sys.executable, "-m", "mintprep", "import", str(path), "--from", f"ipfs://{root}", "--gateway",
+                        gateway], check=True, capture_output=True)
+    return path
+
+
 def diamond_image(blocks: dags.Blocks) -> Any:
     files = dags.honest_files(blocks)
     files["1.json"] = dags.put(blocks, dags.document(blocks, 1, dags.diamond_file(blocks)), dags.RAW)
@@ -108,6 +122,8 @@ ROWS: list[Row] = [
         "disk full at"),
     Row("full-disk-run-fresh", lambda f, *_: Case(["run", str(collection(f))], full_disk=40_000), 1, 60, 1024,
         "disk full at"),
+    Row("full-disk-export", lambda f, *_: Case(["export", str(imported_collection(f)), "-o", str(f / "out")],
+                                               full_disk=0), 1, 60, 1024, "/images/1.png (needs "),
     Row("full-disk-run-pin-set", lambda f, *_: Case(["run", str(collection(f)), "--json"], full_disk=300_000), 1, 60,
         1024, "disk full at"),
 ]
