@@ -20,12 +20,12 @@ _FACE = {
     "first_verified": "dag",
     "walk_dag": "dag",
     "Unreadable": "errors", "BlockNotFound": "errors", "CorruptBlock": "errors", "FileTooLarge": "errors",
-    "NotUnixFS": "errors",
+    "NotUnixFS": "errors", "TooLarge": "errors",
     "TrustlessGateway": "gateway", "serve_gateway": "gateway",
     "import_path": "importpath",
     "PROFILE_NAMES": "profile_names",
     "content_sha256": "reader", "file_sha256": "reader", "iter_file": "reader", "list_directory": "reader",
-    "read_file": "reader",
+    "read_file": "reader", "file_budget": "reader",
     "IpfsSettings": "settings",
     "BlockStore": "store",
     "Block": "unixfs", "DagImport": "unixfs", "Profile": "unixfs", "add_options": "unixfs", "get_profile": "unixfs",
@@ -49,11 +49,11 @@ if TYPE_CHECKING:
     from mintprep.ipfs.car import write_car
     from mintprep.ipfs.cid import CID
     from mintprep.ipfs.dag import BlockFetcher, NetworkReads, VerifiedBlocks, fetch_verified, first_verified, walk_dag
-    from mintprep.ipfs.errors import BlockNotFound, CorruptBlock, FileTooLarge, NotUnixFS, Unreadable
+    from mintprep.ipfs.errors import BlockNotFound, CorruptBlock, FileTooLarge, NotUnixFS, TooLarge, Unreadable
     from mintprep.ipfs.gateway import TrustlessGateway, serve_gateway
     from mintprep.ipfs.importpath import import_path
     from mintprep.ipfs.profile_names import PROFILE_NAMES
-    from mintprep.ipfs.reader import content_sha256, file_sha256, iter_file, list_directory, read_file
+    from mintprep.ipfs.reader import content_sha256, file_budget, file_sha256, iter_file, list_directory, read_file
     from mintprep.ipfs.settings import IpfsSettings
     from mintprep.ipfs.store import BlockStore
     from mintprep.ipfs.unixfs import Block, DagImport, Profile, add_options, get_profile, import_bytes, import_directory

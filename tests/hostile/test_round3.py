@@ -1,6 +1,6 @@
 """Hostile input, round 3 (issue 31): a stranger's DAG, contract and node. One row per attack, each run as a real
 `python -m mintprep` process under a memory limit (RLIMIT_AS) and a time limit, with the exit status it must end
-with and a text its answer must contain (the row runner is round 2's: tests/test_hostile_round2.py).
+with and a text its answer must contain (the row runner is round 2's: tests/cli/test_hostile_input_bounds.py).
 
 IPFS content comes from a trustless gateway stand-in on 127.0.0.1 (tests/hostile/dags.py) answering the trustless
 gateway specification's `?format=raw` block requests with hand-built hostile blocks.
@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from tests.hostile import dags
 from tests.hostile.node import abi_string, lying_node
-from tests.test_hostile_round2 import Case, Row, collection, ledger_with_log, test_hostile_row as run_row
+from tests.cli.test_hostile_input_bounds import Case, Row, collection, ledger_with_log, test_hostile_row as run_row
 
 
 def import_root(make_root: Any) -> Any:
@@ -210,3 +210,28 @@ def test_the_log_range_widens_again_after_a_refusal_and_keeps_only_this_contract
     assert len(asked) <= 30, len(asked)
     assert max(high - low + 1 for low, high in accepted) == 10_000  # widened back to the full range
     assert sorted(int.from_bytes(bytes(entry["topics"][3]), "big") for entry in logs) == [low for low, _ in accepted]
+
+
+def test_a_directory_pinned_by_import_is_walked_only_within_what_its_tokens_need():
+    """Item 1: an image directory may hold more than the tokens' images (a large file beside them); import pins it
+    within a bound (its tokens' share) and refuses past it, naming the DAG, instead of fetching all of it."""
+    import os
+
+    from mintprep.base.errors import UserError
+    from mintprep.commands.importing.tokens import FetchedDag
+    from mintprep.ipfs.unixfs import get_profile, import_bytes, import_directory
+
+    profile = get_profile("kubo-cidv1")
+    directory = import_directory({"1.png": import_bytes(dags.png(1), profile),
+                                  "extra.bin": import_bytes(os.urandom(3 << 20), profile)}, profile)
+    blocks = {block.cid: block.data for block in directory.blocks}
+    fetched: list[object] = []
+
+    def fetch(cid: Any) -> bytes | None:
+        fetched.append(cid)
+        return blocks.get(cid)
+
+    with pytest.raises(UserError, match=f"the DAG under {directory.root} is more than .* bytes: more than its tokens"):
+        list(FetchedDag(directory.root, fetch, 1_000_000).blocks)
+    assert len(fetched) < len(blocks)
+    assert len(list(FetchedDag(directory.root, fetch, 4 << 20).blocks)) == len(blocks)

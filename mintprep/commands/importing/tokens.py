@@ -10,7 +10,9 @@ from typing import Any, Literal
 
 from mintprep.base.token_ids import summarise_ids
 from mintprep.base.errors import UserError
-from mintprep.ipfs import CID, Block, BlockFetcher, DagImport, NetworkReads, Unreadable, VerifiedBlocks, walk_dag
+from mintprep.guards.imported_content import MAX_IMPORTED_IMAGE_BYTES
+from mintprep.ipfs import (CID, Block, BlockFetcher, DagImport, NetworkReads, TooLarge, Unreadable, VerifiedBlocks,
+                           file_budget, walk_dag)
 
 
 # Metadata keys that say how a piece was made; kept in its provenance (HashLips writes dna, edition, date).
@@ -35,10 +37,11 @@ class FetchedDag:
 
     root: CID
     fetch: BlockFetcher
+    max_bytes: int = MAX_IMPORTED_IMAGE_BYTES  # what its walk may read (a directory: its tokens' share of it)
 
     @property
     def blocks(self) -> Iterator[Block]:
-        return _dag_blocks(self.root, self.fetch)
+        return _dag_blocks(self.root, self.fetch, self.max_bytes)
 
     @functools.cached_property
     def size(self) -> int:
@@ -128,10 +131,14 @@ def document_attributes(document: dict[str, Any]) -> list[Any]:
     return attributes if isinstance(attributes, list) else []
 
 
-def _dag_blocks(root: CID, fetch: BlockFetcher) -> Iterator[Block]:
-    """Every block under `root`, verified (a token's were read already; a directory's others are read now)."""
-    for step in walk_dag(root, fetch):
-        if isinstance(step, Unreadable):
-            raise UserError(f"block {step.cid} under {root} is not retrievable intact from any source; pass "
-                            "--gateway URL of a gateway that has it")
-        yield step
+def _dag_blocks(root: CID, fetch: BlockFetcher, max_bytes: int) -> Iterator[Block]:
+    """Every block under `root`, verified (a token's were read already; a directory's others are read now), within
+    `max_bytes` (and a block per KiB of them)."""
+    try:
+        for step in walk_dag(root, fetch, file_budget(max_bytes, f"the DAG under {root}")):
+            if isinstance(step, Unreadable):
+                raise UserError(f"block {step.cid} under {root} is not retrievable intact from any source; pass "
+                                "--gateway URL of a gateway that has it")
+            yield step
+    except TooLarge as exc:
+        raise UserError(f"{exc}: more than its tokens need; not pinned") from None
