@@ -86,6 +86,9 @@ def transfer_logs(w3: Web3, address: str, low: int, head: int, *, deadline_s: fl
         try:
             answer = w3.eth.get_logs({"address": address, "fromBlock": low, "toBlock": high,
                                       "topics": [TRANSFER_TOPIC]})
+        except TypeError as exc:  # web3's formatters on a log that is not one (an address that is a list)
+            raise UserError(f"{_node(w3)} answered eth_getLogs for {address} with malformed logs "
+                            f"({str(exc)[:200]})") from None
         except RPC_FAILURES as exc:
             refused = f"blocks {low}..{high}: {rpc_failure_reason(exc)}"
             if span == 1:

@@ -10,6 +10,10 @@ from contextlib import contextmanager
 from tests.support.servers import JsonHandler, http_server
 
 
+def abi_bool(value: bool) -> str:
+    return "0x" + f"{int(value):064x}"
+
+
 def abi_string(size: int) -> str:
     """An ABI-encoded `string` of `size` bytes ('a'), as a contract's eth_call answer (0x hex)."""
     words = (size + 31) // 32
@@ -18,9 +22,12 @@ def abi_string(size: int) -> str:
 
 @contextmanager
 def lying_node(chain_id: int, call_answer: str = "0x",
-               logs: Callable[[dict], list | None] | None = None) -> Iterator[str]:
-    """A node reporting `chain_id` and answering every eth_call with `call_answer`; code at every address;
-    eth_getLogs answered by `logs(filter)`, a JSON-RPC error (-32005, as providers refuse wide ranges) for None."""
+               logs: Callable[[dict], list | None] | None = None,
+               calls: dict[str, str] | None = None) -> Iterator[str]:
+    """A node reporting `chain_id` and answering every eth_call with `call_answer`, or `calls[its input data]`
+    where given; code at every address; eth_getLogs answered by `logs(filter)`, a JSON-RPC error (-32005, as
+    providers refuse wide ranges) for None."""
+    encoded_calls = {data: json.dumps(answer).encode() for data, answer in (calls or {}).items()}
     answers = {"eth_chainId": hex(chain_id), "net_version": str(chain_id), "eth_blockNumber": "0x10",
                "eth_getCode": "0x6080", "eth_call": call_answer, "eth_getLogs": []}
     encoded = {method: json.dumps(answer).encode() for method, answer in answers.items()}  # once, not per request
@@ -38,7 +45,10 @@ def lying_node(chain_id: int, call_answer: str = "0x",
                               else b'"result":' + json.dumps(found).encode())
                     parts += [b"," if index else b"", head, answer, b"}"]
                     continue
-                parts += [b"," if index else b"", head, b'"result":', encoded.get(call["method"], b'"0x"'), b"}"]
+                answer = encoded.get(call["method"], b'"0x"')
+                if call["method"] == "eth_call":
+                    answer = encoded_calls.get(call["params"][0].get("data", ""), answer)
+                parts += [b"," if index else b"", head, b'"result":', answer, b"}"]
             if isinstance(request, list):
                 parts = [b"[", *parts, b"]"]
             self.send_response(200)

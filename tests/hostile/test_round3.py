@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 from tests.hostile import dags
-from tests.hostile.node import abi_string, lying_node
+from tests.hostile.node import abi_bool, abi_string, lying_node
 from tests.cli.test_hostile_input_bounds import Case, Row, collection, ledger_with_log, test_hostile_row as run_row
 
 
@@ -32,14 +32,34 @@ def import_root(make_root: Any) -> Any:
 CONTRACT = "0x" + "5a" * 20
 
 
-def import_contract(chain_id: int, call_answer: str = "0x") -> Any:
+def import_contract(chain_id: int, call_answer: str = "0x", **node: Any) -> Any:
     """A row's setup: `import --from <contract>` of a Base collection through a lying node (tests/hostile/node.py)."""
     def setup(folder: Path, _: Any, stack: contextlib.ExitStack) -> Case:
-        url = stack.enter_context(lying_node(chain_id, call_answer))
+        url = stack.enter_context(lying_node(chain_id, call_answer, **node))
         path = collection(folder, chain={"network": "base", "rpc_url": url})
         return Case(["import", str(path), "--from", CONTRACT])
 
     return setup
+
+
+def supports(interface: str) -> str:
+    """The eth_call input of supportsInterface(bytes4 `interface`)."""
+    return "0x01ffc9a7" + interface + "00" * 28
+
+
+# A per-token-URI ERC-721 (ERC-165 says 721 and 4906) that minted token 1, whose tokenURI answer is 10 MB
+PER_TOKEN_CALLS = {supports("80ac58cd"): abi_bool(True), supports("49064906"): abi_bool(True),
+                   supports("780e9d63"): abi_bool(False)}
+
+
+def one_mint(query: dict) -> list:
+    from mintprep.chain.reads import TRANSFER_TOPIC
+
+    address = query["address"][0] if isinstance(query["address"], list) else query["address"]
+    return [{"address": address, "topics": [TRANSFER_TOPIC, "0x" + "00" * 32, "0x" + "00" * 12 + "ab" * 20,
+                                                     f"0x{1:064x}"], "data": "0x", "blockNumber": "0x1",
+             "transactionHash": "0x" + "11" * 32, "transactionIndex": "0x0", "blockHash": "0x" + "22" * 32,
+             "logIndex": "0x0", "removed": False}]
 
 
 def hostile_contract(shape: int, *, minted: tuple[int, ...] = (1, 2, 3), mint_range: int = 0, reverting: int = 0,
@@ -113,7 +133,14 @@ ROWS: list[Row] = [
     # 4. output bounded: 60,000 minted tokens the metadata root lacks (it has 1..3), refused in a few hundred bytes
     Row("60000-transfer-mints", hostile_contract(2, minted=(), mint_range=60_000), 2, 240, 2048,
         "minted token(s) 59997 ids: 4-60000 could not be imported", chain=True),
+    # a 10 MB tokenURI answer (the node stands in for the contract: EVM memory for 10 MB costs more gas than a block
+    # holds): it took 2.6 GB and ended in "error: out of memory"; cut off at 1 MiB, the token named, exit 1
+    Row("token-uri-10mb", import_contract(8453, abi_string(10_000_000), calls=PER_TOKEN_CALLS, logs=one_mint), 1,
+        60, 768, "tokenURI(1): the response is larger than 1048576 bytes"),
     # 3. the node checked, not trusted
+    Row("logs-with-a-list-for-address", import_contract(8453, calls=PER_TOKEN_CALLS, logs=lambda query: [
+        {**one_mint({"address": "0x" + "5a" * 20})[0], "address": [query["address"]]}]), 2, 60, 768,
+        "answered eth_getLogs for"),
     Row("node-reports-chain-1-for-base", import_contract(1), 2, 60, 768,
         "the RPC reports chain id 1, but network 'base' is chain id 8453"),
     # 6. a full disk named on every command that writes (a tmpfs in a private mount namespace, as in round 2): SQLite
