@@ -19,6 +19,7 @@ from mintprep.ipfs.errors import CorruptBlock, FileTooLarge, NotUnixFS, TooLarge
 MAX_FILE_BYTES = 1 << 30  # a file read without a caller's bound: far above any art mintprep makes or imports
 MIN_AVERAGE_BLOCK_BYTES = 1024  # a file's blocks budget: one per KiB of its bound (kubo's chunks are 256 KiB)
 MIN_FILE_BLOCKS = 4096
+KEPT_BLOCKS, KEPT_BLOCK_BYTES = 65_536, 256  # what a file's walk remembers of blocks it may meet again
 MAX_DIRECTORY_ENTRIES = 1_000_000  # a directory read without a caller's bound (a 10,000-token collection: 10,000)
 
 
@@ -70,25 +71,37 @@ def iter_file(root: CID | str, fetch_block: BlockFetcher, max_bytes: int = MAX_F
     # A node's own Data bytes come before its children's (UnixFS spec), children in link order.
     root = as_cid(root)
     budget = file_budget(max_bytes, f"file {root}")
+    # A small block named again (a diamond's) is not fetched, hashed and decoded again; a large one is read again,
+    # each time paid for in the budget's bytes, so a streamed file is never held here.
+    read: dict[CID, tuple[int, bytes, tuple[CID, ...]]] = {}
     stack = [root]
     while stack:
         cid = stack.pop()
-        data = fetch_verified(cid, fetch_block)
+        known = read.get(cid)
+        if known is None:
+            known = _file_node(cid, fetch_verified(cid, fetch_block), cid == root, max_bytes)
+            if len(known[1]) <= KEPT_BLOCK_BYTES and len(read) < KEPT_BLOCKS:
+                read[cid] = known
+        size, content, children = known
         try:
-            budget.spend(len(data))
+            budget.spend(size)
         except TooLarge as exc:
             raise FileTooLarge(str(exc)) from None
-        if cid.codec == RAW:
-            yield data
-            continue
-        node, unixfs = _decode(cid, data)
-        if unixfs.type not in (FILE, RAW_TYPE):
-            raise NotUnixFS(f"{cid} is not a file (UnixFS type {unixfs.type})")
-        if cid == root and (unixfs.filesize or 0) > max_bytes:
-            raise FileTooLarge(f"more than {max_bytes} bytes")  # as its root says: refused before it is read
-        if unixfs.data:
-            yield unixfs.data
-        stack.extend(link.cid for link in reversed(node.links))
+        if content:
+            yield content
+        stack.extend(reversed(children))
+
+
+def _file_node(cid: CID, data: bytes, is_root: bool, max_bytes: int) -> tuple[int, bytes, tuple[CID, ...]]:
+    """(block size, the content bytes it holds, its children) of one block of a UnixFS file."""
+    if cid.codec == RAW:
+        return len(data), data, ()
+    node, unixfs = _decode(cid, data)
+    if unixfs.type not in (FILE, RAW_TYPE):
+        raise NotUnixFS(f"{cid} is not a file (UnixFS type {unixfs.type})")
+    if is_root and (unixfs.filesize or 0) > max_bytes:
+        raise FileTooLarge(f"more than {max_bytes} bytes")  # as its root says: refused before it is read
+    return len(data), unixfs.data or b"", tuple(link.cid for link in node.links)
 
 
 def list_directory(root: CID | str, fetch_block: BlockFetcher, max_entries: int = MAX_DIRECTORY_ENTRIES) -> dict[str, CID]:

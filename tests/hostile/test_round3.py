@@ -262,3 +262,40 @@ def test_a_directory_pinned_by_import_is_walked_only_within_what_its_tokens_need
         list(FetchedDag(directory.root, fetch, 1_000_000).blocks)
     assert len(fetched) < len(blocks)
     assert len(list(FetchedDag(directory.root, fetch, 4 << 20).blocks)) == len(blocks)
+
+
+@pytest.mark.parametrize("claimed", [True, False], ids=["root-claims-128MiB", "root-claims-1-byte"])
+def test_a_27_level_diamond_is_refused_in_under_a_second(claimed: bool):
+    """Item 1: a file DAG naming one child twice at each of 27 levels (2^27 reads of a 1-byte leaf) is refused in
+    under a second as an image (64 MiB bound): from its root's claimed size, or, where the root lies about its size,
+    from the walk's block budget (65,536 blocks for 64 MiB)."""
+    import time
+
+    from mintprep.guards.imported_content import MAX_IMPORTED_IMAGE_BYTES
+    from mintprep.ipfs.dagpb import FILE, PBNode, UnixFSData, decode_pbnode
+    from mintprep.ipfs.errors import FileTooLarge
+    from mintprep.ipfs.reader import read_file
+
+    blocks: dags.Blocks = {}
+    root = dags.diamond_file(blocks)
+    if not claimed:  # the same top node, saying it is 1 byte long
+        links = decode_pbnode(blocks[root]).links
+        root = dags.put(blocks, PBNode(links, UnixFSData(FILE, filesize=1, blocksizes=(1, 0)).encode()).encode())
+    started = time.monotonic()
+    with pytest.raises(FileTooLarge):
+        read_file(root, blocks.get, MAX_IMPORTED_IMAGE_BYTES)
+    assert time.monotonic() - started < 1.0
+
+
+def test_a_hamt_naming_one_subshard_256_times_is_refused_in_under_a_second():
+    import time
+
+    from mintprep.ipfs.errors import CorruptBlock
+    from mintprep.ipfs.reader import list_directory
+
+    blocks: dags.Blocks = {}
+    root = dags.hamt_one_subshard(blocks)
+    started = time.monotonic()
+    with pytest.raises(CorruptBlock, match="a HAMT shard linked twice"):
+        list_directory(root, blocks.get)
+    assert time.monotonic() - started < 1.0
