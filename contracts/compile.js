@@ -20,6 +20,8 @@ const TARGETS = [
   // Contracts in the shapes real collections use, for the contract-family tests.
   ...['HashLipsTutorial', 'AzukiStyle', 'PerTokenURIs', 'SimpleNft', 'SimpleNftLowerGas'].map((name) => target(
     `test/families/${name}.sol`, name === 'SimpleNft' ? 'NFT' : name, `../tests/chain/artifacts/${name}.json`)),
+  // A stranger's contract as an attacker writes it, for the hostile-input tests (tests/hostile).
+  target('test/hostile/HostileERC721.sol', 'HostileERC721', '../tests/chain/artifacts/HostileERC721.json'),
 ];
 
 main(TARGETS, process.argv.slice(2));

@@ -14,7 +14,7 @@ __all__, __getattr__ = face(__name__, {
     "write_atomic": "durable_files", "write_atomic_with": "durable_files", "write_durably": "durable_files",
     "checksum_digits": "eip55", "has_valid_checksum": "eip55", "HEX_ADDRESS": "eip55", "to_checksum_address": "eip55",
     "BlockNotFound": "errors", "CarError": "errors", "CidMismatch": "errors", "ConfigError": "errors",
-    "CorruptBlock": "errors", "DISK_FULL_ERRNOS": "errors", "DiskFull": "errors", "FileTooLarge": "errors",
+    "CorruptBlock": "errors", "DISK_FULL_ERRNOS": "errors", "DiskFull": "errors", "ResponseTooLarge": "errors", "FileTooLarge": "errors", "TooLarge": "errors",
     "KeysOutdated": "errors", "KuboError": "errors", "LedgerBusy": "errors", "NoContract": "errors", "ProfileError": "errors", "MintprepError": "errors",
     "NotAcceptable": "errors", "NotRevealed": "errors", "NotUnixFS": "errors", "ObjectCorrupt": "errors",
     "PinsFailed": "errors", "Rejected": "errors", "RemoteError": "errors", "ServiceUnavailable": "errors",
@@ -36,5 +36,6 @@ __all__, __getattr__ = face(__name__, {
     "loads": "untrusted_json", "MAX_DEPTH": "untrusted_json", "nesting_depth": "untrusted_json",
     "NOT_JSON": "untrusted_json",
     "shown": "visible_text", "shown_html": "visible_text", "shown_text": "visible_text",
-    "summarise_ids": "id_lists",
+    "summarise_ids": "token_ids",
+    "sqlite_disk_full": "errors",
 })

@@ -13,6 +13,7 @@
     │   └── NoContract                     no code at the contract's address on this chain
     ├── RemoteError                        a remote service failed after retries
     │   ├── ServiceUnavailable             every attempt failed until the give-up time
+    │   ├── ResponseTooLarge               an answer longer than its request allows, cut off as it arrived
     │   ├── PinsFailed                     some pieces could not be pinned (the rest are recorded)
     │   ├── VerificationFailed             what was pinned does not read back intact
     │   ├── CidMismatch                    a backend answered another root CID
@@ -21,7 +22,8 @@
     │   ├── BlockNotFound (a KeyError)     the block is absent: a missing block, not a failed request
     │   ├── CorruptBlock (a ValueError)    bytes that do not hash to the CID or decode as it says
     │   ├── NotUnixFS (a ValueError)       an intact DAG of the wrong UnixFS kind
-    │   └── FileTooLarge (a ValueError)    a file larger than its reader holds, refused while read
+    │   └── TooLarge (a ValueError)        a block over the block limit, or a walk past its budget
+    │       └── FileTooLarge               a file larger than its reader holds, refused while read
     ├── TooDeep                            JSON from elsewhere nested deeper than its reader allows
     ├── CarError                           a malformed CAR stream, or a block in it that does not hash to its CID
     ├── ObjectCorrupt                      a stored blob no longer hashes to its name
@@ -40,6 +42,7 @@ from __future__ import annotations
 import errno
 import os
 from typing import Any
+import shutil
 
 
 class MintprepError(Exception):
@@ -84,6 +87,27 @@ class DiskFull(MintprepError):
 
 
 DISK_FULL_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT})
+_SQLITE_IOERR, _SQLITE_FULL = 10, 13
+_SQLITE_PAGE = 4096  # SQLite's default page: the least a write needs
+_SQLITE_ROOM = 1 << 20  # free space under which SQLite's "disk I/O error" is a full disk (WAL index, journal)
+
+
+def sqlite_disk_full(db: str | os.PathLike[str], exc: Exception) -> DiskFull | None:
+    """DiskFull naming `db` when SQLite failed for want of space, else None. SQLite says SQLITE_FULL when a write
+    finds the disk full, but "disk I/O error" (SQLITE_IOERR) when there is no room to grow the WAL index (-shm) or
+    a journal: with under 1 MiB free beside the file, that too is a full disk, and the file is not damaged."""
+    code = getattr(exc, "sqlite_errorcode", None)
+    code = code & 0xFF if isinstance(code, int) else None  # extended codes carry the primary in the low byte
+    if code == _SQLITE_FULL or "disk is full" in str(exc):
+        return DiskFull(db, _SQLITE_PAGE)
+    if code == _SQLITE_IOERR or "disk I/O error" in str(exc):
+        try:
+            free = shutil.disk_usage(os.path.dirname(os.fspath(db)) or ".").free
+        except OSError:
+            return None
+        if free < _SQLITE_ROOM:
+            return DiskFull(db, _SQLITE_ROOM - free, more_than=True)
+    return None
 
 
 class LedgerBusy(UserError):
@@ -115,6 +139,10 @@ class NotAcceptable(UserError):
 
 class NotRevealed(UserError):
     """The chain says a hidden drop is not revealed yet: its base URI is `mintprep reveal`'s to set, no one else's."""
+
+
+class ResponseTooLarge(RemoteError):
+    """An answer longer than the request allows (`RetryPolicy.max_body_bytes`): cut off as it arrived, not retried."""
 
 
 class ServiceUnavailable(RemoteError):
@@ -176,7 +204,12 @@ class NotUnixFS(Unreadable, ValueError):
     """The DAG is intact but is not the kind of UnixFS node asked for (a directory where a file was expected)."""
 
 
-class FileTooLarge(Unreadable, ValueError):
+class TooLarge(Unreadable, ValueError):
+    """A block over the per-block limit, or a walk past the blocks or bytes its caller budgeted for it (a
+    directory of a million links, a file DAG that names one child 2^27 times): refused, not read on."""
+
+
+class FileTooLarge(TooLarge):
     """A file larger than its reader will hold (a "1 GB image" from a stranger's directory): refused while read."""
 
 

@@ -29,5 +29,6 @@ __all__, __getattr__ = face(__name__, {
     "verify_collection": "verify", "VerifyOutcome": "verify",
     "live_drop_for": "live_drop",
     "open_contract": "profile.live",
+    "read_each": "reads",
     "roles_text": "profile",
 })

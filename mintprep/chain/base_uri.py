@@ -17,13 +17,13 @@ from typing import TYPE_CHECKING, Any
 from eth_account.signers.local import LocalAccount
 from web3 import Web3
 
+from mintprep.base import summarise_ids, NotRevealed, UserError
 from mintprep.chain.artifact import load_artifact
 from mintprep.chain.rpc import connect, require_chain
 from mintprep.state import Ledger, deployed_address, require_recorded_base_uri
 from mintprep.chain.live_drop import live_drop_for
 from mintprep.chain.public_roots import require_public_root
 from mintprep.chain.txs import send_call
-from mintprep.base import NotRevealed, UserError
 from mintprep.collection import base_uri_for, contract_uri_for, token_file_name
 from mintprep.ipfs import BlockFetcher, Unreadable, ipfs_path, list_directory, read_file, verify_dag
 
@@ -77,7 +77,7 @@ def check_base_uri_change(ledger: Ledger, current: str, new_root: str, minted_fi
         names = list_directory(new_root, fetch_block)
         lacking = [t for t in minted_files if file_name(t) not in names]
         if lacking:
-            raise UserError(f"{refuse}: it has no metadata for minted token(s) {', '.join(map(str, lacking))}")
+            raise UserError(f"{refuse}: it has no metadata for minted token(s) {summarise_ids(lacking)}")
         if include_minted:
             return
         live = kept_documents(current, minted_files, fetch_block, file_name)
@@ -85,7 +85,7 @@ def check_base_uri_change(ledger: Ledger, current: str, new_root: str, minted_fi
     except Unreadable as exc:
         raise UserError(f"{refuse}: {exc}") from None
     if changed:
-        raise UserError(f"{refuse}: it changes the metadata of minted token(s) {', '.join(map(str, changed))} "
+        raise UserError(f"{refuse}: it changes the metadata of minted token(s) {summarise_ids(changed)} "
                         "(what their owners hold); pass --include-minted to replace them knowingly")
 
 

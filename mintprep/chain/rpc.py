@@ -9,7 +9,7 @@ from web3 import Web3
 from web3.exceptions import Web3Exception
 from web3.providers.rpc.utils import ExceptionRetryConfiguration
 
-from mintprep.net import KEY_LIKE, DeadlineSession, Network, redact_url
+from mintprep.net import KEY_LIKE, DeadlineSession, Network, redact_url, RetryPolicy
 from mintprep.base import UserError
 
 _OS_ERROR = re.compile(r"\[Errno -?\d+\] [^'\")]+")
@@ -30,6 +30,20 @@ def rpc_failure_reason(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {KEY_LIKE.sub('***', str(exc))[:300]}"
 
 
+# A node's answer is read only so far: an eth_call (a token URI, a name, a price) at most MAX_CALL_ANSWER_BYTES of
+# JSON, so a tokenURI() of 10 MB is cut off as it arrives (it took 2.6 GB before: hex, bytes, then str, each whole),
+# and refused; a token URI mintprep reads is an ipfs:// address, far under the half of it left as text. Logs (the
+# mint history) may be long: up to the HTTP layer's own cap.
+MAX_CALL_ANSWER_BYTES = 1 << 20
+MAX_LOGS_ANSWER_BYTES = RetryPolicy.max_body_bytes
+
+
+def answer_limit(body: object) -> int:
+    """The most bytes the answer to the JSON-RPC request `body` may have."""
+    text = body if isinstance(body, (bytes, bytearray)) else str(body or "").encode()
+    return MAX_LOGS_ANSWER_BYTES if b"eth_getLogs" in text else MAX_CALL_ANSWER_BYTES
+
+
 # One Web3 per endpoint in a process: web3's validation asks eth_chainId before every eth_call, estimate and send
 # (83 calls of an audit were 49 eth_chainId, measured); the provider caches that one answer, and every command
 # that connects to the same endpoint shares it.
@@ -45,7 +59,8 @@ def connect(rpc_url: str, timeout: float = 15.0, retries: int = 3) -> Web3:
     provider = Web3.HTTPProvider(
         rpc_url,
         request_kwargs={"timeout": timeout},
-        session=DeadlineSession(timeout),  # the whole request, not each read: a trickling node cannot hang a command
+        # the whole request, not each read: a trickling node cannot hang a command; its answer's size capped
+        session=DeadlineSession(timeout, answer_limit=answer_limit),
         exception_retry_configuration=ExceptionRetryConfiguration(
             errors=(requests.ConnectionError, requests.HTTPError, requests.Timeout), retries=retries, backoff_factor=0.25
         ),

@@ -4,7 +4,6 @@ its report."""
 
 from __future__ import annotations
 
-import functools
 import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Optional

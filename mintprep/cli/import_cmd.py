@@ -7,7 +7,10 @@ from pathlib import Path
 import typer
 from rich.text import Text
 
+from mintprep.base import summarise_ids
 from mintprep.cli.app import app, console, print_json
+
+SHOWN_SKIPPED = 20  # tokens named one per line with why; past them, the rest summarised
 
 
 @app.command("import")
@@ -48,8 +51,12 @@ def import_(
                            + f"); roles: {roles_text(profile)}"), highlight=False)
     if plan.minted:
         console.print(f"minted on chain: {len(plan.minted)} (contract {plan.contract})", highlight=False)
-    for token_id, why in sorted(plan.skipped.items()):
+    skipped = sorted(plan.skipped.items())
+    for token_id, why in skipped[:SHOWN_SKIPPED]:
         console.print(Text.assemble((f"token {token_id} not imported", "yellow"),
                                     f": {why} (fix the source and import again, or `mintprep run` generates "
                                     "it)"), highlight=False)
+    if len(skipped) > SHOWN_SKIPPED:
+        console.print(Text(f"... and {len(skipped) - SHOWN_SKIPPED} more not imported: "
+                           f"{summarise_ids(t for t, _ in skipped[SHOWN_SKIPPED:])} (--json names each)"))
     raise typer.Exit(code)

@@ -83,6 +83,10 @@ class Manifest:
     def by_token(self) -> dict[int, ManifestToken]:
         return {t.token_id: t for t in self.tokens}
 
+    def file_name(self, token_id: int) -> str:
+        """Token `token_id`'s file in this collection's metadata directories, as its contract serves it."""
+        return token_file_name(token_id, self.token_suffix)
+
     def to_json(self) -> dict[str, Any]:
         # Field by field rather than dataclasses.asdict, whose deep copy was most of the cost of this at 10k tokens;
         # the nested attributes and provenance are shared, as the frozen tokens share them.

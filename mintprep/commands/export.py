@@ -21,7 +21,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from mintprep.base import ObjectCorrupt, UserError, sha256_hex
+from mintprep.base import ObjectCorrupt, UserError, sha256_hex, DISK_FULL_ERRNOS, DiskFull
 from mintprep.collection import Collection, token_file_name
 from mintprep.ipfs import Unreadable, list_directory, read_file
 from mintprep.stages import publication_backend
@@ -61,7 +61,7 @@ def export_collection(col: Collection, out: Path, *, names: Names = "json") -> E
             try:  # each file written as it is read: holding them all held every image of the collection at once
                 published = list_directory(record.metadata_root, fetch)
                 for token in record.manifest.tokens:
-                    document = read_file(published[token_file_name(token.token_id)], fetch)
+                    document = read_file(published[record.manifest.file_name(token.token_id)], fetch)
                     _write(staging, f"images/{token.token_id}.png", _image(ws, token.png_sha256, token.image_cid))
                     _write(staging, f"json/{NAMERS[names](token.token_id)}", document)
                     documents.append(json.loads(document))
@@ -111,5 +111,10 @@ def _staged_folder(out: Path) -> Iterator[Path]:
 
 def _write(folder: Path, name: str, data: bytes) -> None:
     path = folder / name
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_bytes(data)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(data)
+    except OSError as exc:  # a write's ENOSPC names no file: named here, with what it needed
+        if exc.errno in DISK_FULL_ERRNOS:
+            raise DiskFull(path, len(data)) from None
+        raise

@@ -18,7 +18,7 @@ from mintprep.stages import (ART_KINDS, REPLACE_KINDS, AuditReport, art_committe
                              generate_pieces, keep_minted, page_stage, piece_pointer, pin_accepted, pin_bytes,
                              plan_pieces, publication_backend, publish_metadata, restore_object, validate_candidates)
 from mintprep.collection import Collection, PinnedPiece, token_file_name, SeedFrom, plan_seed
-from mintprep.base import ObjectCorrupt, ProgressSink, UserError, fault_point
+from mintprep.base import ObjectCorrupt, ProgressSink, UserError, fault_point, summarise_ids
 from mintprep.generate import attempt_seed
 from mintprep.ipfs import import_bytes
 from mintprep.state import JournalEntry, PieceRecord, Workspace, require_recorded_base_uri
@@ -157,7 +157,7 @@ def plan_repair(ws: Workspace, report: AuditReport, *, include_minted: bool = Fa
                                   attempt_seed(ws.spec.seed, token_id, next_attempt) if own is None else own, recipe))
     new_art = [t.token_id for t in tokens if t.action == "regenerate"]
     if new_art and art_committed_before_reveal(ws.col, ledger):
-        raise UserError(f"{ws.col.path}: token(s) {', '.join(map(str, new_art))} need new art, but the contract's "
+        raise UserError(f"{ws.col.path}: token(s) {summarise_ids(new_art)} need new art, but the contract's "
                         "provenance hash (set at deploy, immutable) commits to the current images and `mintprep "
                         "reveal` proves against it: replacing art now would make the reveal fail. Reveal first and "
                         "repair after it (`mintprep provenance` will then show these tokens changed), or deploy a "

@@ -1,6 +1,7 @@
 """CIDs and the multiformats they are made of: unsigned varints, sha2-256 multihashes, base32/base58btc.
 
-Only what kubo's importer produces is supported: sha2-256, codecs dag-pb and raw, CIDv0 and CIDv1.
+Only what kubo's importer produces is supported: sha2-256, codecs dag-pb and raw, CIDv0 and CIDv1; and identity
+CIDs (multihash 0x00), whose "digest" is the block itself, inline, as kubo's `--inline` makes for tiny blocks.
 A CID is parsed strictly so a typo in a config or a backend answer is an error, never another CID.
 """
 
@@ -16,6 +17,8 @@ from mintprep.base import UserError
 DAG_PB = 0x70
 RAW = 0x55
 SHA2_256 = 0x12
+IDENTITY = 0x00
+MAX_IDENTITY_BYTES = 128  # boxo's verifcid.DefaultMaxIdentityDigestSize: a longer inline block is refused
 CODEC_NAMES = {DAG_PB: "dag-pb", RAW: "raw"}
 
 _B58_ALPHABET = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz"
@@ -107,6 +110,7 @@ class CID:
     version: int
     codec: int
     digest: bytes
+    hash_code: int = SHA2_256  # IDENTITY: `digest` is the block's bytes
 
     def __post_init__(self) -> None:
         if self.version not in (0, 1):
@@ -115,7 +119,10 @@ class CID:
             raise ValueError("CIDv0 can only name dag-pb blocks")
         if self.codec not in CODEC_NAMES:
             raise ValueError(f"unsupported codec 0x{self.codec:x}")
-        if len(self.digest) != 32:
+        if self.hash_code == IDENTITY:
+            if self.version == 0 or len(self.digest) > MAX_IDENTITY_BYTES:
+                raise ValueError(f"an identity CID is a CIDv1 of at most {MAX_IDENTITY_BYTES} bytes")
+        elif self.hash_code != SHA2_256 or len(self.digest) != 32:
             raise ValueError("a sha2-256 digest is 32 bytes")
 
     @classmethod
@@ -127,7 +134,12 @@ class CID:
 
     @property
     def multihash(self) -> bytes:
-        return bytes((SHA2_256, 32)) + self.digest
+        return encode_varint(self.hash_code) + encode_varint(len(self.digest)) + self.digest
+
+    @property
+    def inline(self) -> bytes | None:
+        """The block an identity CID holds in itself (never fetched), else None."""
+        return self.digest if self.hash_code == IDENTITY else None
 
     def __bytes__(self) -> bytes:
         if self.version == 0:
@@ -153,6 +165,8 @@ class CID:
         return b32encode(self.multihash)
 
     def matches(self, data: bytes | memoryview) -> bool:
+        if self.hash_code == IDENTITY:
+            return bytes(data) == self.digest
         return hashlib.sha256(data).digest() == self.digest
 
     @classmethod
@@ -176,6 +190,8 @@ class CID:
         codec, pos = decode_varint(data, pos)
         hash_code, pos = decode_varint(data, pos)
         length, pos = decode_varint(data, pos)
+        if version == 1 and hash_code == IDENTITY and length <= MAX_IDENTITY_BYTES and pos + length <= len(data):
+            return cls(1, codec, bytes(data[pos : pos + length]), IDENTITY), pos + length
         if version != 1 or hash_code != SHA2_256 or length != 32 or pos + 32 > len(data):
             raise ValueError("not a CIDv1 with a sha2-256 multihash")
         return cls(1, codec, bytes(data[pos : pos + 32])), pos + 32
@@ -196,7 +212,7 @@ class CID:
         raise UserError(f"invalid CID {text!r}: expected a CIDv0 (Qm…) or a base32 CIDv1 (b…)")
 
     def to_v1(self) -> CID:
-        return CID(1, self.codec, self.digest)
+        return CID(1, self.codec, self.digest, self.hash_code)
 
 
 def as_cid(value: CID | str) -> CID:

@@ -1,38 +1,79 @@
 """The one walk over a DAG: every block under a root once, a node before its children, children in link order
-(DFS pre-order, the order kubo writes a CAR in). The local store, the verifier and the importer all walk with it."""
+(DFS pre-order, the order kubo writes a CAR in). The local store, the verifier and the importer all walk with it.
+
+Every read here is bounded, because a DAG may be a stranger's: a block over `MAX_BLOCK_BYTES` (2 MiB, the most
+bitswap carries; setting `ipfs.max_block_bytes`) is refused before it is hashed or decoded, a walk remembers what it
+saw (a diamond costs its distinct blocks, not its paths), and a `WalkBudget` the caller sets from what it expects
+(an image's bound, a directory's entry count) stops a walk past it. Identity CIDs are read as the inline bytes
+they are, never fetched."""
 
 from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 
 from mintprep.ipfs.cid import CID, as_cid
 from mintprep.ipfs.dagpb import child_links
-from mintprep.ipfs.errors import BlockNotFound, CorruptBlock, Unreadable
+from mintprep.ipfs.errors import BlockNotFound, CorruptBlock, TooLarge, Unreadable
 from mintprep.ipfs.unixfs import Block
 
 # A block source: a backend, a trustless gateway, the local store. Bytes, or None / BlockNotFound when absent.
 BlockFetcher = Callable[[CID], "bytes | None"]
 
+MAX_BLOCK_BYTES = 2 << 20  # bitswap's limit; kubo makes no block over 1 MiB without --allow-big-block
 
-def fetch_verified(cid: CID | str, fetch_block: BlockFetcher) -> bytes:
-    """One block, checked against its CID; BlockNotFound when the source lacks it, CorruptBlock when it lies."""
+
+@dataclass
+class WalkBudget:
+    """What one walk may cost, set by its caller from what it expects: blocks visited (a file's repeated child
+    counts each time it is read, since its bytes are) and their bytes. `spend` raises TooLarge past either."""
+
+    max_blocks: int
+    max_bytes: int
+    what: str = "the DAG"
+    blocks: int = 0
+    bytes: int = 0
+
+    def spend(self, size: int) -> None:
+        self.blocks += 1
+        self.bytes += size
+        if self.blocks > self.max_blocks:
+            raise TooLarge(f"{self.what} has more than {self.max_blocks} blocks")
+        if self.bytes > self.max_bytes:
+            raise TooLarge(f"{self.what} is more than {self.max_bytes} bytes")
+
+
+def _checked_size(cid: CID, data: bytes, max_block_bytes: int) -> bytes:
+    if len(data) > max_block_bytes:
+        raise TooLarge(f"block {cid} is {len(data)} bytes, over the {max_block_bytes}-byte block limit "
+                       "(ipfs.max_block_bytes)")
+    return data
+
+
+def fetch_verified(cid: CID | str, fetch_block: BlockFetcher, max_block_bytes: int = MAX_BLOCK_BYTES) -> bytes:
+    """One block, checked against its CID; BlockNotFound when the source lacks it, CorruptBlock when it lies,
+    TooLarge over `max_block_bytes` (before it is hashed). An identity CID's block is its inline bytes."""
     cid = as_cid(cid)
+    if cid.inline is not None:
+        return cid.inline
     try:
         data = fetch_block(cid)
     except BlockNotFound:
         data = None
     if data is None:
         raise BlockNotFound(str(cid))
-    if not cid.matches(data):
+    if not cid.matches(_checked_size(cid, data, max_block_bytes)):
         raise CorruptBlock(cid, "bytes do not hash to the CID")
     return bytes(data)
 
 
-def walk_dag(root: CID | str, fetch_block: BlockFetcher) -> Iterator[Block | Unreadable]:
+def walk_dag(root: CID | str, fetch_block: BlockFetcher, budget: WalkBudget | None = None,
+             max_block_bytes: int = MAX_BLOCK_BYTES) -> Iterator[Block | Unreadable]:
     """Each block under `root` once, or in its place the reason it cannot be read, which is not descended into:
     BlockNotFound when `fetch_block` lacks it, CorruptBlock when `fetch_block` says so (a verifying fetcher such as
-    `fetch_verified`) or its links do not decode. The bytes are checked only as far as `fetch_block` checks them."""
+    `fetch_verified`) or its links do not decode, TooLarge over `max_block_bytes`. The bytes are checked only as far
+    as `fetch_block` checks them. Past `budget` the walk raises TooLarge."""
     seen: set[CID] = set()
     stack = [as_cid(root)]
     while stack:
@@ -41,9 +82,10 @@ def walk_dag(root: CID | str, fetch_block: BlockFetcher) -> Iterator[Block | Unr
             continue
         seen.add(cid)
         try:
-            data = fetch_block(cid)
+            data = cid.inline if cid.inline is not None else fetch_block(cid)
             if data is None:
                 raise BlockNotFound(cid)
+            _checked_size(cid, data, max_block_bytes)
             links = child_links(cid, data)
         except BlockNotFound:
             yield BlockNotFound(cid)
@@ -51,9 +93,14 @@ def walk_dag(root: CID | str, fetch_block: BlockFetcher) -> Iterator[Block | Unr
         except CorruptBlock as corrupt:
             yield corrupt
             continue
+        except TooLarge as large:
+            yield CorruptBlock(cid, str(large))
+            continue
         except ValueError as exc:  # hashes right (or unchecked) but is not dag-pb: its links cannot be followed
             yield CorruptBlock(cid, f"not a dag-pb node ({exc})")
             continue
+        if budget is not None:
+            budget.spend(len(data))
         yield Block(cid, data)
         stack.extend(link.cid for link in reversed(links))
 
@@ -124,8 +171,10 @@ class NetworkReads:
         return lambda: wanted if self.count else 1
 
 
-def first_verified(sources: "list[BlockFetcher]", seen: VerifiedBlocks | None = None) -> BlockFetcher:
-    """A block source asking each of `sources` in turn; only bytes matching their CID are kept (in `seen`)."""
+def first_verified(sources: "list[BlockFetcher]", seen: VerifiedBlocks | None = None,
+                   max_block_bytes: int = MAX_BLOCK_BYTES) -> BlockFetcher:
+    """A block source asking each of `sources` in turn; only bytes matching their CID are kept (in `seen`). A block
+    over `max_block_bytes` from every source raises TooLarge (said so, not called missing)."""
     cache = VerifiedBlocks() if seen is None else seen
 
     def fetch(cid: CID | str) -> bytes | None:
@@ -133,13 +182,19 @@ def first_verified(sources: "list[BlockFetcher]", seen: VerifiedBlocks | None = 
         cached = cache.get(cid)
         if cached is not None:
             return cached
+        too_large: TooLarge | None = None
         for source in sources:
             try:
-                data = fetch_verified(cid, source)
+                data = fetch_verified(cid, source, max_block_bytes)
+            except TooLarge as large:
+                too_large = large
+                continue
             except Unreadable:
                 continue
             cache.add(cid, data)
             return data
+        if too_large is not None:
+            raise too_large
         return None
 
     return fetch

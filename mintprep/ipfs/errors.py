@@ -5,6 +5,6 @@ IPFS's own modules and its face name it from here."""
 
 from __future__ import annotations
 
-from mintprep.base import BlockNotFound, CorruptBlock, FileTooLarge, NotUnixFS, Unreadable
+from mintprep.base import BlockNotFound, CorruptBlock, FileTooLarge, NotUnixFS, TooLarge, Unreadable
 
-__all__ = ["BlockNotFound", "CorruptBlock", "FileTooLarge", "NotUnixFS", "Unreadable"]
+__all__ = ["BlockNotFound", "CorruptBlock", "FileTooLarge", "NotUnixFS", "TooLarge", "Unreadable"]

@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from mintprep.base import UserError, open_reader, open_writer, transaction
+from mintprep.base import UserError, open_reader, open_writer, transaction, sqlite_disk_full
 
 
 class PinSet:
@@ -74,6 +74,9 @@ class PinSet:
             finally:
                 conn.close()
         except sqlite3.DatabaseError as exc:
+            full = sqlite_disk_full(self.path, exc)
+            if full is not None:
+                raise full from None
             raise UserError(f"{self.path}: not a readable pin set ({exc}); move it aside and pin again",
                             path=str(self.path)) from None
 

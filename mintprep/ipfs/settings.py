@@ -63,6 +63,11 @@ class IpfsSettings(StrictModel):
         default=32 << 20, ge=1 << 20, le=1 << 30,
         description="kubo: pieces sent together in one CAR to dag/import, up to this many bytes (a larger piece "
         "goes alone)")
+    max_block_bytes: int = Field(
+        default=2 << 20, ge=1 << 20, le=64 << 20,
+        description="the largest block `import`, `audit` and the gateways read: 2 MiB, the most bitswap carries "
+        "(kubo makes none over 1 MiB without --allow-big-block); raise it only for a collection that knowingly "
+        "uses bigger blocks")
     request_timeout_s: float = Field(
         60.0, gt=0, le=3600, description="one HTTP request's fixed allowance; its deadline adds the time its bytes "
         "(sent and received) take at min_throughput_kib_s, so a 32 MiB CAR gets 60 s + 512 s")

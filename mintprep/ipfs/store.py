@@ -53,11 +53,14 @@ class BlockStore:
     # ---------------------------------------------------------------- blocks
 
     def has(self, cid: CID | str) -> bool:
-        return self.path_for(as_cid(cid)).is_file()
+        cid = as_cid(cid)
+        return cid.inline is not None or self.path_for(cid).is_file()
 
     def get(self, cid: CID | str) -> bytes:
         """The stored bytes, unchecked (verification's job); BlockNotFound when absent."""
         cid = as_cid(cid)
+        if cid.inline is not None:  # an identity CID is its own block: nothing is stored for it
+            return cid.inline
         try:
             with open(self._file_name(cid), "rb") as block:
                 return block.read()
@@ -75,6 +78,8 @@ class BlockStore:
         for block in blocks:
             if not block.cid.matches(block.data):
                 raise ValueError(f"block {block.cid} does not match its data")
+            if block.cid.inline is not None:
+                continue
             target = self._file_name(block.cid)
             if target in wanted or target in links or _holds(target, block.data):
                 continue  # a file whose bytes rotted is not "present": it is replaced

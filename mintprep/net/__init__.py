@@ -12,4 +12,5 @@ __all__, __getattr__ = face(__name__, {
     "collection_url": "marketplace", "refresh_minted_tokens": "marketplace",
     "Network": "networks", "network": "networks", "NetworkName": "networks", "NETWORKS": "networks",
     "KEY_LIKE": "urls", "PrivateUrl": "urls", "PublicUrl": "urls", "redact": "urls", "redact_url": "urls",
+    "AnswerTooLarge": "http",
 })

@@ -31,12 +31,12 @@ from urllib.parse import urlsplit
 
 import requests
 
-from mintprep.base import (MAX_DEPTH, NOT_JSON, RemoteError, ServiceUnavailable, loads, nesting_depth, register_secret,
-                           scrub)
+from mintprep.base import (MAX_DEPTH, NOT_JSON, RemoteError, ResponseTooLarge, ServiceUnavailable, loads, nesting_depth,
+                           register_secret, scrub)
 from mintprep.net.urls import redact
 
-__all__ = ["DeadlineAdapter", "DeadlineSession", "RetryPolicy", "ServiceUnavailable", "deadline_session", "json_object",
-           "redact", "retry_after_seconds", "send"]
+__all__ = ["AnswerTooLarge", "DeadlineAdapter", "DeadlineSession", "ResponseTooLarge", "RetryPolicy",
+           "ServiceUnavailable", "deadline_session", "json_object", "redact", "retry_after_seconds", "send"]
 
 RETRY_STATUS = frozenset({408, 425, 429, 500, 502, 503, 504})
 CHUNK = 64 * 1024
@@ -85,6 +85,10 @@ def json_object(response: requests.Response, what: str) -> dict[str, Any]:
     if not isinstance(body, dict):
         raise RemoteError(scrub(f"{what}: expected a JSON object, got {body!r:.200}"))
     return body
+
+
+class AnswerTooLarge(requests.RequestException):
+    """DeadlineSession's answer past its limit, cut off as it arrived (a node's 10 MB tokenURI)."""
 
 
 class _Deadline(Exception):
@@ -306,10 +310,14 @@ class DeadlineSession(requests.Session):
     """A requests session whose every request has a total deadline and a capped body, for clients that bring
     their own request loop (web3's HTTPProvider): a trickling RPC ends like any other endpoint."""
 
-    def __init__(self, timeout: float = 60.0, max_body_bytes: int = RetryPolicy.max_body_bytes) -> None:
+    def __init__(self, timeout: float = 60.0, max_body_bytes: int = RetryPolicy.max_body_bytes,
+                 answer_limit: Callable[[Any], int] | None = None) -> None:
+        """`answer_limit(request body)`: the most bytes that request's answer may have, where it depends on what
+        is asked (a JSON-RPC eth_call answer is small, eth_getLogs may be large); else `max_body_bytes`."""
         super().__init__()
         self._timeout = timeout
         self._max_body = max_body_bytes
+        self._answer_limit = answer_limit
         self.mount("http://", DeadlineAdapter())
         self.mount("https://", DeadlineAdapter())
 
@@ -319,13 +327,13 @@ class DeadlineSession(requests.Session):
         kwargs.pop("stream", None)
         timeout = kwargs.pop("timeout", None)
         limit = min(self._timeout, timeout if isinstance(timeout, (int, float)) else self._timeout)
+        max_body = self._max_body if self._answer_limit is None else self._answer_limit(kwargs.get("data"))
         try:
-            response = _attempt(self, method, url, kwargs, timeout=limit, max_body=self._max_body,
-                                request=super().request)
+            response = _attempt(self, method, url, kwargs, timeout=limit, max_body=max_body, request=super().request)
         except _Deadline:
             raise requests.Timeout(f"no complete answer within {limit:.1f}s") from None
         except _TooLarge:
-            raise requests.RequestException(f"the response is larger than {self._max_body} bytes") from None
+            raise AnswerTooLarge(f"the response is larger than {max_body} bytes") from None
         # web3 decodes the answer itself (its bytes as UTF-8), with a decoder that follows nesting as deep as the
         # recursion limit, which eth-account raises to 100,000: a node's answer nested deeper than any JSON-RPC
         # answer is refused here. Scanned as web3 will read it, not as the headers' charset would decode it.
@@ -377,7 +385,7 @@ def send(
             response = _attempt(session, method, url, call_kwargs, timeout=timeout, max_body=policy.max_body_bytes,
                                 min_bytes_per_s=policy.min_bytes_per_s)
         except _TooLarge:
-            raise RemoteError(f"{shown} failed: the response is larger than {policy.max_body_bytes} bytes") from None
+            raise ResponseTooLarge(f"{shown} failed: the response is larger than {policy.max_body_bytes} bytes") from None
         except _Deadline as late:
             last = (f"no complete answer within {late.args[0]:.1f}s ({timeout:.3g}s plus "
                     f"{policy.min_bytes_per_s / 1024:g} KiB/s for the bytes sent and received)")

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Literal
 
 from mintprep.collection import (COLLECTION_METADATA_NAME, Collection, Manifest, base_uri_for, metadata_errors,
-                                 provenance_hash, token_file_name, companion)
+                                 companion, provenance_hash)
 from mintprep.base import UserError, sha256_hex
 from mintprep.ipfs import (CID, BlockFetcher, BlockNotFound, PinBackend, Unreadable, content_sha256, list_directory,
                            read_file, resolve, verify_dag)
@@ -345,14 +345,13 @@ def audit_metadata(record: ManifestRecord, pieces: dict[int, PieceRecord], sourc
             report.add(None, "metadata-unretrievable", cid=root, source=other.name, reason=walk.describe())
     tokens = record.manifest.by_token()
     listings: dict[CID, dict[str, CID]] = {}  # image directories, listed once
-    suffix = record.manifest.token_suffix
-    expected_names = {token_file_name(token_id, suffix) for token_id in tokens}
+    expected_names = {record.manifest.file_name(token_id) for token_id in tokens} | {COLLECTION_METADATA_NAME}
     unexpected = sorted(name for name in set(listing) - expected_names if companion(name) is None)
     if unexpected:
         report.add(None, "metadata-root-mismatch", cid=root, reason="entries for tokens the manifest does not list",
                    entries=unexpected)
     for token_id, token in sorted(tokens.items()):
-        name = token_file_name(token_id, suffix)
+        name = record.manifest.file_name(token_id)
         entry = listing.get(name)
         if entry is None:
             report.add(token_id, "metadata-unretrievable", cid=root, reason=f"{name} absent from the metadata directory")

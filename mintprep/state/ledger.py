@@ -18,16 +18,15 @@ from pathlib import Path
 from typing import Any, Iterable, Iterator, NamedTuple
 
 from mintprep.base import (DISK_FULL_ERRNOS, DiskFull, LedgerBusy, MintprepError, StateDir, UserError, open_reader,
-                           open_writer, scrub)
+                           open_writer, scrub, sqlite_disk_full)
 from mintprep.collection import Manifest
 from mintprep.state.objects import ObjectStore
 
 SCHEMA_VERSION = 1
 # SQLite result codes (https://www.sqlite.org/rescode.html): only these say the file itself is not a ledger;
 # a full disk, a lock, an I/O error or a missing -shm leave a healthy ledger that must not be called corrupt.
-_SQLITE_FULL, _SQLITE_CORRUPT, _SQLITE_NOTADB = 13, 11, 26
+_SQLITE_CORRUPT, _SQLITE_NOTADB = 11, 26
 _DAMAGED = frozenset({_SQLITE_CORRUPT, _SQLITE_NOTADB})
-_FULL_DISK_PAGE = 4096  # SQLite's default page: the least a write to the ledger needs
 
 
 def _sqlite_code(exc: sqlite3.Error) -> int | None:
@@ -37,8 +36,9 @@ def _sqlite_code(exc: sqlite3.Error) -> int | None:
 
 def ledger_unavailable(db: Path, exc: sqlite3.Error) -> MintprepError:
     """The error for a healthy ledger SQLite cannot use now: DiskFull, or a plain error that says it is not damaged."""
-    if _sqlite_code(exc) == _SQLITE_FULL or "disk is full" in str(exc):
-        return DiskFull(db, _FULL_DISK_PAGE, more_than=False)
+    full = sqlite_disk_full(db, exc)
+    if full is not None:
+        return full
     return MintprepError(f"{db}: the ledger cannot be used right now ({exc}); it is not damaged: check free space, "
                          "permissions and other mintprep processes, then run the command again", path=str(db))
 

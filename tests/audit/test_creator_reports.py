@@ -13,7 +13,6 @@ import pytest
 from typer.testing import CliRunner
 
 import mintprep.cli  # noqa: F401  (registers every command)
-from mintprep.base.id_lists import summarise_ids
 from mintprep.cli.app import app
 from mintprep.collection.companions import companion
 from mintprep.ipfs.gateway import serve_gateway
@@ -120,8 +119,3 @@ def test_export_names_broken_tokens_and_after_a_repair_exports_the_repaired_piec
     document = json.loads((tmp_path / "after" / "json" / "2.json").read_text())
     assert document["image"] == f"ipfs://{report['plan']['replacements']['2']['image_cid']}"
 
-
-def test_long_id_lists_are_summarised():
-    assert summarise_ids([2]) == "1 token: 2"
-    assert summarise_ids([1, 2, 3, 7, 9, 10]) == "6 tokens: 1-3, 7, 9-10"
-    assert summarise_ids(range(0, 40, 2), shown=3) == "20 tokens: 0, 2, 4, … (and 17 more runs)"

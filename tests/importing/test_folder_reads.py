@@ -101,7 +101,12 @@ def test_what_waits_to_be_recorded_stays_within_its_bound(folder: Path, monkeypa
     with folder_reads._Pipeline(str(folder), str(folder / "json"), chunks, 1) as pipeline:
         runs = iter(pipeline)
         next(runs)
-        time.sleep(1.0)  # a slow recorder: the worker reads on only as far as the bound lets it
+        # a slow recorder: the worker reads on only as far as the bound lets it. Waited for until it has read on
+        # (under load a fixed second could pass with nothing held yet), then given a second to overshoot if it would
+        deadline = time.monotonic() + 60
+        while pipeline.held == 0 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        time.sleep(1.0)
         assert 0 < pipeline.held <= 20 * image_bytes + 4 * image_bytes
         taken = sum(len(read) + len(left) for read, left in runs)
     assert taken > 0

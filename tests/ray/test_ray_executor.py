@@ -4,13 +4,13 @@ pipeline, tiny model, SQLite ledger and local IPFS store; compared with the loca
 from __future__ import annotations
 
 import os
+import contextlib
 import signal
 import sqlite3
-import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Iterator
 
 import pytest
 import ray
@@ -82,31 +82,28 @@ def gone(pid: int, within_s: float = 20.0) -> bool:
     return False
 
 
-class WhenGenerated(threading.Thread):
-    """Runs `action` once the ledger holds at least `count` generations, noting how many it held then."""
+class AtGeneration:
+    """A progress sink that runs `action` in the run's own thread as the `count`th piece is recorded, noting how
+    many were recorded then. Set by the code, not found by polling: a thread polling the ledger let a loaded
+    machine finish the run before it fired ("DID NOT RAISE KeyboardInterrupt" at load 6-10)."""
 
-    def __init__(self, path: Path, count: int, action: Callable[[], object]):
-        super().__init__(daemon=True)
-        self.path = path
+    def __init__(self, count: int, action: Callable[["AtGeneration"], object]):
         self.count, self.action = count, action
+        self.recorded = 0
         self.fired_at: int | None = None
         self.result: object = None
 
-    def run(self) -> None:
-        deadline = time.monotonic() + 180
-        while time.monotonic() < deadline:
-            done = self._generations()
-            if done >= self.count:
-                self.result = self.action()
-                self.fired_at = done
+    @contextlib.contextmanager
+    def task(self, description: str, total: int) -> Iterator[Callable[..., None]]:
+        def advance(note: object = None) -> None:
+            if description != "generate":
                 return
-            time.sleep(0.01)
+            self.recorded += 1
+            if self.recorded == self.count:
+                self.fired_at = self.recorded
+                self.result = self.action(self)
 
-    def _generations(self) -> int:
-        try:
-            return sum(generations_per_token(self.path).values())
-        except sqlite3.OperationalError:  # the ledger is not created yet
-            return 0
+        yield advance
 
 
 @pytest.fixture(scope="module")
@@ -143,15 +140,13 @@ def test_killing_a_worker_mid_run_still_records_every_piece_once(ray_cluster, lo
                                                                  tmp_path: Path):
     path = collection(tmp_path, executor__kind="ray")
 
-    def kill_one_worker() -> int:
+    def kill_one_worker(_: AtGeneration) -> int:
         name, pid = sorted(live_workers().items())[0]
         os.kill(pid, signal.SIGKILL)
         return pid
 
-    killer = WhenGenerated(path, 1, kill_one_worker)
-    killer.start()
-    report = run_collection(load_collection(path))
-    killer.join(timeout=5)
+    killer = AtGeneration(1, kill_one_worker)
+    report = run_collection(load_collection(path), progress=killer)
 
     assert killer.fired_at is not None and killer.fired_at < SIZE, "the worker was not killed during the run"
     assert gone(killer.result)
@@ -164,16 +159,13 @@ def test_killing_a_worker_mid_run_still_records_every_piece_once(ray_cluster, lo
 def test_ctrl_c_stops_the_workers_and_the_next_run_resumes(ray_cluster, local_reference: Outcome, tmp_path: Path):
     path = collection(tmp_path, executor__kind="ray")
 
-    def interrupt() -> dict[str, int]:
-        workers = live_workers()
+    def interrupt(sink: AtGeneration) -> None:
+        sink.result = live_workers()  # noted first: the signal raises KeyboardInterrupt in this very thread
         os.kill(os.getpid(), signal.SIGINT)
-        return workers
 
-    interrupter = WhenGenerated(path, 2, interrupt)
-    interrupter.start()
+    interrupter = AtGeneration(2, interrupt)
     with pytest.raises(KeyboardInterrupt):
-        run_collection(load_collection(path))
-    interrupter.join(timeout=5)
+        run_collection(load_collection(path), progress=interrupter)
 
     assert interrupter.fired_at is not None and interrupter.fired_at < SIZE
     assert interrupter.result and all(gone(pid) for pid in interrupter.result.values()), "workers left running"

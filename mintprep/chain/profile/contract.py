@@ -16,15 +16,13 @@ from web3.contract import Contract
 
 from mintprep.collection import ROLES, Profile, argument_types
 from mintprep.chain.reveal import metadata_id
+from mintprep.chain.reads import checked_supply, checked_token_id, checked_token_uri, enumerated_ids, transfer_logs
 from mintprep.chain.rpc import RPC_FAILURES
 
-TRANSFER_TOPIC = Web3.keccak(text="Transfer(address,address,uint256)").to_0x_hex()
 ZERO_TOPIC = "0x" + "00" * 32
 # What a URI setter leaves as it was: ids, supply, holders, who administers the contract.
 ID_ROLES = frozenset({"max_supply", "total_supply", "total_minted", "next_id", "token_by_index", "owner_of", "owner",
                       "batch_count", "batch_id_at", "renderer"})
-# eth_getLogs ranges: endpoints refuse wide ones (limits differ by provider), so a refused range is halved.
-LOG_BLOCK_RANGE = 10_000
 
 
 @dataclass(frozen=True)
@@ -161,17 +159,19 @@ class ProfiledContract:
     def _read_minted_ids(self) -> list[int]:
         if self.profile.family == "mintprep-drop":
             return list(range(1, int(self.read("total_minted")) + 1))
-        if "token_by_index" in self.profile.roles:
-            return sorted(int(self.read("token_by_index", i)) for i in range(int(self.read("total_supply"))))
         holders: dict[int, str] = {}
         for log in self._transfer_logs():
             if len(log["topics"]) != 4:
                 continue  # an ERC-20-style Transfer (id not indexed): not an ERC-721 mint
-            token_id = int.from_bytes(bytes(log["topics"][3]), "big")
+            token_id = checked_token_id(int.from_bytes(bytes(log["topics"][3]), "big"),
+                                        f"{self.address} (Transfer in block {log.get('blockNumber')})")
             holders[token_id] = Web3.to_checksum_address(bytes(log["topics"][2])[-20:])
             if bytes(log["topics"][2]).hex() == ZERO_TOPIC[2:]:
                 del holders[token_id]  # burned
         self._holders = holders
+        if "token_by_index" in self.profile.roles:  # an enumeration is believed only where its history agrees
+            return enumerated_ids(int(self.read("total_supply")), sorted(holders),
+                                  lambda index: int(self.read("token_by_index", index)), self.address)
         return sorted(holders)
 
     def holders(self, minted: list[int]) -> dict[int, str]:
@@ -189,20 +189,9 @@ class ProfiledContract:
         return [t for t in minted if holders[t].lower() != owner.lower()], owner
 
     def _transfer_logs(self) -> list[Any]:
+        """Every Transfer log since the contract's creation (mintprep.chain.reads: ranges, filter, deadline)."""
         head = self.w3.eth.block_number
-        low, span, logs = deployment_block(self.w3, self.address, head), LOG_BLOCK_RANGE, []
-        while low <= head:
-            high = min(low + span - 1, head)
-            try:
-                logs += self.w3.eth.get_logs({"address": self.address, "fromBlock": low, "toBlock": high,
-                                              "topics": [TRANSFER_TOPIC]})
-            except RPC_FAILURES:
-                if span == 1:
-                    raise
-                span //= 2
-                continue
-            low = high + 1
-        return logs
+        return transfer_logs(self.w3, self.address, deployment_block(self.w3, self.address, head), head)
 
     def first_id(self, minted: list[int]) -> int:
         if self.profile.first_id is not None:
@@ -220,13 +209,13 @@ class ProfiledContract:
         last = self.read_or("max_supply", None)
         if last is None and (next_id := self.read_or("next_id", None)) is not None:
             last = int(next_id) - first
-        count = int(last) if last else size
+        count = checked_supply(int(last), self.address) if last else size
         return sorted(set(range(first, first + count)) | set(minted))
 
     # -- how URIs are formed ----------------------------------------------------------------------------
 
     def token_uri(self, token_id: int) -> str:
-        return str(self.read("token_uri", token_id))
+        return checked_token_uri(token_id, self.read("token_uri", token_id))
 
     @cached_property
     def token_suffix(self) -> str | None:

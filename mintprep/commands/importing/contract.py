@@ -20,8 +20,7 @@ def read_contract(ws: Workspace, plan: ImportPlan, fetch: BlockFetcher) -> Itera
     contract serves resolves to (ids from its max supply, next id or batches): every minted token read and verified
     before this returns (UserError naming those lacking), then every token read as the returned iterator is
     consumed."""
-    from mintprep.chain import open_contract
-    from mintprep.chain import RPC_FAILURES, connect, require_chain
+    from mintprep.chain import RPC_FAILURES, connect, open_contract, read_each, require_chain
     from mintprep.net import redact_url
 
     configured = ws.spec.chain.contract
@@ -31,6 +30,7 @@ def read_contract(ws: Workspace, plan: ImportPlan, fetch: BlockFetcher) -> Itera
     network, url = ws.spec.chain.endpoint()
     w3 = connect(url)
     try:
+        # a node for another chain answers for another contract: checked before any read
         family = open_contract(ws.col, w3, plan.source.text, require_chain(w3, network))
         plan.profile = family.profile.to_json()
         plan.minted = family.minted_ids()
@@ -38,7 +38,7 @@ def read_contract(ws: Workspace, plan: ImportPlan, fetch: BlockFetcher) -> Itera
         plan.owner = family.owner()
         wanted = family.served_ids(plan.minted, ws.spec.size)
         if family.token_suffix is None:  # per-token URIs: each minted token's own
-            token_uris = {t: family.token_uri(t) for t in plan.minted}
+            token_uris, plan.unserved = read_each(plan.minted, family.token_uri, "tokenURI")
         elif plan.base_uri is None and family.profile.uri_form == "batches":  # batches with bases of their own
             token_uris = {t: uri for t in wanted if (uri := family.uri_of(None, t)) is not None}
         else:
@@ -84,6 +84,8 @@ def _read_token_uris(ws: Workspace, token_uris: dict[int, str], plan: ImportPlan
     plan.token_uris = token_uris
 
     def locate(token_id: int) -> CID | str:
+        if token_id not in token_uris:  # the contract answers no URI for it: nothing published to keep
+            return plan.unserved[token_id]
         uri = token_uris[token_id]
         try:
             metadata_cid = resolve(uri, fetch, plan.listings)

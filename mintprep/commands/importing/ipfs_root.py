@@ -20,10 +20,11 @@ def block_reader(ws: Workspace, gateways: tuple[str, ...], plan: ImportPlan) -> 
     matching their CID are kept (in `plan.blocks`)."""
     from mintprep.ipfs import TrustlessGateway
 
-    threads, network = ws.spec.ipfs.pin_concurrency, plan.network
+    threads, network, max_block = ws.spec.ipfs.pin_concurrency, plan.network, ws.spec.ipfs.max_block_bytes
     return first_verified([network.backend(ws.backend), plan.document_blocks.get,
-                           *(network.counted(TrustlessGateway(url, concurrency=threads).fetch_block)
-                             for url in gateways)], plan.blocks)
+                           *(network.counted(TrustlessGateway(url, concurrency=threads,
+                                                              max_block_bytes=max_block).fetch_block)
+                             for url in gateways)], plan.blocks, max_block)
 
 
 def read_ipfs_root(ws: Workspace, uri: str, plan: ImportPlan, wanted: list[int] | None = None, *,
@@ -32,14 +33,16 @@ def read_ipfs_root(ws: Workspace, uri: str, plan: ImportPlan, wanted: list[int] 
     `size` ids from 0 or 1 as the directory has a token 0)."""
     try:
         root = resolve(uri, fetch)
-        listing = list_directory(root, fetch)
+        listing = list_directory(root, fetch, max_entries=4 * ws.spec.size + 1024)
     except Unreadable as exc:
         raise UserError(f"{uri}: the metadata directory cannot be read intact ({exc}); pass --gateway URL of a "
                         "gateway that has it") from None
     plan.metadata_root = str(root)
     plan.base_uri = plan.base_uri or f"ipfs://{root}/"
-    if wanted is None:
+    if wanted is None:  # an ipfs:// root: its files' names say the suffix (ERC721A-style roots name them "N")
         wanted = list(token_ids(ws.spec.size, "0.json" in listing or "0" in listing))
+        if not any(f"{t}.json" in listing for t in wanted) and any(str(t) in listing for t in wanted):
+            plan.token_suffix = ""
 
     def locate(token_id: int) -> CID | str:
         names = (token_file_name(token_id, plan.token_suffix), f"{token_id}.json", str(token_id))

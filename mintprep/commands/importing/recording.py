@@ -17,8 +17,8 @@ from typing import NamedTuple
 
 from mintprep.base import fault_point
 from mintprep.collection import PinnedPiece, build_manifest
-from mintprep.commands.importing.tokens import (BATCH_IMAGE_BYTES, FetchedDag, ImportPlan, TokenRead,
-                                                require_minted)
+from mintprep.guards import MAX_DOCUMENT_BYTES, MAX_IMPORTED_IMAGE_BYTES
+from mintprep.commands.importing.tokens import BATCH_IMAGE_BYTES, FetchedDag, ImportPlan, TokenRead, require_minted
 from mintprep.ipfs import CID, BlockFetcher, LocalBackend, ipfs_path
 from mintprep.stages import PinItem, Publication, pin_content, pin_pieces, publish_metadata, record_manifest
 from mintprep.state import IMPORTED_KEY, IMPORTED_TX, PieceRecord, Workspace
@@ -95,9 +95,14 @@ def _step_directories(rec: Recording) -> None:
     pins += [(CID.parse(root), "metadata", f"{ws.spec.symbol}-metadata-{i}") for i, root in enumerate(plan.uri_roots)]
     pins += [(CID.parse(str(t.metadata_cid)), "metadata-file", f"{ws.spec.symbol}-{t.token_id}.json")
              for t in plan.tokens if plan.token_uris and t.metadata_cid]
+    # A stranger's directory may hold more than its tokens (a 10 GB video beside the images): pinned only within
+    # what its tokens can need.
+    bound = {"image-directory": MAX_IMPORTED_IMAGE_BYTES, "metadata": MAX_DOCUMENT_BYTES,
+             "metadata-file": MAX_DOCUMENT_BYTES}
     for root, kind, name in pins:
-        pin(content_sha256=f"imported:{root}", make_dag=lambda root=root: FetchedDag(root, rec.fetch), kind=kind,
-            name=name)
+        limit = bound[kind] * (1 if kind == "metadata-file" else len(plan.tokens) + 1)
+        pin(content_sha256=f"imported:{root}",
+            make_dag=lambda root=root, limit=limit: FetchedDag(root, rec.fetch, limit), kind=kind, name=name)
         rec.writes.done()
 
 

@@ -8,8 +8,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from mintprep.base import UserError
-from mintprep.ipfs import CID, Block, BlockFetcher, DagImport, NetworkReads, Unreadable, VerifiedBlocks, walk_dag
+from mintprep.base import UserError, summarise_ids
+from mintprep.ipfs import (CID, Block, BlockFetcher, DagImport, NetworkReads, Unreadable, VerifiedBlocks, walk_dag,
+                           TooLarge, file_budget)
+from mintprep.guards import MAX_IMPORTED_IMAGE_BYTES
 
 
 # Metadata keys that say how a piece was made; kept in its provenance (HashLips writes dna, edition, date).
@@ -34,10 +36,11 @@ class FetchedDag:
 
     root: CID
     fetch: BlockFetcher
+    max_bytes: int = MAX_IMPORTED_IMAGE_BYTES  # what its walk may read (a directory: its tokens' share of it)
 
     @property
     def blocks(self) -> Iterator[Block]:
-        return _dag_blocks(self.root, self.fetch)
+        return _dag_blocks(self.root, self.fetch, self.max_bytes)
 
     @functools.cached_property
     def size(self) -> int:
@@ -87,6 +90,7 @@ class ImportPlan:
     minted: list[int] = field(default_factory=list)
     tokens: list[ImportedToken] = field(default_factory=list)
     skipped: dict[int, str] = field(default_factory=dict)  # token id -> why it was not imported (left to `run`)
+    unserved: dict[int, str] = field(default_factory=dict)  # minted ids whose tokenURI the contract cannot answer
     blocks: VerifiedBlocks = field(default_factory=lambda: VerifiedBlocks(BLOCK_CACHE_BYTES), repr=False)
     listings: dict[CID, dict[str, CID]] = field(default_factory=dict, repr=False)  # directories, listed once
     # Every metadata file's blocks as read: the metadata directory pinned at the end is walked from these, not
@@ -105,9 +109,9 @@ class ImportPlan:
 def require_minted(plan: ImportPlan) -> None:
     """Every minted token was read: a collection adopted without one would break a token someone bought."""
     read = {token.token_id for token in plan.tokens}  # once: built per minted id, it was quadratic at 10,000
-    lacking = sorted(t for t in plan.minted if t not in read)
+    lacking = sorted(t for t in plan.minted if t not in read and t not in plan.unserved)
     if lacking:
-        raise UserError(f"{plan.source.text}: minted token(s) {', '.join(map(str, lacking))} could not be imported ("
+        raise UserError(f"{plan.source.text}: minted token(s) {summarise_ids(lacking)} could not be imported ("
                         + "; ".join(plan.skipped.get(t, "beyond size") for t in lacking[:3]) + ")")
 
 
@@ -129,10 +133,14 @@ def document_attributes(document: dict[str, Any]) -> list[Any]:
     return attributes if isinstance(attributes, list) else []
 
 
-def _dag_blocks(root: CID, fetch: BlockFetcher) -> Iterator[Block]:
-    """Every block under `root`, verified (a token's were read already; a directory's others are read now)."""
-    for step in walk_dag(root, fetch):
-        if isinstance(step, Unreadable):
-            raise UserError(f"block {step.cid} under {root} is not retrievable intact from any source; pass "
-                            "--gateway URL of a gateway that has it")
-        yield step
+def _dag_blocks(root: CID, fetch: BlockFetcher, max_bytes: int) -> Iterator[Block]:
+    """Every block under `root`, verified (a token's were read already; a directory's others are read now), within
+    `max_bytes` (and a block per KiB of them)."""
+    try:
+        for step in walk_dag(root, fetch, file_budget(max_bytes, f"the DAG under {root}")):
+            if isinstance(step, Unreadable):
+                raise UserError(f"block {step.cid} under {root} is not retrievable intact from any source; pass "
+                                "--gateway URL of a gateway that has it")
+            yield step
+    except TooLarge as exc:
+        raise UserError(f"{exc}: more than its tokens need; not pinned") from None
