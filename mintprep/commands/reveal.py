@@ -119,7 +119,7 @@ def reveal_collection(ws: Workspace, signer: LocalAccount, *, redraw: bool = Fal
     reveal = target.reveal
     result = run_reveal(reveal.w3, signer, target.address, reveal.secret, reveal.base_uri, reveal.contract_uri,
                         mine=target.mine, redraw=redraw, on_block=on_block, on_sent=record)
-    return replace(result, page=page_stage(ws))
+    return replace(result, page=page_stage(ws)[0])
 
 
 def planned_reveal(ws: Workspace, signer: LocalAccount) -> list[PlannedTx]:

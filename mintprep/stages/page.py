@@ -1,6 +1,7 @@
-"""The page stage: the chain gate (the page is not built for a contract that disagrees with the config) and the
-collection's mint page built from the ledger's manifest (mintprep.page), and published where the config says, its
-place recorded."""
+"""The page stage: the chain gate (`check` on the contract: a disagreement is named, and leaves a run incomplete) and
+the collection's mint page built from the ledger's manifest (mintprep.page) for the contract's own mint call, and
+published where the config says, its place recorded. A page that could not mint on the contract is neither built
+nor published (mintprep.page.mint_call.PageCannotMint): `run`, `serve` and `publish` refuse alike."""
 
 from __future__ import annotations
 
@@ -16,11 +17,12 @@ if TYPE_CHECKING:
 @dataclass(frozen=True)
 class ChainGate:
     check: dict[str, Any] | None  # `mintprep check`'s report, when there is a contract to check
-    blocked: str | None  # why the page is not built; None: build it
+    mismatch: str | None  # what the contract disagrees with collection.yaml on; None: nothing
 
 
 def chain_gate(ws: Workspace) -> ChainGate:
-    """The page is not built for a contract that disagrees with the config (the other stages stand).
+    """`mintprep check` on the contract: a disagreement leaves the run incomplete (exit 1) and is named. It does
+    not hold the page back: the page reads price, supply and limits from the contract, never from collection.yaml.
 
     A collection with no contract yet (none configured, none deployed) has nothing to drift from.
     """
@@ -29,14 +31,21 @@ def chain_gate(ws: Workspace) -> ChainGate:
     from mintprep.chain.check import check_collection
 
     check = check_collection(ws.col, ws.ledger, costs=False)  # the gate needs the rows; `check` shows the cost
-    blocked = None if check.ok else "contract disagrees with collection.yaml: " + ", ".join(check.mismatches)
-    return ChainGate(check.to_json(), blocked)
+    mismatch = None if check.ok else "contract disagrees with collection.yaml: " + ", ".join(check.mismatches)
+    return ChainGate(check.to_json(), mismatch)
 
 
-def page_stage(ws: Workspace) -> str:
-    from mintprep.page.publish import build_collection_page, collection_page_inputs
+def page_stage(ws: Workspace) -> tuple[str | None, str | None]:
+    """(the built page's index.html, None), or (None, why not) when the page could not mint on the contract: the
+    rule `serve` and `publish` refuse by."""
+    from mintprep.page.mint_call import PageCannotMint
+    from mintprep.page.publish import build_collection_page, collection_page_inputs, live_profile
 
-    return str(build_collection_page(ws.col, collection_page_inputs(ws.col, ws.ledger)).index)
+    try:
+        inputs = collection_page_inputs(ws.col, ws.ledger, profile=live_profile(ws))
+    except PageCannotMint as exc:
+        return None, str(exc)
+    return str(build_collection_page(ws.col, inputs).index), None
 
 
 def publish_page(ws: Workspace, **http: Any) -> PublishResult:
