@@ -63,8 +63,6 @@ def _print_report(report: "RunReport") -> None:
     if report.not_imported_advice:
         console.print(f"[yellow]{escape(report.not_imported_advice)}[/]", highlight=False)
     console.print(f"metadata root: ipfs://{report.metadata_root}/   manifest: {report.manifest_cid}")
-    if report.chain_mismatch:
-        console.print(f"[red]{escape(report.chain_mismatch)}[/] (details: mintprep check)")
     if report.page_blocked:
         console.print(f"[red]page not built:[/] {escape(str(report.page_blocked))}")
     elif report.page:

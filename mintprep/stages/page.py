@@ -1,5 +1,5 @@
-"""The page stage: the chain gate (`check` on the contract: a disagreement is named, and leaves a run incomplete) and
-the collection's mint page built from the ledger's manifest (mintprep.page) for the contract's own mint call, and
+"""The page stage: the chain gate (the page is not built for a contract that disagrees with the config) and the
+collection's mint page built from the ledger's manifest (mintprep.page) for the contract's own mint call, and
 published where the config says, its place recorded. A page that could not mint on the contract is neither built
 nor published (mintprep.page.mint_call.PageCannotMint): `run`, `serve` and `publish` refuse alike."""
 
@@ -17,12 +17,12 @@ if TYPE_CHECKING:
 @dataclass(frozen=True)
 class ChainGate:
     check: dict[str, Any] | None  # `mintprep check`'s report, when there is a contract to check
-    mismatch: str | None  # what the contract disagrees with collection.yaml on; None: nothing
+    blocked: str | None  # why the page is not built; None: build it
 
 
 def chain_gate(ws: Workspace) -> ChainGate:
-    """`mintprep check` on the contract: a disagreement leaves the run incomplete (exit 1) and is named. It does
-    not hold the page back: the page reads price, supply and limits from the contract, never from collection.yaml.
+    """The page is not built for a contract that disagrees with the config (the other stages stand): its gallery
+    would show a metadata root the contract does not serve.
 
     A collection with no contract yet (none configured, none deployed) has nothing to drift from.
     """
@@ -31,13 +31,13 @@ def chain_gate(ws: Workspace) -> ChainGate:
     from mintprep.chain.check import check_collection
 
     check = check_collection(ws.col, ws.ledger, costs=False)  # the gate needs the rows; `check` shows the cost
-    mismatch = None if check.ok else "contract disagrees with collection.yaml: " + ", ".join(check.mismatches)
-    return ChainGate(check.to_json(), mismatch)
+    blocked = None if check.ok else "contract disagrees with collection.yaml: " + ", ".join(check.mismatches)
+    return ChainGate(check.to_json(), blocked)
 
 
-def page_stage(ws: Workspace) -> tuple[str | None, str | None]:
-    """(the built page's index.html, None), or (None, why not) when the page could not mint on the contract: the
-    rule `serve` and `publish` refuse by."""
+def page_stage(ws: Workspace, blocked: str | None = None) -> tuple[str | None, str | None]:
+    """(the built page's index.html, None), or (None, why not): the page could not mint on the contract (the rule
+    `serve` and `publish` refuse by, said first), or `blocked` (the chain gate's reason)."""
     from mintprep.page.mint_call import PageCannotMint
     from mintprep.page.publish import build_collection_page, collection_page_inputs, live_profile
 
@@ -45,6 +45,8 @@ def page_stage(ws: Workspace) -> tuple[str | None, str | None]:
         inputs = collection_page_inputs(ws.col, ws.ledger, profile=live_profile(ws))
     except PageCannotMint as exc:
         return None, str(exc)
+    if blocked is not None:
+        return None, blocked
     return str(build_collection_page(ws.col, inputs).index), None
 
 

@@ -156,7 +156,7 @@ def test_run_gate_skips_a_collection_without_contract_and_checks_a_deployed_one(
     unpasted = deployed_collection.with_chain(contract=None)
     with Workspace.open(unpasted, readonly=True) as ws:
         gated = chain_gate(ws)
-    assert gated.mismatch is None
+    assert gated.blocked is None
     assert gated.check["ok"] and gated.check["address"] == deployed_collection.deployed.address
 
 

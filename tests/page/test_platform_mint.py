@@ -145,26 +145,23 @@ def test_without_a_mint_url_a_manifold_page_is_neither_served_nor_published(plat
     assert not (path.parent / "public").exists() and not (path.parent / "site").exists()
 
 
-@pytest.mark.parametrize("family, mint_url, builds", [("hashlips-lower-gas", None, True),
-                                                     ("manifold-creator", MINT_URL, True),
-                                                     ("manifold-creator", None, False)])
-def test_run_builds_the_page_exactly_when_serve_and_publish_would(family: str, mint_url: str | None, builds: bool,
-                                                                   platforms, chain: Chain, tmp_path: Path) -> None:
-    made: PlatformCollection = platforms[family][0]
-    changes = {"page__mint_url": mint_url} if mint_url else {}
-    path = imported(made, tmp_path / "col", chain, page__publish__target="dir", page__publish__dir="public",
-                    **changes)
+def test_run_refuses_the_page_serve_and_publish_refuse(platforms, chain: Chain, tmp_path: Path) -> None:
+    """A Manifold collection without page.mint_url: `run` names what is missing (before any check of the contract),
+    `publish` exits 1 and nothing is written; with it, `publish` publishes the page that links there."""
+    made: PlatformCollection = platforms["manifold-creator"][0]
+    path = imported(made, tmp_path / "col", chain, page__publish__target="dir", page__publish__dir="public")
     result = CliRunner().invoke(app, ["run", str(path), "--json"])
     report = json.loads(result.stdout)
+    assert result.exit_code == 1 and report["page"] is None and "page.mint_url" in report["page_blocked"], report
     published = CliRunner().invoke(app, ["publish", str(path), "--json"])
-    if builds:
-        assert report["page_blocked"] is None and Path(report["page"]).is_file(), report
-        assert published.exit_code == 0, published.stdout
-        assert (path.parent / "public" / "index.html").is_file()
-    else:
-        assert report["page"] is None and "page.mint_url" in report["page_blocked"], report
-        assert result.exit_code == 1 and published.exit_code == 1
-        assert not (path.parent / "site").exists() and not (path.parent / "public").exists()
+    assert published.exit_code == 1 and "page.mint_url" in published.stdout
+    assert not (path.parent / "site").exists() and not (path.parent / "public").exists()
+
+    text = path.read_text().replace("page:\n", f"page:\n  mint_url: {MINT_URL}\n", 1)
+    path.write_text(text)
+    published = CliRunner().invoke(app, ["publish", str(path), "--json"])
+    assert published.exit_code == 0, published.stdout
+    assert MINT_URL in (path.parent / "public" / "index.html").read_text()
 
 
 def test_a_thirdweb_sale_priced_in_a_token_is_shown_and_not_offered(platforms, chain: Chain, open_page, wallet_shim,
