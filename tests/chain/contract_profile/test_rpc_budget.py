@@ -4,7 +4,7 @@ local trustless gateway). Each command stays within 30 calls plus one per minted
 twice: on a public Base endpoint with a rate limit, chatter is the slowest part of a command. The repair replaces
 two broken unminted pieces and sends one setBaseURI. Measured before the contract profile (same test on the
 parent commit): import 21 calls (11 eth_chainId), audit 83 (49), repair 315 (187), run 80 (49), check 56 (34);
-after: import 9 (2), audit 11 (2), repair 29 (2), run 26 (2), check 24 (2)."""
+after: import 9 (2), audit 11 (2), repair 29 (2), run 27 (2), check 24 (2)."""
 
 from __future__ import annotations
 
