@@ -14,7 +14,7 @@ __all__, __getattr__ = face(__name__, {
     "write_atomic": "durable_files", "write_atomic_with": "durable_files", "write_durably": "durable_files",
     "checksum_digits": "eip55", "has_valid_checksum": "eip55", "HEX_ADDRESS": "eip55", "to_checksum_address": "eip55",
     "BlockNotFound": "errors", "CarError": "errors", "CidMismatch": "errors", "ConfigError": "errors",
-    "CorruptBlock": "errors", "DISK_FULL_ERRNOS": "errors", "DiskFull": "errors", "ResponseTooLarge": "errors", "FileTooLarge": "errors", "TooLarge": "errors",
+    "CorruptBlock": "errors", "DISK_FULL_ERRNOS": "errors", "DiskFull": "errors", "PageCannotMint": "errors", "ResponseTooLarge": "errors", "FileTooLarge": "errors", "TooLarge": "errors",
     "KeysOutdated": "errors", "KuboError": "errors", "LedgerBusy": "errors", "NoContract": "errors", "ProfileError": "errors", "MintprepError": "errors",
     "NotAcceptable": "errors", "NotRevealed": "errors", "NotUnixFS": "errors", "ObjectCorrupt": "errors",
     "PinsFailed": "errors", "Rejected": "errors", "RemoteError": "errors", "ServiceUnavailable": "errors",

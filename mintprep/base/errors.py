@@ -24,6 +24,7 @@
     │   ├── NotUnixFS (a ValueError)       an intact DAG of the wrong UnixFS kind
     │   └── TooLarge (a ValueError)        a block over the block limit, or a walk past its budget
     │       └── FileTooLarge               a file larger than its reader holds, refused while read
+    ├── PageCannotMint                     a mint page the contract would refuse: not built, not published
     ├── TooDeep                            JSON from elsewhere nested deeper than its reader allows
     ├── CarError                           a malformed CAR stream, or a block in it that does not hash to its CID
     ├── ObjectCorrupt                      a stored blob no longer hashes to its name
@@ -211,6 +212,12 @@ class TooLarge(Unreadable, ValueError):
 
 class FileTooLarge(TooLarge):
     """A file larger than its reader will hold (a "1 GB image" from a stranger's directory): refused while read."""
+
+
+class PageCannotMint(MintprepError):
+    """The page would offer a mint the contract refuses: it is not built (exit 1), and the message says why."""
+
+    kind = "page-cannot-mint"
 
 
 class TooDeep(MintprepError):

@@ -38,4 +38,5 @@ __all__, __getattr__ = face(__name__, {
     "companion": "companions",
     "plan_seed": "traits",
     "read_recipe_log": "recipe",
+    "THIRDWEB_CLAIM": "known_families",
 })

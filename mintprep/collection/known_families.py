@@ -45,8 +45,8 @@ KNOWN: tuple[FamilyEntry, ...] = (
                 {**_OWNABLE, "base_uri": "baseURI()", "set_base_uri": "setBaseURI(string,string)",
                  "max_supply": "maxSupply()", "total_minted": "totalMinted()", "total_supply": "totalSupply()",
                  "revealed": "revealed()", "hidden_uri": "placeholderURI()", "reveal_offset": "startingOffset()",
-                 "paused": "paused()",
-                 "sale_config": "phase(uint256)", "mint": "mint(uint256,uint256,bytes32[])"}),
+                 "paused": "paused()", "sale_config": "phase(uint256)", "phase_count": "phaseCount()",
+                 "minted_by_wallet": "mintedInPhase(uint256,address)", "mint": "mint(uint256,uint256,bytes32[])"}),
     FamilyEntry("hashlips-simple", "base", 1,  # SimpleNft.sol: ERC721Enumerable, baseURI internal
                 ("baseExtension()", "setBaseURI(string)", "notRevealedUri()"),
                 {**_OWNABLE, "uri_suffix": "baseExtension()", "set_base_uri": "setBaseURI(string)",
@@ -80,12 +80,14 @@ KNOWN: tuple[FamilyEntry, ...] = (
                  "encrypted_batch": "isEncryptedBatch(uint256)", "next_id": "nextTokenIdToMint()",
                  "total_minted": "totalMinted()", "has_role": "hasRole(bytes32,address)",
                  "claim_condition": "getActiveClaimConditionId()", "sale_config": "getClaimConditionById(uint256)",
-                 "mint": THIRDWEB_CLAIM},
+                 "minted_by_wallet": "getSupplyClaimedByWallet(uint256,address)", "mint": THIRDWEB_CLAIM},
                 admin_role="METADATA_ROLE"),
     FamilyEntry("zora-drop", "renderer", 1,  # tokenURI from its DropMetadataRenderer
                 ("metadataRenderer()", "salesConfig()", "purchase(uint256)"),
                 {**_OWNABLE, "renderer": "metadataRenderer()", "is_admin": "isAdmin(address)",
-                 "total_supply": "totalSupply()", "sale_config": "salesConfig()", "mint": "purchase(uint256)"},
+                 "total_supply": "totalSupply()", "sale_config": "salesConfig()", "mint": "purchase(uint256)",
+                 "sale_details": "saleDetails()", "mint_fee": "zoraFeeForAmount(uint256)",
+                 "minted_by_wallet": "mintedPerAddress(address)"},
                 renderer_roles={"renderer_base": "metadataBaseByContract(address)",
                                 "set_renderer_base": "updateMetadataBase(address,string,string)"}),
 )

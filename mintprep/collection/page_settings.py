@@ -51,6 +51,9 @@ class PageSettings(StrictModel):
     rpc_url: PublicUrl | None = Field(
         None, description="public RPC the page reads the contract through; default: chain.rpc_url or the network's"
     )
+    mint_url: PublicUrl | None = Field(
+        None, description="where collectors mint when the contract mints through something the page cannot call "
+                          "(Manifold's claim extensions): the page links there instead of offering a mint button")
     publish: PublishSettings = PublishSettings()
 
     @field_validator("out")

@@ -84,9 +84,7 @@ def release_metadata(ws: Workspace) -> str:
 def release_and_check(ws: Workspace, target: RevealTarget) -> None:
     """Release the withheld metadata, then the gates every base-URI change passes: the root is held by a public
     service (on a non-loopback chain) and serves every minted token."""
-    from mintprep.chain import check_base_uri_change
-    from mintprep.chain import live_drop_for
-    from mintprep.chain import require_public_root
+    from mintprep.chain import check_base_uri_change, live_drop_for, require_public_root
 
     root = release_metadata(ws)
     _, url = ws.spec.chain.endpoint()
@@ -117,7 +115,7 @@ def reveal_collection(ws: Workspace, signer: LocalAccount, *, redraw: bool = Fal
     reveal = target.reveal
     result = run_reveal(reveal.w3, signer, target.address, reveal.secret, reveal.base_uri, reveal.contract_uri,
                         mine=target.mine, redraw=redraw, on_block=on_block, on_sent=record)
-    return replace(result, page=page_stage(ws))
+    return replace(result, page=page_stage(ws)[0])
 
 
 def planned_reveal(ws: Workspace, signer: LocalAccount) -> list[PlannedTx]:

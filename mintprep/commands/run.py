@@ -34,7 +34,7 @@ class RunReport:
     manifest_cid: str | None = None
     provenance_hash: str | None = None
     page: str | None = None
-    page_blocked: str | None = None
+    page_blocked: str | None = None  # why no page was built: the contract disagrees, or the page could not mint
     chain_check: dict[str, Any] | None = None
     recipes: dict[str, list[int]] = field(default_factory=dict)  # logged | yaml | new-seed -> pieces generated so
     # Ids the imported contract already serves that the import did not read: never given new art here.
@@ -89,7 +89,7 @@ def run_collection(col: Collection, *, include_minted: bool = False,
             + [piece_pointer(f.token_id, keys[f.token_id], published, status="rejected") for f in rejected])
         ws.ledger.drop_pieces_after(col.spec.size)
         gate = chain_gate(ws)
-        page = page_stage(ws) if gate.blocked is None else None
+        page, page_blocked = page_stage(ws, gate.blocked)
         return RunReport(
             pieces=len(plans),
             generated=generated.generated + validated.generated, generation_skipped=generated.skipped,
@@ -102,7 +102,7 @@ def run_collection(col: Collection, *, include_minted: bool = False,
             pinned=pinned.newly_pinned, pin_skipped=len(pinned.pieces) - pinned.newly_pinned,
             metadata_root=publication.manifest.metadata_root, manifest_cid=publication.manifest_cid,
             provenance_hash=publication.manifest.provenance_hash,
-            page=page, page_blocked=gate.blocked, chain_check=gate.check,
+            page=page, page_blocked=page_blocked, chain_check=gate.check,
             not_imported=served, not_imported_advice=served and (
                 f"the contract {ws.deployed_contract()} already serves token(s) {', '.join(map(str, served))}, which "
                 f"the import did not read: run `mintprep import --from {ws.deployed_contract()}` again (new art is "

@@ -10,7 +10,8 @@ from mintprep.base import face
 __all__, __getattr__ = face(__name__, {
     "build_page": "build", "page_config": "build", "PageBuild": "build", "read_page_config": "build",
     "render_site": "build",
-    "build_collection_page": "publish", "collection_page_inputs": "publish", "page_manifest": "publish",
+    "build_collection_page": "publish", "collection_page_inputs": "publish", "live_profile": "publish",
+    "page_manifest": "publish",
     "publish_collection": "publish", "PublishResult": "publish",
     "Preview": "serve", "preview": "serve",
 })

@@ -19,23 +19,26 @@ from string import Template
 from typing import TYPE_CHECKING, Any, Mapping, Sequence
 from urllib.parse import urlsplit
 
-from eth_utils import is_hex_address, to_checksum_address
+from eth_utils import is_hex_address, keccak, to_checksum_address
 
 from mintprep.base import (CONFIG_ELEMENT_ID, UserError, content_key, ensure_replaceable, replace_tree, sha256_hex,
                            shown, shown_text)
 from mintprep.chain import SalePhase, allowlist_files, page_allowlist
-from mintprep.page.abi import page_abi
 from mintprep.page.chains import chain_info
 from mintprep.net import collection_url
+from mintprep.page.mint_call import drop_description
 from mintprep.page.gallery import read_gallery, split_gallery
 from mintprep.page.headers import render_headers, site_header_rules
 
 if TYPE_CHECKING:
     from mintprep.collection import Collection
 
-PAGE_FORMAT = 4  # 2: gallery in chunk files beside index.html; 3: sale phases, allowlist files; 4: allowlist shards
+PAGE_FORMAT = 5  # 2: gallery in chunk files beside index.html; 3: sale phases, allowlist files; 4: allowlist shards;
+# 5: the mint description (page.mint_call) in place of MintprepDrop's ABI
 STATIC_ASSETS = ("app.js", "style.css")
 _CID = re.compile(r"^[A-Za-z0-9]{10,128}$")
+# Topic 0 of ERC-721 Transfer: the page reads the token ids a mint produced from the receipt's logs.
+TRANSFER_TOPIC = "0x" + keccak(text="Transfer(address,address,uint256)").hex()
 
 
 @dataclass(frozen=True)
@@ -57,14 +60,16 @@ def build_page(
     rpc_url: str,
     gateway: str,
     phases: Sequence[SalePhase] = (),
+    mint: Mapping[str, Any] | None = None,
 ) -> PageBuild:
     """Write the mint page for `manifest` into `out_dir`, replacing what was there in one swap.
 
+    `mint` is the contract's mint description (page.mint_call.mint_description); MintprepDrop's by default.
     Deterministic: the same inputs give byte-identical files (and `site_digest`), and a rebuild
     that changes nothing writes nothing.
     """
     config = page_config(manifest, contract=contract, chain_id=chain_id, rpc_url=rpc_url, gateway=gateway,
-                         phases=phases)
+                         phases=phases, mint=mint)
     files = {**render_site(config), **allowlist_files(list(phases))}
     out_dir = Path(out_dir).resolve()
     ensure_replaceable(out_dir, protect=(col.path, col.state_dir))
@@ -75,7 +80,7 @@ def build_page(
 
 def page_config(
     manifest: Mapping[str, Any], *, contract: str | None, chain_id: int, rpc_url: str, gateway: str,
-    phases: Sequence[SalePhase] = (),
+    phases: Sequence[SalePhase] = (), mint: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
     """The JSON the page runs on, gallery `tokens` included; `read_page_config` gives it back from a built site."""
     if not isinstance(chain_id, int) or isinstance(chain_id, bool) or chain_id <= 0:
@@ -105,7 +110,9 @@ def page_config(
             "add": chain.wallet_params(rpc),
         },
         "gateway": _http_url("gateway (page.gateway / ipfs.gateway)", gateway).rstrip("/"),
-        "abi": page_abi(),
+        # What the page reads and calls on the contract: data, so app.js stays one client for every family.
+        "mint": None if contract is None else dict(mint or drop_description()),
+        "transfer_topic": TRANSFER_TOPIC,
         # Names and allowlist files only: times, prices and caps are read from the contract, never trusted from here.
         "phases": [{"name": p.name, "allowlist": page_allowlist(i, p.allowlist) if p.allowlist else None}
                    for i, p in enumerate(phases)],

@@ -17,9 +17,11 @@ from typing import Any
 
 from mintprep.base import canonical_json, content_key, sha256_hex
 
-# Bytes of token entries per chunk. The first chunk loads with the page, so this bounds its share of
-# the initial weight: ~120 tokens of a typical manifest, which is also 2-3 screens of cards.
+# Bytes of token entries per chunk: ~120 tokens of a typical manifest, 2-3 screens of cards. The first chunk loads
+# with the page, so it is smaller: ~60 tokens, the first batch of cards app.js shows (48), and no more of the
+# page's first-load weight than that.
 CHUNK_BYTES = 16 * 1024
+FIRST_CHUNK_BYTES = 8 * 1024
 _GALLERY_PATH = re.compile(r"^gallery/[0-9a-f]{16}/$")
 
 
@@ -29,13 +31,16 @@ class Gallery:
     files: dict[str, bytes]  # site-relative path -> chunk bytes
 
 
-def split_gallery(entries: Sequence[Any], chunk_bytes: int = CHUNK_BYTES) -> Gallery:
-    """Token entries → chunk files of at most `chunk_bytes` (one entry per chunk at least), in order."""
+def split_gallery(entries: Sequence[Any], chunk_bytes: int = CHUNK_BYTES,
+                  first_chunk_bytes: int = FIRST_CHUNK_BYTES) -> Gallery:
+    """Token entries → chunk files of at most `chunk_bytes` (the first: at most `first_chunk_bytes`, when that is
+    less; one entry per chunk at least), in order."""
     chunks: list[list[bytes]] = []
     size = 0
     for entry in entries:
         encoded = canonical_json(entry)
-        if not chunks or size + len(encoded) + 1 > chunk_bytes:
+        limit = min(first_chunk_bytes, chunk_bytes) if len(chunks) <= 1 else chunk_bytes
+        if not chunks or size + len(encoded) + 1 > limit:
             chunks.append([])
             size = 1  # the opening bracket; each entry adds a comma or the closing bracket
         chunks[-1].append(encoded)

@@ -23,6 +23,14 @@ from mintprep.collection import PublishSettings
 if TYPE_CHECKING:
     from mintprep.collection import Collection
     from mintprep.state import Ledger, ManifestRecord, Workspace
+from mintprep.page.mint_call import mint_description
+from mintprep.collection import PublishSettings
+from mintprep.base import ensure_replaceable, read_tree, replace_tree
+
+if TYPE_CHECKING:
+    from mintprep.collection import Profile
+    from mintprep.collection import Collection
+    from mintprep.state import Ledger, ManifestRecord, Workspace
 
 
 @dataclass(frozen=True)
@@ -33,6 +41,7 @@ class PageInputs:
     rpc_url: str
     gateway: str
     phases: tuple[SalePhase, ...] = ()
+    mint: dict[str, Any] | None = None  # the contract's mint description (page.mint_call); None: no contract yet
 
 
 @dataclass(frozen=True)
@@ -49,21 +58,40 @@ class PublishResult:
                 "page_dir": str(self.build.out_dir)}
 
 
-def collection_page_inputs(col: "Collection", ledger: "Ledger", *, gateway: str | None = None) -> PageInputs:
-    """What the page for `col` is built from: the current manifest and the contract on the configured chain."""
+def collection_page_inputs(col: "Collection", ledger: "Ledger", *, gateway: str | None = None,
+                           profile: "Profile | None" = None) -> PageInputs:
+    """What the page for `col` is built from: the current manifest and the contract on the configured chain, with
+    what the page calls on it (from `profile`, else the contract's profile read now). PageCannotMint (exit 1) when
+    the page could not mint on that contract: such a page is neither built nor published."""
     record = ledger.current_manifest()
     if record is None:
         raise UserError(f"{col.path}: no manifest yet; run `mintprep run {col.path}` first")
     spec = col.spec
     net = network(spec.chain.network)
+    contract = find_contract(col, ledger, net.chain_id)
     return PageInputs(
         manifest=page_manifest(col, ledger, record),
-        contract=find_contract(col, ledger, net.chain_id),
+        contract=contract,
         chain_id=net.chain_id,
         rpc_url=page_rpc_url(spec.page.rpc_url, spec.chain.rpc_url, net.default_rpc),
         gateway=gateway or spec.page.gateway or spec.ipfs.gateway,
         phases=tuple(collection_phases(col)),
+        mint=None if contract is None else mint_description(profile or contract_profile(col, contract),
+                                                            spec.page.mint_url),
     )
+
+
+def contract_profile(col: "Collection", address: str) -> "Profile":
+    """The profile of the collection's contract, read through chain.rpc_url (UserError naming the RPC when it
+    cannot be read)."""
+    from mintprep.chain import open_contract, RPC_FAILURES, connect, require_chain, rpc_failure_reason
+
+    net, url = col.spec.chain.endpoint()
+    try:
+        w3 = connect(url)
+        return open_contract(col, w3, address, require_chain(w3, net)).profile
+    except RPC_FAILURES as exc:
+        raise UserError(f"cannot read contract {address} through {redact_url(url)}: {rpc_failure_reason(exc)}") from None
 
 
 def page_manifest(col: "Collection", ledger: "Ledger", record: "ManifestRecord") -> dict[str, Any]:
@@ -91,9 +119,15 @@ def page_rpc_url(page_rpc: str | None, chain_rpc: str | None, public_rpc: str) -
     return chain_rpc or public_rpc
 
 
+def live_profile(ws: "Workspace") -> "Profile | None":
+    """The profile this command already read (LiveState), so the page does not resolve it again."""
+    return ws.chain_live.family.profile if ws.chain_live is not None else None
+
+
 def build_collection_page(col: "Collection", inputs: PageInputs, out_dir: Path | None = None) -> PageBuild:
     return build_page(col, inputs.manifest, out_dir or col.page_dir, contract=inputs.contract,
-                      chain_id=inputs.chain_id, rpc_url=inputs.rpc_url, gateway=inputs.gateway, phases=inputs.phases)
+                      chain_id=inputs.chain_id, rpc_url=inputs.rpc_url, gateway=inputs.gateway, phases=inputs.phases,
+                      mint=inputs.mint)
 
 
 def publish_collection(ws: "Workspace", pin_site: Callable[[Mapping[str, bytes], str], str],
@@ -105,7 +139,7 @@ def publish_collection(ws: "Workspace", pin_site: Callable[[Mapping[str, bytes],
     `http` (policy=RetryPolicy, sleep=callable) tunes retries of remote targets.
     """
     col = ws.col
-    inputs = collection_page_inputs(col, ws.ledger)
+    inputs = collection_page_inputs(col, ws.ledger, profile=live_profile(ws))
     build = build_collection_page(col, inputs)
     files = read_tree(build.out_dir)
     settings = col.spec.page.publish

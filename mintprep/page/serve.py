@@ -16,7 +16,7 @@ from mintprep.base import UserError
 from mintprep.ipfs import BlockStore, serve_gateway
 from mintprep.page.build import PageBuild
 from mintprep.page.headers import headers_for, parse_headers
-from mintprep.page.publish import build_collection_page, collection_page_inputs
+from mintprep.page.publish import build_collection_page, collection_page_inputs, live_profile
 
 if TYPE_CHECKING:
     from mintprep.state import Workspace
@@ -60,7 +60,7 @@ def preview(ws: "Workspace", *, host: str = "127.0.0.1", port: int = 0) -> Itera
             stack.callback(local_gateway.server_close)
             stack.callback(local_gateway.shutdown)
         gateway = f"http://{host}:{local_gateway.server_address[1]}" if local_gateway else None
-        inputs = collection_page_inputs(col, ws.ledger, gateway=gateway)
+        inputs = collection_page_inputs(col, ws.ledger, gateway=gateway, profile=live_profile(ws))
         site = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="mintprep-preview-"))) / "site"
         build = build_collection_page(col, inputs, site)
         try:

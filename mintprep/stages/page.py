@@ -1,6 +1,7 @@
 """The page stage: the chain gate (the page is not built for a contract that disagrees with the config) and the
-collection's mint page built from the ledger's manifest (mintprep.page), and published where the config says, its
-place recorded."""
+collection's mint page built from the ledger's manifest (mintprep.page) for the contract's own mint call, and
+published where the config says, its place recorded. A page that could not mint on the contract is neither built
+nor published (mintprep.page.mint_call.PageCannotMint): `run`, `serve` and `publish` refuse alike."""
 
 from __future__ import annotations
 
@@ -22,7 +23,8 @@ class ChainGate:
 
 
 def chain_gate(ws: Workspace) -> ChainGate:
-    """The page is not built for a contract that disagrees with the config (the other stages stand).
+    """The page is not built for a contract that disagrees with the config (the other stages stand): its gallery
+    would show a metadata root the contract does not serve.
 
     A collection with no contract yet (none configured, none deployed) has nothing to drift from.
     """
@@ -32,15 +34,22 @@ def chain_gate(ws: Workspace) -> ChainGate:
 
     check = check_collection(ws.col, ws.ledger, costs=False)  # the gate needs the rows; `check` shows the cost
     blocked = None if check.ok else "contract disagrees with collection.yaml: " + ", ".join(check.mismatches)
-    if blocked is None and check.family != "mintprep-drop":  # a page that cannot mint is not built (docs/families.md)
-        blocked = f"the mint page does not mint on {check.family} contracts yet"
     return ChainGate(check.to_json(), blocked)
 
 
-def page_stage(ws: Workspace) -> str:
-    from mintprep.page import build_collection_page, collection_page_inputs
+def page_stage(ws: Workspace, blocked: str | None = None) -> tuple[str | None, str | None]:
+    """(the built page's index.html, None), or (None, why not): the page could not mint on the contract (the rule
+    `serve` and `publish` refuse by, said first), or `blocked` (the chain gate's reason)."""
+    from mintprep.base import PageCannotMint
+    from mintprep.page import build_collection_page, collection_page_inputs, live_profile
 
-    return str(build_collection_page(ws.col, collection_page_inputs(ws.col, ws.ledger)).index)
+    try:
+        inputs = collection_page_inputs(ws.col, ws.ledger, profile=live_profile(ws))
+    except PageCannotMint as exc:
+        return None, str(exc)
+    if blocked is not None:
+        return None, blocked
+    return str(build_collection_page(ws.col, inputs).index), None
 
 
 def publish_page(ws: Workspace, **http: Any) -> PublishResult:

@@ -11,7 +11,8 @@ import pytest
 from mintprep.base.errors import UserError
 from mintprep.page import build_page, read_page_config
 from mintprep.base import sitedir
-from mintprep.page.abi import page_abi, signature
+from mintprep.page.abi import signature
+from mintprep.page.mint_call import drop_description
 from mintprep.base.sitedir import read_tree
 from tests.page.conftest import HOSTILE_TRAIT, sample_collection
 
@@ -47,14 +48,17 @@ def test_page_embeds_root_contract_chain_and_tokens(collection, tmp_path: Path) 
     assert (gallery["chunks"], gallery["tokens"], gallery["unreadable"]) == (1, 3, [])
 
 
-def test_selectors_come_from_the_contract_abi() -> None:
-    abi = page_abi()
-    assert abi["functions"]["mint"]["selector"] == "0xe6d37b88"  # keccak("mint(uint256,uint256,bytes32[])")[:4]
-    assert abi["functions"]["mint"]["inputs"] == ["uint256", "uint256", "bytes32[]"]
-    assert abi["functions"]["mintedInPhase"]["inputs"] == ["uint256", "address"]
-    # phase(i) returns a struct of static fields: one output type per word.
-    assert abi["functions"]["phase"]["outputs"] == ["uint64", "uint64", "uint128", "uint32", "uint32", "bytes32"]
-    by_name = {e["name"]: sel for sel, e in abi["errors"].items()}
+def test_the_drop_page_calls_and_reads_the_drop_through_its_abi_selectors() -> None:
+    drop = drop_description()
+    mint = drop["functions"][drop["mint"]["call"]]
+    assert mint["selector"] == "0xe6d37b88"  # keccak("mint(uint256,uint256,bytes32[])")[:4]
+    assert [p["type"] for p in mint["inputs"]] == ["uint256", "uint256", "bytes32[]"]
+    assert drop["functions"]["mintedInPhase(uint256,address)"]["selector"] == "0xce436f92"
+    # phase(i) returns one struct of static fields.
+    (phase,) = drop["functions"]["phase(uint256)"]["outputs"]
+    assert phase["type"] == "tuple"
+    assert [c["type"] for c in phase["components"]] == ["uint64", "uint64", "uint128", "uint32", "uint32", "bytes32"]
+    by_name = {e["name"]: sel for sel, e in drop["errors"].items()}
     assert by_name["WrongPayment"] == "0x0dd32d1c"
     assert {"SoldOut", "WalletLimit", "ZeroQuantity"} <= set(by_name)
     assert signature({"name": "f", "inputs": [{"type": "tuple", "components": [{"type": "uint8"}]}]}) == "f((uint8))"

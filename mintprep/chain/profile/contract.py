@@ -74,16 +74,21 @@ def _parameter(kind: str) -> dict[str, Any]:
     return {"type": kind}
 
 
-def role_abi(role: str, signature: str) -> dict[str, Any]:
-    """The ABI fragment of `signature` in `role` (a read answers the role's type; a call answers nothing)."""
-    answers = ROLES[role].answers
+def abi_fragment(signature: str, answers: str | None, mutability: str | None = None) -> dict[str, Any]:
+    """The JSON ABI entry of `signature` answering `answers` (one type, or "(a,b)" for several outputs; None: a
+    transaction), `view` for a read and `nonpayable` for a call unless `mutability` says otherwise."""
     outputs = [] if answers is None else (
         [dict(_parameter(t), name="") for t in argument_types("t" + answers)] if answers.startswith("(")
         else [{"name": "", "type": answers}])
     return {"type": "function", "name": signature[: signature.index("(")],
-            "stateMutability": "view" if answers is not None else "nonpayable",
+            "stateMutability": mutability or ("view" if answers is not None else "nonpayable"),
             "inputs": [dict(_parameter(t), name=f"a{i}") for i, t in enumerate(argument_types(signature))],
             "outputs": outputs}
+
+
+def role_abi(role: str, signature: str) -> dict[str, Any]:
+    """The ABI fragment of `signature` in `role` (a read answers the role's type; a call answers nothing)."""
+    return abi_fragment(signature, ROLES[role].answers)
 
 
 def bound_contract(w3: Web3, address: str, roles: dict[str, str]) -> Contract:

@@ -14,10 +14,10 @@
     return node;
   }
 
-  // ---------- ABI: static words only (uint, int, address, bool, bytesN); selectors come from the build ----------
+  // ---------- ABI codec over the fragments the build wrote (cfg.mint.functions): static and dynamic types ----------
   function encodeWord(type, value) {
     if (type === 'address') return value.toLowerCase().replace(/^0x/, '').padStart(64, '0');
-    if (type === 'bytes32') return value.toLowerCase().replace(/^0x/, '').padEnd(64, '0');
+    if (/^bytes\d+$/.test(type)) return value.toLowerCase().replace(/^0x/, '').padEnd(64, '0');
     return BigInt(value).toString(16).padStart(64, '0');
   }
 
@@ -32,23 +32,110 @@
     return '0x' + hex;
   }
 
-  const words = (data) => (data || '0x').replace(/^0x/, '').match(/.{64}/g) || [];
+  const arrayOf = (p) => {
+    const m = p.type.match(/^(.*)\[(\d*)\]$/);
+    return m && { inner: { ...p, type: m[1] }, length: m[2] === '' ? null : Number(m[2]) };
+  };
+  function dynamic(p) {
+    const array = arrayOf(p);
+    if (array) return array.length === null || dynamic(array.inner);
+    return p.type === 'tuple' ? p.components.some(dynamic) : p.type === 'string' || p.type === 'bytes';
+  }
+  function headBytes(p) {
+    const array = arrayOf(p);
+    if (dynamic(p)) return 32;
+    if (array) return array.length * headBytes(array.inner);
+    return p.type === 'tuple' ? p.components.reduce((n, c) => n + headBytes(c), 0) : 32;
+  }
+  const hexOfText = (text) => Array.from(new TextEncoder().encode(text), (b) => b.toString(16).padStart(2, '0')).join('');
 
-  // Static words in the head; a `T[]` argument gets an offset there and its length and items in the tail.
-  function callData(name, args = []) {
-    const fn = cfg.abi.functions[name];
+  // Head words in order; each dynamic value gets an offset there and its encoding in the tail.
+  function encodeAll(params, values) {
     let head = '';
     let tail = '';
-    fn.inputs.forEach((type, i) => {
-      if (!type.endsWith('[]')) { head += encodeWord(type, args[i]); return; }
-      head += encodeWord('uint256', BigInt(fn.inputs.length * 32 + tail.length / 2));
-      tail += encodeWord('uint256', BigInt(args[i].length)) + args[i].map((v) => encodeWord(type.slice(0, -2), v)).join('');
+    const size = params.reduce((n, p) => n + headBytes(p), 0);
+    params.forEach((p, i) => {
+      const encoded = encodeOne(p, values[i]);
+      if (dynamic(p)) { head += encodeWord('uint256', BigInt(size + tail.length / 2)); tail += encoded; } else head += encoded;
     });
-    return fn.selector + head + tail;
+    return head + tail;
   }
 
-  const ERROR_STRING = '0x08c379a0'; // Error(string), from require(..., "text")
-  const PANIC = '0x4e487b71'; // Panic(uint256)
+  function encodeOne(p, value) {
+    const array = arrayOf(p);
+    if (array) {
+      const body = encodeAll(value.map(() => array.inner), value);
+      return array.length === null ? encodeWord('uint256', BigInt(value.length)) + body : body;
+    }
+    if (p.type === 'tuple') return encodeAll(p.components, value);
+    if (p.type === 'string' || p.type === 'bytes') {
+      const hex = p.type === 'string' ? hexOfText(value) : value.replace(/^0x/, '');
+      return encodeWord('uint256', BigInt(hex.length / 2)) + hex.padEnd(Math.ceil(hex.length / 64) * 64, '0');
+    }
+    return encodeWord(p.type, value);
+  }
+
+  const wordAt = (hex, at) => hex.slice(at * 2, at * 2 + 64);
+  function decodeAll(params, hex, base = 0) {
+    let at = base;
+    return params.map((p) => {
+      const where = dynamic(p) ? base + Number(BigInt('0x' + (wordAt(hex, at) || '0'))) : at;
+      at += headBytes(p);
+      return decodeOne(p, hex, where);
+    });
+  }
+
+  function decodeOne(p, hex, at) {
+    const array = arrayOf(p);
+    if (array) {
+      const length = array.length ?? Number(BigInt('0x' + wordAt(hex, at)));
+      return decodeAll(Array(length).fill(array.inner), hex, array.length === null ? at + 32 : at);
+    }
+    if (p.type === 'tuple') return decodeAll(p.components, hex, at);
+    if (p.type === 'string' || p.type === 'bytes') {
+      const body = hex.slice((at + 32) * 2, (at + 32 + Number(BigInt('0x' + wordAt(hex, at)))) * 2);
+      if (p.type === 'bytes') return '0x' + body;
+      return new TextDecoder().decode(new Uint8Array((body.match(/.{2}/g) || []).map((b) => parseInt(b, 16))));
+    }
+    return decodeWord(p.type, wordAt(hex, at).padEnd(64, '0'));
+  }
+
+  const callData = (signature, args) => {
+    const fn = cfg.mint.functions[signature];
+    return fn.selector + encodeAll(fn.inputs, args);
+  };
+
+  // ---------- the mint description: expressions over what was read (see mintprep/page/mint_call.py) ----------
+  function evaluate(expr, env) {
+    if (expr === null || expr === undefined) return null;
+    const [op, ...rest] = expr;
+    const num = (e) => BigInt(evaluate(e, env));
+    switch (op) {
+      case 'lit': return rest[0];
+      case 'get': return rest.slice(1).reduce((value, key) => value[key], env[rest[0]]);
+      case 'add': return num(rest[0]) + num(rest[1]);
+      case 'mul': return num(rest[0]) * num(rest[1]);
+      case 'eq': return String(evaluate(rest[0], env)).toLowerCase() === String(evaluate(rest[1], env)).toLowerCase();
+      case 'if': return evaluate(rest[0], env) ? evaluate(rest[1], env) : evaluate(rest[2], env);
+      case 'tuple': return rest.map((e) => evaluate(e, env));
+      default: throw new Error(`The page's mint description has an unknown expression: ${op}`);
+    }
+  }
+
+  // Each read in order (a later one may use an earlier answer), its answers kept in `env` under its name.
+  async function readInto(env, reads) {
+    for (const r of reads) {
+      const fn = cfg.mint.functions[r.call];
+      const result = await rpc('eth_call', [{ to: cfg.contract, data: callData(r.call, r.args.map((a) => evaluate(a, env))) }, 'latest']);
+      const answers = decodeAll(fn.outputs, (result || '0x').replace(/^0x/, ''));
+      env[r.as] = answers.length === 1 ? answers[0] : answers;
+    }
+    return env;
+  }
+
+  // Solidity's own: require(..., "text") and a failed assert or arithmetic check.
+  const BUILTIN_ERRORS = { '0x08c379a0': { name: 'Error', inputs: [{ type: 'string' }] },
+    '0x4e487b71': { name: 'Panic', inputs: [{ type: 'uint256' }] } };
 
   // Readable sentences for the drop's own errors; any other error still decodes to Name(arg: value).
   const REASONS = {
@@ -68,26 +155,19 @@
   function decodeRevert(data) {
     if (!data || data.length < 10) return { text: 'The transaction would revert (no reason given).', raw: '' };
     const sel = data.slice(0, 10).toLowerCase();
-    const body = '0x' + data.slice(10);
-    if (sel === ERROR_STRING) {
-      const w = words(body);
-      const length = Number(BigInt('0x' + w[1]));
-      const bytes = (w.slice(2).join('').slice(0, length * 2).match(/.{2}/g) || []).map((b) => parseInt(b, 16));
-      const reason = new TextDecoder().decode(new Uint8Array(bytes));
-      return { text: `Reverted: ${reason}`, raw: `Error("${reason}")` };
-    }
-    if (sel === PANIC) return { text: 'The contract panicked.', raw: `Panic(0x${BigInt('0x' + words(body)[0]).toString(16)})` };
-    const error = cfg.abi.errors[sel];
+    const error = BUILTIN_ERRORS[sel] || cfg.mint.errors[sel];
     if (!error) return { text: 'The transaction would revert.', raw: data };
-    const w = words(body);
+    const values = decodeAll(error.inputs, data.slice(10));
+    if (error.name === 'Error') return { text: `Reverted: ${values[0]}`, raw: `Error("${values[0]}")` };
+    if (error.name === 'Panic') return { text: 'The contract panicked.', raw: `Panic(0x${values[0].toString(16)})` };
     const args = {};
     const shown = error.inputs.map((input, i) => {
-      const value = decodeWord(input.type, w[i] || '');
+      const value = values[i];
       args[input.name || String(i)] = value;
       return input.name ? `${input.name}: ${value}` : String(value);
     });
     const raw = `${error.name}(${shown.join(', ')})`;
-    return { text: REASONS[error.name] ? REASONS[error.name](args) : `Reverted with ${error.name}.`, raw };
+    return { text: REASONS[error.name] ? REASONS[error.name](args) : error.text || `Reverted with ${error.name}.`, raw };
   }
 
   // ---------- numbers ----------
@@ -110,12 +190,6 @@
     return reply.result;
   }
 
-  async function readAll(name, args = []) {
-    const result = await rpc('eth_call', [{ to: cfg.contract, data: callData(name, args) }, 'latest']);
-    const w = words(result);
-    return cfg.abi.functions[name].outputs.map((type, i) => decodeWord(type, w[i] || '0'.repeat(64)));
-  }
-  const read = async (name, args = []) => (await readAll(name, args))[0];
 
   // ---------- page state ----------
   const state = {
@@ -166,24 +240,32 @@
     return (d ? `${d}d ` : '') + `${String(h).padStart(2, '0')}:${String(m).padStart(2, '0')}:${String(r).padStart(2, '0')}`;
   }
 
-  const phaseName = (i) => (cfg.phases[i] && cfg.phases[i].name) || `Phase ${i + 1}`;
+  const phaseName = (i) => (cfg.phases[i] && cfg.phases[i].name) || cfg.mint.phases.name || `Phase ${i + 1}`;
+  // A cap this large is no cap (thirdweb's "unlimited" is 2^256 - 1); null: the family has none.
+  const capOf = (value) => (value === null || value === undefined || BigInt(value) >= 1n << 128n ? null : BigInt(value));
 
   // The sale's state from the chain: which phase is open now, else the next to open, sold out, paused.
   async function readSale() {
-    const [count, maxSupply, minted, paused, block] = await Promise.all([
-      read('phaseCount'), read('maxSupply'), read('totalMinted'), read('paused'),
-      rpc('eth_getBlockByNumber', ['latest', false]),
-    ]);
+    const m = cfg.mint;
+    const [env, block] = await Promise.all([readInto({}, m.reads), rpc('eth_getBlockByNumber', ['latest', false])]);
     state.clock = { chain: BigInt(block.timestamp), local: Date.now() };
-    const phases = await Promise.all([...Array(Number(count)).keys()].map(async (i) => {
-      const [start, end, price, perWallet, phaseCap, root] = await readAll('phase', [i]);
-      return { id: i, start, end, price, perWallet, phaseCap, root, name: phaseName(i),
-        allowlist: root !== '0x' + '0'.repeat(64) };
+    const count = Number(evaluate(m.phases.count, env));
+    const phases = await Promise.all([...Array(count).keys()].map(async (i) => {
+      const phaseEnv = await readInto({ ...env, index: i }, m.phases.reads);
+      const at = (key) => evaluate(m.phases[key], phaseEnv);
+      const root = at('root');
+      return { id: i, env: phaseEnv, start: BigInt(at('start')), end: BigInt(at('end')), price: BigInt(at('price')),
+        perWallet: capOf(at('per_wallet')), perTx: capOf(at('per_tx')), root, name: phaseName(i), token: at('token'),
+        allowlist: root !== null && BigInt(root) !== 0n };
     }));
+    const minted = BigInt(evaluate(m.supply.minted, env));
+    const maxSupply = BigInt(evaluate(m.supply.max, env));
+    const paused = Boolean(evaluate(m.paused, env));
     const now = chainNow();
     const open = phases.find((p) => p.start <= now && now < p.end);
     const next = phases.filter((p) => p.start > now).sort((a, b) => (a.start < b.start ? -1 : 1))[0];
-    const kind = minted >= maxSupply ? 'sold-out' : paused ? 'paused' : open ? (open.allowlist ? 'allowlist' : 'public')
+    const kind = minted >= maxSupply ? 'sold-out' : paused ? 'paused'
+      : open ? (open.token ? 'token' : open.allowlist ? 'allowlist' : 'public')
       : next ? 'not-open' : 'ended';
     return { kind, open, next, maxSupply, minted, phases };
   }
@@ -199,6 +281,7 @@
       allowlist: `${sale.open && sale.open.name}: allowlist only.` +
         (state.account ? '' : ' Connect a wallet to see whether it is listed.'),
       public: `${sale.open && sale.open.name}: open to everyone.`,
+      token: `${sale.open && sale.open.name}: priced in the token ${sale.open && sale.open.token}, which this page cannot pay with; mint on the creator's platform.`,
     };
     if (sale.kind === 'not-open') {
       const tick = () => {
@@ -251,13 +334,16 @@
   async function refresh() {
     const sale = await readSale();
     showSale(sale);
-    const phase = sale.open && sale.kind !== 'sold-out' && sale.kind !== 'paused' ? sale.open : null;
+    const phase = ['public', 'allowlist'].includes(sale.kind) ? sale.open : null;
     const shown = phase || sale.next || sale.phases[sale.phases.length - 1];
     state.phase = phase;
     state.price = shown ? shown.price : null;
     const left = sale.maxSupply - sale.minted;
-    $('price').textContent = shown ? `${formatEth(shown.price)} ETH` : '–';
+    $('price').textContent = !shown ? '–' : shown.token ? `${shown.price} token units` : `${formatEth(shown.price)} ETH`;
     $('supply').textContent = `${sale.minted} / ${sale.maxSupply}`;
+    const limits = shown ? [shown.perWallet !== null && `${shown.perWallet} per wallet`,
+      shown.perTx !== null && `${shown.perTx} per transaction`].filter(Boolean) : [];
+    $('limits').textContent = limits.length ? limits.join(', ') : 'none';
     const soldOut = sale.kind === 'sold-out';
     $('marketplace').hidden = !soldOut || !($('marketplace').href = cfg.marketplace || '');
     if (soldOut) { $('connect').hidden = true; $('allowance').textContent = '–'; }
@@ -269,10 +355,17 @@
       updateQuantity();
       return;
     }
-    const [mine, balance] = await Promise.all([read('mintedInPhase', [phase.id, state.account]),
+    const wallet = cfg.mint.wallet;
+    const [mine, balance] = await Promise.all([
+      wallet && phase.perWallet !== null
+        ? readInto({ ...phase.env, account: state.account, phase_id: phase.id }, wallet.reads)
+          .then((env) => BigInt(evaluate(wallet.minted, env)))
+        : 0n,
       rpc('eth_getBalance', [state.account, 'latest'])]);
     state.balance = BigInt(balance);
-    let allowance = phase.perWallet > mine ? phase.perWallet - mine : 0n;
+    // null: no per-wallet cap (a per-call cap may still hold).
+    const walletLeft = phase.perWallet === null ? null : phase.perWallet > mine ? phase.perWallet - mine : 0n;
+    let listed = true;
     state.capReason = left === 0n ? 'Sold out.' : `This wallet has minted its limit of ${phase.perWallet} in ${phase.name}.`;
     state.proof = [];
     if (phase.allowlist) {
@@ -284,12 +377,14 @@
       $('listed').textContent = `This wallet is ${state.listed ? '' : 'not '}on the ${phase.name} list` +
         (state.listed || !next ? '.' : `; ${next.allowlist ? next.name : 'the public sale'} opens at ${formatWhen(next.start)}.`);
       // Said once, in the listed line: the allowance and the quantity hint do not repeat it.
-      if (state.listed) state.proof = proof; else { allowance = null; state.capReason = ''; }
+      if (state.listed) state.proof = proof; else { listed = false; state.capReason = ''; }
     } else {
       $('listed').hidden = true;
     }
-    $('allowance').textContent = allowance === null ? 'not listed' : `${allowance} of ${phase.perWallet} left`;
-    state.cap = allowance === null ? 0 : Number(allowance < left ? allowance : left);
+    $('allowance').textContent = !listed ? 'not listed' : walletLeft !== null ? `${walletLeft} of ${phase.perWallet} left`
+      : phase.perTx !== null ? `up to ${phase.perTx} per transaction` : 'no limit';
+    const cap = [listed ? left : 0n, walletLeft, phase.perTx].filter((c) => c !== null).reduce((a, c) => (c < a ? c : a));
+    state.cap = Number(cap);
     // A fresh read narrows the choice itself; only what the user types is flagged instead of corrected.
     const qty = Number($('qty').value);
     $('qty').value = String(state.cap === 0 ? 0 : Math.min(Math.max(qty, 1), state.cap));
@@ -425,9 +520,13 @@
     state.busy = true; updateQuantity();
     try {
       await ensureChain();
+      // The family's own call and value, from the description (what a quantity-dependent fee needs is read now).
+      const call = cfg.mint.mint;
+      const env = await readInto({ ...phase.env, qty, account: state.account, phase_id: phase.id, proof: state.proof,
+        price: phase.price }, call.reads);
       const tx = {
-        from: state.account, to: cfg.contract, data: callData('mint', [phase.id, qty, state.proof]),
-        value: '0x' + (state.price * BigInt(qty)).toString(16),
+        from: state.account, to: cfg.contract, data: callData(call.call, call.args.map((a) => evaluate(a, env))),
+        value: '0x' + BigInt(evaluate(call.value, env)).toString(16),
       };
       setStatus('Checking the mint with the contract…');
       try {
@@ -464,7 +563,7 @@
     const to = '0x' + encodeWord('address', state.account);
     return receipt.logs
       .filter((log) => log.address.toLowerCase() === cfg.contract.toLowerCase() && log.topics.length === 4 &&
-        log.topics[0] === cfg.abi.transfer_topic && log.topics[1] === zero && log.topics[2].toLowerCase() === to)
+        log.topics[0] === cfg.transfer_topic && log.topics[1] === zero && log.topics[2].toLowerCase() === to)
       .map((log) => BigInt(log.topics[3]));
   }
 
@@ -592,9 +691,17 @@
     $('not-deployed').hidden = false;
     return;
   }
+  if (cfg.mint.elsewhere) {
+    // A family whose mint goes through something this page cannot drive: the way there, never a button that reverts.
+    const link = el('a', null, cfg.mint.elsewhere.url);
+    link.href = cfg.mint.elsewhere.url; link.rel = 'noopener noreferrer';
+    $('mint-elsewhere-link').replaceChildren(link);
+    $('mint-elsewhere').hidden = false;
+  }
   const contract = cfg.chain.explorer ? el('a', null, cfg.contract) : el('code', null, cfg.contract);
   if (cfg.chain.explorer) { contract.href = `${cfg.chain.explorer}/address/${cfg.contract}`; contract.rel = 'noopener noreferrer'; }
   $('contract').replaceChildren(contract);
+  if (cfg.mint.elsewhere) return;
   $('mint-ui').hidden = false;
   $('connect').addEventListener('click', onConnectClick);
   $('mint').addEventListener('click', mint);
