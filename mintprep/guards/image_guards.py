@@ -147,6 +147,13 @@ WARNINGS = (("posterized", "empty_level_share", "max_empty_level_share"),
             ("banded", "banded_share", "max_banded_share"))
 
 
+def pixel_warnings(m: dict[str, float], guards: GuardSettings) -> tuple[dict[str, Any], ...]:
+    """The properties the metrics `m` show (each: its metric, value, setting and threshold)."""
+    return tuple({"property": name, "metric": metric, "value": m[metric], "setting": setting,
+                  "threshold": float(getattr(guards, setting))}
+                 for name, metric, setting in WARNINGS if m[metric] > getattr(guards, setting))
+
+
 def check_pixels(rgb: np.ndarray, guards: GuardSettings) -> PixelVerdict:
     if rgb.dtype != np.uint8 or rgb.ndim != 3 or rgb.shape[2] != 3:
         raise ValueError(f"expected an HxWx3 uint8 image, got {rgb.dtype} {rgb.shape}")
@@ -160,9 +167,7 @@ def check_pixels(rgb: np.ndarray, guards: GuardSettings) -> PixelVerdict:
     condition = deciding_check.deciding
     decided_by = {"guard": deciding_check.name, "metric": condition.metric, "value": condition.value,
                   "setting": condition.setting, "threshold": condition.threshold, "margin": round(condition.margin, 4)}
-    warnings = tuple({"property": name, "metric": metric, "value": m[metric], "setting": setting,
-                      "threshold": float(getattr(guards, setting))}
-                     for name, metric, setting in WARNINGS if m[metric] > getattr(guards, setting))
+    warnings = pixel_warnings(m, guards)
     properties = tuple(w["property"] for w in warnings)
     reasons, seen = [], set()
     for check in fired:

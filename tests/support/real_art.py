@@ -132,15 +132,21 @@ def art_png(token_id: int, side: int = SIDE) -> bytes:
     """The piece's PNG bytes (Pillow's default compression, as exporters write)."""
     original = copy_of(token_id)
     if original is not None:
-        image = Image.open(io.BytesIO(art_png(original, side))).convert("RGB")
-        if token_id % 200 == 50:
-            buffer = io.BytesIO()
-            image.save(buffer, format="JPEG", quality=95)
-            image = Image.open(io.BytesIO(buffer.getvalue())).convert("RGB")
-        else:
-            image = ImageEnhance.Brightness(image).enhance(1.02)
-    else:
-        image = Image.fromarray(art_rgb(token_id, side))
+        return near_copy(art_png(original, side), jpeg=token_id % 200 == 50)
+    return png_of(Image.fromarray(art_rgb(token_id, side)))
+
+
+def near_copy(png: bytes, *, jpeg: bool) -> bytes:
+    """A re-encoding of `png` a near-duplicate check must catch: a JPEG round trip (quality 95) or +2% brightness."""
+    image = Image.open(io.BytesIO(png)).convert("RGB")
+    if jpeg:
+        buffer = io.BytesIO()
+        image.save(buffer, format="JPEG", quality=95)
+        return png_of(Image.open(io.BytesIO(buffer.getvalue())).convert("RGB"))
+    return png_of(ImageEnhance.Brightness(image).enhance(1.02))
+
+
+def png_of(image: Image.Image) -> bytes:
     out = io.BytesIO()
     image.save(out, format="PNG")
     return out.getvalue()

@@ -22,6 +22,7 @@ from mintprep.commands.importing.tokens import (BATCH_IMAGE_BYTES, FetchedDag, I
 from mintprep.ipfs import CID, BlockFetcher, LocalBackend, ipfs_path
 from mintprep.stages.pin import PinItem, pin_content, pin_pieces
 from mintprep.stages.publish import Publication, publish_metadata, record_manifest
+from mintprep.stages.screen import record_verdicts_of
 from mintprep.state.ledger import IMPORTED_KEY, IMPORTED_TX, PieceRecord
 from mintprep.state.workspace import Workspace
 
@@ -190,6 +191,7 @@ def _record_batch(ws: Workspace, batch: list[TokenRead], writes: _Writes) -> lis
     shas = ws.ledger.objects.put_many(blob for read in batch for blob in (read.image, read.token.metadata))
     writes.done()
     png_shas, source_shas = shas[0::2], shas[1::2]
+    record_verdicts_of(ws.col, ws.ledger, dict(zip(png_shas, (read.image for read in batch))))  # judged once, here
     pin_pieces(ws.ledger, ws.backend, ws.profile,
                [PinItem(sha, lambda read=read: read.dag, "image", f"{ws.spec.symbol}-{read.token.token_id}.png")
                 for read, sha in zip(batch, png_shas)], force=True)
