@@ -8,7 +8,6 @@ planted near-copy (tests.support.real_art)."""
 
 from __future__ import annotations
 
-import json
 import sqlite3
 from pathlib import Path
 
@@ -16,13 +15,11 @@ import pytest
 
 from mintprep.collection.config import load_collection
 from mintprep.commands.audit import audit_collection
-from mintprep.commands.importing.driver import import_collection
 from mintprep.commands.review import gather_review
 from mintprep.guards import image_guards
 from mintprep.guards.image_guards import pixel_metrics
 from mintprep.state.verdict_cache import FILE_NAME
-from tests.conftest import write_collection
-from tests.support.real_art import art_png, metadata, near_copy
+from tests.support.real_art import imported_collection
 
 SIZE = 6
 COPY, ORIGINAL = 6, 3  # token 6 is token 3 at +2% brightness
@@ -31,15 +28,7 @@ COPY, ORIGINAL = 6, 3  # token 6 is token 3 at +2% brightness
 @pytest.fixture
 def imported(tmp_path: Path) -> Path:
     """A HashLips folder of SIZE real-size pieces imported into a fresh collection; the collection file's path."""
-    folder = tmp_path / "export"
-    (folder / "images").mkdir(parents=True)
-    for token_id in range(1, SIZE + 1):
-        png = near_copy(art_png(ORIGINAL, 256), jpeg=False) if token_id == COPY else art_png(token_id, 256)
-        (folder / "images" / f"{token_id}.png").write_bytes(png)
-        (folder / f"{token_id}.json").write_text(json.dumps(metadata(token_id, f"images/{token_id}.png")))
-    path = write_collection(tmp_path / "col", size=SIZE, generator__steps=3, generator__upscale=1)
-    import_collection(load_collection(path), str(folder))
-    return path
+    return imported_collection(tmp_path, SIZE, {COPY: ORIGINAL})
 
 
 @pytest.fixture

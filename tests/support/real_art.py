@@ -14,6 +14,7 @@ Deterministic: the same (token id, side) gives the same bytes.
 from __future__ import annotations
 
 import io
+import math
 import json
 from pathlib import Path
 
@@ -23,7 +24,8 @@ from PIL import Image, ImageDraw, ImageEnhance
 BACKGROUNDS = [((250, 190, 120), (120, 80, 160)), ((40, 120, 200), (10, 40, 90)), ((90, 150, 70), (30, 60, 30)),
                ((230, 210, 160), (170, 130, 80)), ((200, 90, 120), (40, 20, 60)), ((200, 205, 210), (120, 125, 140)),
                ((60, 60, 70), (20, 20, 30)), ((250, 240, 200), (200, 160, 100))]
-SKINS = [(140, 100, 60), (150, 160, 175), (110, 200, 120), (235, 235, 245), (200, 150, 120), (90, 70, 50)]
+# Skins of distinct luma: the near-duplicate check reads luma only, so two skins of one luma would make a pair.
+SKINS = [(140, 100, 60), (120, 130, 150), (110, 200, 120), (235, 235, 245), (220, 180, 150), (90, 70, 50)]
 HATS = ["none", "cap", "top hat", "crown", "beanie", "band"]
 EYES = ["dots", "visor", "wide", "sleepy", "laser"]
 PATTERNS = ["none", "stripes", "spots", "rings"]
@@ -31,11 +33,20 @@ COPY_EVERY = 100  # every 100th token (from 50 on) is a near-copy of the token 3
 SIDE = 384
 
 
+ACCESSORIES = ["none", "earring", "necklace", "bowtie"]
+LAYERS = (("background", len(BACKGROUNDS)), ("skin", len(SKINS)), ("hat", len(HATS)), ("eyes", len(EYES)),
+          ("pattern", len(PATTERNS)), ("accessory", len(ACCESSORIES)))
+COMBINATIONS = math.prod(count for _, count in LAYERS)  # 23,040
+STEP = 7919  # a prime not dividing COMBINATIONS: token -> combination is one-to-one below it
+
+
 def traits(token_id: int) -> dict[str, int]:
-    rng = np.random.default_rng(token_id)
-    return {"background": int(rng.integers(len(BACKGROUNDS))), "skin": int(rng.integers(len(SKINS))),
-            "hat": int(rng.integers(len(HATS))), "eyes": int(rng.integers(len(EYES))),
-            "pattern": int(rng.integers(len(PATTERNS))), "hue": int(rng.integers(0, 60))}
+    """Each token its own combination of layers (as HashLips keeps every DNA unique), spread over the space."""
+    index = token_id * STEP % COMBINATIONS
+    found = {}
+    for name, count in LAYERS:
+        index, found[name] = divmod(index, count)
+    return found
 
 
 def copy_of(token_id: int) -> int | None:
@@ -62,7 +73,7 @@ def _draw(t: dict[str, int], side: int) -> Image.Image:
     s = side / 64
     image = Image.new("RGBA", (side, side), (0, 0, 0, 0))
     d = ImageDraw.Draw(image)
-    skin = tuple(min(255, c + t["hue"] // 3) for c in SKINS[t["skin"]])
+    skin = SKINS[t["skin"]]
     outline = (20, 20, 20, 255)
 
     def box(*xy: float) -> tuple[int, ...]:
@@ -73,14 +84,14 @@ def _draw(t: dict[str, int], side: int) -> Image.Image:
     d.ellipse(box(17, 14, 47, 46), fill=skin, outline=outline, width=w)
     pattern = PATTERNS[t["pattern"]]
     if pattern == "stripes":
-        for y in range(44, 64, 4):
-            d.line(box(14, y, 50, y), fill=(255, 255, 255, 120), width=w)
+        for y in range(44, 64, 5):
+            d.line(box(12, y, 52, y), fill=(255, 255, 255, 255), width=2 * w)
     elif pattern == "spots":
-        for x, y in ((20, 50), (30, 56), (42, 52), (36, 62)):
-            d.ellipse(box(x, y, x + 4, y + 4), fill=(40, 30, 20, 200))
+        for x, y in ((16, 48), (28, 54), (40, 48), (34, 60), (22, 60)):
+            d.ellipse(box(x, y, x + 7, y + 7), fill=(40, 30, 20, 255))
     elif pattern == "rings":
-        for r in (4, 8, 12):
-            d.ellipse(box(32 - r, 56 - r, 32 + r, 56 + r), outline=(250, 220, 60, 255), width=w)
+        for r in (4, 9, 14):
+            d.ellipse(box(32 - r, 56 - r, 32 + r, 56 + r), outline=(250, 220, 60, 255), width=2 * w)
     d.arc(box(26, 32, 38, 40), 20, 160, fill=(40, 20, 20, 255), width=w)
     hat = HATS[t["hat"]]
     if hat == "cap":
@@ -114,6 +125,14 @@ def _draw(t: dict[str, int], side: int) -> Image.Image:
     elif eyes == "laser":
         d.line(box(26, 27, 64, 22), fill=(255, 40, 40, 255), width=2 * w)
         d.line(box(38, 27, 64, 30), fill=(255, 40, 40, 255), width=2 * w)
+    accessory = ACCESSORIES[t["accessory"]]
+    if accessory == "earring":
+        d.ellipse(box(44, 32, 58, 46), outline=(240, 200, 40, 255), width=3 * w)
+    elif accessory == "necklace":
+        d.arc(box(16, 36, 48, 62), 10, 170, fill=(230, 230, 240, 255), width=4 * w)
+    elif accessory == "bowtie":
+        d.polygon([box(20, 44), box(32, 50), box(44, 44), box(44, 58), box(32, 52), box(20, 58)],
+                  fill=(200, 20, 120, 255), outline=outline)
     return image
 
 
@@ -160,15 +179,22 @@ def metadata(token_id: int, image_uri: str) -> dict:
                            {"trait_type": "Skin", "value": f"skin{t['skin']}"},
                            {"trait_type": "Hat", "value": HATS[t["hat"]]},
                            {"trait_type": "Eyes", "value": EYES[t["eyes"]]},
-                           {"trait_type": "Pattern", "value": PATTERNS[t["pattern"]]}]}
+                           {"trait_type": "Pattern", "value": PATTERNS[t["pattern"]]},
+                           {"trait_type": "Accessory", "value": ACCESSORIES[t["accessory"]]}]}
 
 
-def write_folder(root: Path, count: int, side: int = SIDE) -> int:
-    """A HashLips export of tokens 1..count under `root` (`images/<n>.png`, `<n>.json`); returns the image bytes."""
+def write_folder(root: Path, count: int, side: int = SIDE, copies: dict[int, int] | None = None) -> int:
+    """A HashLips export of tokens 1..count under `root` (`images/<n>.png`, `<n>.json`); returns the image bytes.
+    `copies` (copy -> original, +2% brightness) replaces the planted near-copies."""
     (root / "images").mkdir(parents=True, exist_ok=True)
     total = 0
     for token_id in range(1, count + 1):
-        data = art_png(token_id, side)
+        if copies is None:
+            data = art_png(token_id, side)
+        elif token_id in copies:
+            data = near_copy(art_png(copies[token_id], side), jpeg=False)
+        else:
+            data = png_of(Image.fromarray(art_rgb(token_id, side)))
         total += len(data)
         (root / "images" / f"{token_id}.png").write_bytes(data)
         (root / f"{token_id}.json").write_text(json.dumps(metadata(token_id, f"ipfs://IMAGES/{token_id}.png")))
@@ -178,3 +204,15 @@ def write_folder(root: Path, count: int, side: int = SIDE) -> int:
 def planted_copies(count: int) -> list[tuple[int, int]]:
     """(copy, original) pairs among tokens 1..count."""
     return [(t, copy_of(t)) for t in range(1, count + 1) if copy_of(t) is not None]
+
+
+def imported_collection(tmp_path: Path, count: int, copies: dict[int, int], side: int = 256) -> Path:
+    """`write_folder` imported (`mintprep import --from`) into a fresh collection; the collection file's path."""
+    from mintprep.collection.config import load_collection
+    from mintprep.commands.importing.driver import import_collection
+    from tests.conftest import write_collection
+
+    write_folder(tmp_path / "export", count, side, copies)
+    path = write_collection(tmp_path / "col", size=count, generator__steps=3, generator__upscale=1)
+    import_collection(load_collection(path), str(tmp_path / "export"))
+    return path
