@@ -17,7 +17,6 @@ from mintprep.base.errors import ConfigError, UserError
 from mintprep.base.untrusted_files import read_regular_file
 from mintprep.base.hashing import canonical_json
 from mintprep.collection.config import Collection
-from mintprep.ipfs import get_profile, import_bytes
 
 if TYPE_CHECKING:
     from mintprep.ipfs import PinBackend
@@ -46,6 +45,8 @@ def placeholder_metadata(name: str, description: str, image_cid: str | None) -> 
 
 def placeholder_documents(col: Collection) -> Placeholders:
     """The placeholder image, token and collection documents of `col` and their URIs (CIDs computed here)."""
+    from mintprep.ipfs import get_profile, import_bytes  # here: `status` asks `withholding` and needs no CIDs
+
     settings = col.spec.chain.reveal
     assert settings is not None
     profile = get_profile(col.spec.ipfs.profile)
