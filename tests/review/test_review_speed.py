@@ -82,3 +82,12 @@ def test_no_link_leads_to_a_page_that_is_not_written(tmp_path: Path):
             resolved = (Path(name).parent / target).as_posix()
             resolved = re.sub(r"[^/]+/\.\./", "", resolved)
             assert resolved in files, f"{name} links to {target}, which is not written"
+
+
+def test_a_thumbnail_folder_that_cannot_be_written_leaves_the_sheet_whole(tmp_path: Path, made: list[str]):
+    path = imported_collection(tmp_path, 3, {})
+    (path.parent / ".mintprep" / FOLDER).write_bytes(b"not a folder")  # mkdir and every write there fail
+    first = render_review(gather_review(load_collection(path)))
+    once = len(made)  # the summary's cards ask again for what their page shows: nothing kept, so made again
+    assert once >= 3 and first["review.html"].count('class="card"') == 3
+    assert render_review(gather_review(load_collection(path))) == first and len(made) == 2 * once
