@@ -1,11 +1,12 @@
 """The review sheet's weight at 10,000 tokens: first load (the summary file a browser opens) and every page.
 
-    python bench/bench_review.py [--tokens 10000] [--per-page 100]
+    python bench/bench_review.py [--tokens 10000] [--per-page 50]
 
-A Review as `gather_review` returns it, built without a pipeline: N tokens with four traits each and a 64x64
-thumbnail drawn like a layered PFP (tests/support/layered.py, each token's own combination, so thumbnails compress
-as real ones do), 1 in 20 tokens with a rejected attempt (its image shown), 1 in 100 a near-duplicate pair. Rendered
-by `review_files`; sizes are the UTF-8 bytes of each file. Goal: first load <= 2 MB. Prints JSON.
+A Review as `gather_review` returns it, built without a pipeline: N tokens with four traits each (the layered
+PFP's, tests/support/layered.py) and the 128 px thumbnail `review` makes of a real-size piece (384 px layered art
+with grain, tests/support/real_art.py: 15-18 KB a thumbnail; 200 designs in turn), 1 in 20 tokens with a rejected
+attempt (its image shown), 1 in 100 a near-duplicate pair. Rendered by `review_files`; sizes are the UTF-8 bytes
+of each file. Goal: first load <= 2 MB. Prints JSON. (Before 2026-12-05 the thumbnails were the 64 px avatars'.)
 """
 
 from __future__ import annotations
@@ -23,17 +24,18 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from mintprep.collection.rarity import RarityReport, token_rarity  # noqa: E402
 from mintprep.collection.traits import PiecePlan  # noqa: E402
 from mintprep.commands.review import DropView, Review, TokenView  # noqa: E402
-from mintprep.commands.review_pages import review_files  # noqa: E402
+from mintprep.commands.review_pages import PER_PAGE, review_files  # noqa: E402
 from mintprep.guards.image_guards import thumbnail_png  # noqa: E402
-from tests.support.layered import BACKGROUNDS, EYES, FIGURES, HATS, avatar  # noqa: E402
+from tests.support.layered import BACKGROUNDS, EYES, FIGURES, HATS  # noqa: E402
+from tests.support.real_art import art_rgb  # noqa: E402
 
 TRAITS = ("background", "figure", "hat", "eyes")
+DESIGNS = 200
 
 
 def synthetic_review(size: int) -> Review:
     combos = list(product(BACKGROUNDS, FIGURES, HATS, EYES))
-    thumbs = {i: thumbnail_png(avatar(dict(zip(TRAITS, combo)))) for i, combo in enumerate(combos)}
-    images = {f"{i:064x}": data for i, data in thumbs.items()}
+    images = {f"{i:064x}": thumbnail_png(art_rgb(i % DESIGNS + 1)) for i in range(len(combos))}
     plans, tokens, drops = [], [], []
     for token_id in range(1, size + 1):
         combo = token_id % len(combos)
@@ -58,7 +60,7 @@ def synthetic_review(size: int) -> Review:
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--tokens", type=int, default=10_000)
-    parser.add_argument("--per-page", type=int, default=100)
+    parser.add_argument("--per-page", type=int, default=PER_PAGE)
     args = parser.parse_args()
     review = synthetic_review(args.tokens)
     started = time.perf_counter()

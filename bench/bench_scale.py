@@ -2,8 +2,11 @@
 
     python bench/bench_scale.py [--sizes 1000 10000] [--quick] [--markdown] [--only status audit ...] [--repeat 3]
 
-Images come from a fast deterministic source (smooth 64x64 PNGs that pass the default guards, no model). For each
-size, in a fresh process of its own (as each command runs for a user), one after another:
+Images are real-size layered art (tests/support/real_art.py: 256 px avatars with grain, 35-40 KB a PNG, each
+token its own layer combination; `--art smooth64` gives the 64x64 smooth PNGs the figures before 2026-12-05 were
+taken on). The folder the imports read holds a planted near-copy in every 100 (the collection made here holds none,
+so its audit is clean). For each size, in a fresh process of its own (as each command runs for a user), one after
+another:
   validate   the pixel guards on every stored image (`run`'s validate stage; verdicts cached in the ledger)
   pin        every image to the local store, verified (`run`'s pin stage)
   manifest   the metadata directory and the manifest, pinned (`run`'s manifest stage)
@@ -13,6 +16,11 @@ size, in a fresh process of its own (as each command runs for a user), one after
   review     `mintprep review`'s sheet
   import-folder  `mintprep import --from <folder of images + metadata>` into a fresh collection
   import-ipfs    `mintprep import --from ipfs://<root>` (blocks in the collection's local store) into a fresh one
+and beside them, on the same folder in the same process, the peers (`--only peers`): decode-floor (Pillow decoding
+every image of the folder: what any reader pays), imagehash-phash (`imagehash.phash` of every decoded image, the
+`bench` extra), ipfs-car-pack (`ipfs-car pack` of the folder to a CAR, where `ipfs-car` is on PATH or in
+$IPFS_CAR_BIN), and audit-imported / audit-imported-again (the folder's import audited twice, as `audit` after
+`import`). The JSON's `vs_decode_floor` divides each command's seconds by the decode floor of the same size.
 Pinning to the kubo, PSA and Pinata stand-ins at 100 ms per request is bench/bench_pinning.py. Prints one JSON
 object (`--markdown`: also the table docs/benchmarks.md shows); `--quick` runs 200 and 1,000 pieces. `--only` names
 the commands to measure after the setup rows (validate, pin, manifest, page: always run, since the rest read what
@@ -52,6 +60,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bench.bench_audit import healthy_png  # noqa: E402
+from tests.support.real_art import copy_of, metadata, near_copy, png_of, art_rgb  # noqa: E402
 from mintprep.collection.config import load_collection  # noqa: E402
 from mintprep.collection.traits import plan_piece  # noqa: E402
 from mintprep.stages.generate import Candidate  # noqa: E402
@@ -65,9 +74,27 @@ from mintprep.state.workspace import Workspace  # noqa: E402
 EXAMPLE = ROOT / "collection" / "collection.yaml"
 
 
+ART = os.environ.get("MINTPREP_BENCH_ART", "real")  # set from --art for the child processes
+SIDE = 256
+_made: dict[int, bytes] = {}
+
+
 def image(token_id: int) -> bytes:
-    """bench_audit's guard-passing image, compressed fast: 10,000 of them are made per run."""
-    return healthy_png(token_id, compress_level=1)
+    """The piece `token_id` as the collection made here stores it: real-size art (made once per process), or
+    bench_audit's guard-passing 64x64 image compressed fast."""
+    if ART == "smooth64":
+        return healthy_png(token_id, compress_level=1)
+    if token_id not in _made:
+        from PIL import Image
+
+        _made[token_id] = png_of(Image.fromarray(art_rgb(token_id, SIDE)))
+    return _made[token_id]
+
+
+def exported(token_id: int) -> bytes:
+    """The piece as the folder made elsewhere holds it: `image`, or a planted near-copy of an earlier one."""
+    original = copy_of(token_id) if ART == "real" else None
+    return image(token_id) if original is None else near_copy(image(original), jpeg=token_id % 200 == 50)
 
 
 def write_yaml(folder: Path, size: int) -> Path:
@@ -120,7 +147,7 @@ def timed(rows: dict[str, dict[str, float]], name: str, work: Callable[[], objec
 
 
 READ_ONLY = ("status", "audit")  # measured `--repeat` times
-IMPORTS = ("import-folder", "import-ipfs")
+IMPORTS = ("import-folder", "import-ipfs", "peers")
 COMMANDS = ("status", "audit", "review", *IMPORTS)
 
 
@@ -171,10 +198,8 @@ def folder_source(folder: Path, size: int) -> None:
     (folder / "images").mkdir(parents=True)
     (folder / "json").mkdir()
     for token_id in range(1, size + 1):
-        (folder / "images" / f"{token_id}.png").write_bytes(image(token_id))
-        (folder / "json" / f"{token_id}.json").write_text(json.dumps({
-            "name": f"Flower #{token_id}", "description": "made elsewhere", "image": f"{token_id}.png",
-            "edition": token_id, "attributes": [{"trait_type": "flower", "value": "tulip"}]}))
+        (folder / "images" / f"{token_id}.png").write_bytes(exported(token_id))
+        (folder / "json" / f"{token_id}.json").write_text(json.dumps(metadata(token_id, f"{token_id}.png")))
 
 
 def ipfs_source(state_dir: Path, size: int, profile_name: str) -> str:
@@ -183,7 +208,7 @@ def ipfs_source(state_dir: Path, size: int, profile_name: str) -> str:
     from mintprep.ipfs.unixfs import get_profile, import_bytes, import_directory
 
     profile = get_profile(profile_name)
-    images = import_directory({f"{t}.png": import_bytes(image(t), profile) for t in range(1, size + 1)}, profile)
+    images = import_directory({f"{t}.png": import_bytes(exported(t), profile) for t in range(1, size + 1)}, profile)
     documents = {f"{t}.json": import_bytes(json.dumps({
         "name": f"Flower #{t}", "image": f"ipfs://{images.root}/{t}.png", "edition": t,
         "attributes": [{"trait_type": "flower", "value": "tulip"}]}).encode(), profile) for t in range(1, size + 1)}
@@ -193,20 +218,61 @@ def ipfs_source(state_dir: Path, size: int, profile_name: str) -> str:
 
 
 def imported(work: Path, size: int, rows: dict[str, dict[str, float]], only: tuple[str, ...] = COMMANDS) -> None:
+    from mintprep.commands.audit import audit_collection
     from mintprep.commands.importing import import_collection
 
-    if "import-folder" in only:
-        folder = work / "elsewhere"
+    folder = work / "elsewhere"
+    if {"import-folder", "peers"} & set(only):
         folder_source(folder, size)
+    if "import-folder" in only:
         col = load_collection(write_yaml(work / "from-folder", size))
         plan = timed(rows, "import-folder", lambda: import_collection(col, str(folder)))
         assert len(plan.tokens) == size, plan.skipped
+    if "peers" in only:
+        peers(folder, rows)
+        if "import-folder" in only:
+            planted = sum(copy_of(t) is not None for t in range(1, size + 1)) if ART == "real" else 0
+            for name in ("audit-imported", "audit-imported-again"):
+                report = timed(rows, name, lambda: audit_collection(load_collection(col.path), check_chain=False))
+                found = sum(p.kind == "near-duplicate" for p in report.problems)
+                assert found == planted, report.to_json()["problems"][:3]
     if "import-ipfs" not in only:
         return
     col = load_collection(write_yaml(work / "from-ipfs", size))
     root = ipfs_source(col.state_dir, size, col.spec.ipfs.profile)
     plan = timed(rows, "import-ipfs", lambda: import_collection(load_collection(col.path), f"ipfs://{root}"))
     assert len(plan.tokens) == size, plan.skipped
+
+
+def peers(folder: Path, rows: dict[str, dict[str, float]]) -> None:
+    """What others pay for the same folder, measured here: the Pillow decode floor, imagehash's pHash, ipfs-car."""
+    import io
+    import shutil
+
+    import numpy as np
+    from PIL import Image
+
+    paths = sorted((folder / "images").iterdir())
+
+    def decode(path: Path) -> np.ndarray:
+        with Image.open(io.BytesIO(path.read_bytes())) as opened:
+            return np.asarray(opened.convert("RGB"))
+
+    timed(rows, "decode-floor", lambda: sum(decode(path).size for path in paths))  # none kept: as a reader would
+    try:
+        import imagehash
+    except ImportError:
+        print("  imagehash-phash: not installed (the bench extra)", file=sys.stderr)
+    else:
+        timed(rows, "imagehash-phash", lambda: sum(len(str(imagehash.phash(Image.fromarray(decode(path)))))
+                                                   for path in paths))
+    car = os.environ.get("IPFS_CAR_BIN") or shutil.which("ipfs-car")
+    if car is None:
+        print("  ipfs-car-pack: no ipfs-car (npm install ipfs-car; IPFS_CAR_BIN=its bin)", file=sys.stderr)
+        return
+    out = folder.parent / "elsewhere.car"
+    timed(rows, "ipfs-car-pack", lambda: subprocess.run([car, "pack", str(folder / "images"), "--output", str(out)],
+                                                       check=True, stdout=subprocess.DEVNULL))
 
 
 def at_size(work: Path, size: int, only: tuple[str, ...] = COMMANDS) -> dict[str, dict[str, float]]:
@@ -252,9 +318,12 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=1,
                         help=f"rounds of {', '.join(READ_ONLY)} over the sizes, alternating (a smaller size runs more "
                         "times a round, in proportion); the median is kept")
+    parser.add_argument("--art", choices=("real", "smooth64"), default=ART,
+                        help="real-size layered art (default) or the 64x64 smooth PNGs of the older figures")
     parser.add_argument("--work", type=Path, help=argparse.SUPPRESS)  # a child's run: one size, in this folder
     parser.add_argument("--read-only", type=int, default=0, help=argparse.SUPPRESS)  # a child's read-only runs
     args = parser.parse_args()
+    os.environ["MINTPREP_BENCH_ART"] = args.art  # the child processes' `ART`
     if args.work:
         print(json.dumps(read_only(args.work, args.sizes[0], tuple(args.only), args.read_only) if args.read_only
                          else at_size(args.work, args.sizes[0], tuple(args.only))))
@@ -297,7 +366,11 @@ def main() -> None:
               for name in per_size[small]} if small != large and per_size else {}
     cpu_ratios = {name: round(per_size[large][name]["cpu_ms_per_piece"] / per_size[small][name]["cpu_ms_per_piece"], 2)
                   for name in per_size[small]} if small != large and per_size else {}
-    result: dict[str, object] = {"sizes": per_size, f"per_piece_ratio_{large}_over_{small}": ratios,
+    floors = {size: rows["decode-floor"]["s"] for size, rows in per_size.items() if "decode-floor" in rows}
+    result: dict[str, object] = {"art": args.art, "sizes": per_size, f"per_piece_ratio_{large}_over_{small}": ratios,
+                                 "vs_decode_floor": {size: {name: round(row["s"] / floors[size], 2)
+                                                            for name, row in per_size[size].items()}
+                                                     for size in floors},
                                  f"cpu_per_piece_ratio_{large}_over_{small}": cpu_ratios,
                                  # the largest of the runs, each a child process
                                  "max_rss_mib": round(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024),

@@ -15,8 +15,8 @@ def review_command(
     collection: Path = typer.Argument(..., help="the collection file (collection.yaml)"),
     out: Optional[Path] = typer.Option(None, "-o", "--out", help="where to write the page (default: review.html "
                                        "beside the collection file)"),
-    per_page: int = typer.Option(100, "--per-page", min=1, max=10_000, help="token cards (and pairs, rejected "
-                                 "attempts) per page; the first page of each is in the summary file"),
+    per_page: int = typer.Option(50, "--per-page", min=1, max=10_000, help="token cards (and pairs, rejected "
+                                 "attempts) per page; the first of each (as many as fit) are in the summary file"),
     json_output: bool = typer.Option(False, "--json", help="print what the page shows as JSON on stdout"),
 ) -> None:
     """A self-contained HTML sheet (OUT, and its pages in OUT-pages/): every token (image, traits, rarity rank,

@@ -3,8 +3,10 @@ renders it, paginated, so it stays small to open at 10,000 tokens).
 
 Every token with its name, image, traits, rarity rank, guard metrics and pin state; every rejected attempt from the
 drop log with the guard and step that rejected it, its seed and precision (and the image, when one was stored);
-the near-duplicate pairs side by side; the trait table (realized counts against the weights). An imported token
-shows the name and traits its published metadata carries. Reads the ledger only.
+the near-duplicate pairs side by side (the drop log's, and those `audit` finds among the published pieces); the
+trait table (realized counts against the weights). An imported token shows the name and traits its published
+metadata carries. Reads the ledger; where the folder can be written, keeps the verdicts it judges and the
+thumbnails it makes in caches beside it (mintprep.state.verdict_cache, mintprep.state.thumbnail_cache).
 """
 
 from __future__ import annotations
@@ -17,9 +19,11 @@ from pathlib import Path
 from typing import Any
 
 from mintprep.collection import Collection, RarityReport, plan_collection, rarity_report, token_name
-from mintprep.state import IMPORTED_KEY, Ledger, ObjectStore
-from mintprep.stages import StoredVerdict, stored_verdicts
+from mintprep.state import IMPORTED_KEY, Ledger, ObjectStore, PieceRecord, ThumbnailCache
+from mintprep.stages import StoredVerdict, stored_verdicts, PUBLISHED, judge
 from mintprep.guards import load_rgb, thumbnail_png
+
+THUMBNAIL_SIDE = 128
 
 
 @dataclass(frozen=True)
@@ -91,10 +95,12 @@ def gather_review(col: Collection) -> Review:
             names = {t.token_id: t.name for t in record.manifest.tokens} if record else {}
             stored = {p.png_sha256 for p in pieces.values() if p.png_sha256 and ledger.objects.has(p.png_sha256)}
             verdicts = stored_verdicts(col, ledger, sorted(stored), record=False)
+            drops += judged_pairs(col, ledger, pieces, drops)
             stored |= {d.png_sha256 for d in drops if d.png_sha256 and ledger.objects.has(d.png_sha256)}
             images = Thumbnails(ledger.objects, spec.generator.upscale, stored,
                                 {d.thumbnail_sha256 for d in drops
-                                 if d.thumbnail_sha256 and ledger.objects.has(d.thumbnail_sha256)})
+                                 if d.thumbnail_sha256 and ledger.objects.has(d.thumbnail_sha256)},
+                                ThumbnailCache(col.state_dir, f"u{spec.generator.upscale}-{THUMBNAIL_SIDE}-z1"))
     plans = plan_collection(spec, imported)
     rarity = rarity_report(spec, plans, imported=set(imported))
     ranks = {t.token_id: t for t in rarity.tokens}
@@ -111,6 +117,20 @@ def gather_review(col: Collection) -> Review:
     summary = {"tokens": len(tokens), **{k: counts.get(k, 0) for k in ("pinned", "kept", "rejected", "pending")},
                "rejected_attempts": len(drops), "duplicates": sum(d.guard == "duplicate" for d in drops)}
     return Review(spec.name, summary, tokens, drops, rarity, images)
+
+
+def judged_pairs(col: Collection, ledger: Ledger, pieces: dict[int, PieceRecord],
+                 drops: list[DropView]) -> list[DropView]:
+    """Near-duplicate pairs among the published pieces, judged as `audit` judges them (the same verdicts and
+    hashes, from the ledger or the verdict cache), that the drop log does not already name: an imported
+    collection's pairs, which only `run` would have logged. Without the chain, no piece counts as minted."""
+    images = {t: p.png_sha256 for t, p in pieces.items()
+              if p.status in PUBLISHED and p.png_sha256 and ledger.objects.has(p.png_sha256)}
+    logged = {(d.token_id, d.collides_with) for d in drops if d.guard == "duplicate"}
+    return [DropView(r.token_id, None, None, None, "duplicate", None, "validate", r.reason, r.collides_with,
+                     images[r.token_id], None)
+            for r in judge(col, ledger, images, record=False)
+            if r.collides_with is not None and (r.token_id, r.collides_with) not in logged]
 
 
 def read_drops(path: Path) -> list[DropView]:
@@ -134,12 +154,14 @@ class Thumbnails(Mapping[str, bytes]):
     """sha256 -> a small PNG, made from the object store when a page shows it: the sheet is written a page at a
     time, and 10,000 thumbnails made up front were most of a review's memory."""
 
-    def __init__(self, objects: ObjectStore, upscale: int, pieces: set[str], made: set[str]) -> None:
+    def __init__(self, objects: ObjectStore, upscale: int, pieces: set[str], made: set[str],
+                 cache: ThumbnailCache) -> None:
         self._objects, self._upscale, self._pieces, self._made = objects, upscale, pieces, made - pieces
+        self._cache = cache
 
     def __getitem__(self, sha: str) -> bytes:
         if sha in self._pieces:
-            return thumbnail(self._objects.get(sha), self._upscale)
+            return self._cache.get(sha, lambda: thumbnail(self._objects.get(sha), self._upscale))
         if sha in self._made:  # the generate stage stored this one small already
             return self._objects.get(sha)
         raise KeyError(sha)
@@ -153,4 +175,4 @@ class Thumbnails(Mapping[str, bytes]):
 
 def thumbnail(png: bytes, upscale: int) -> bytes:
     """The piece at its generation resolution (the upscale adds nothing), a few KB as a PNG."""
-    return thumbnail_png(load_rgb(png)[::upscale, ::upscale])
+    return thumbnail_png(load_rgb(png)[::upscale, ::upscale], THUMBNAIL_SIDE)

@@ -27,11 +27,15 @@ from mintprep.base import shown_html as _e, write_atomic
 if TYPE_CHECKING:  # the values it renders; the renderer runs without the review's driver
     from mintprep.commands.review import DropView, Review, TokenView
 
-PER_PAGE = 100  # token cards (and pairs, and rejected attempts) per page: ~0.7 MB of thumbnails at most
+PER_PAGE = 50  # token cards (and pairs, and rejected attempts) per page: ~1.1 MB of real-size art's thumbnails
 SHOWN_METRICS = ("spread", "edge_share", "neighbour_corr", "coarse_corr", "hf_ratio", "dead_tile_share",
                  "luma_p1", "luma_p99", "empty_level_share", "dark_run_share", "banded_share")
 RESULTS_SHOWN = 500  # search hits listed (the count is always the full one)
 PREVIEW = 10  # near-duplicate pairs and rejected attempts shown in the summary file (the rest: on the pages)
+# Bytes of HTML each list may take in the summary file, which a browser opens first: with the token index the
+# search reads (~0.7 MB at 10,000 tokens) it stays under 2 MB however large the art's thumbnails are (a real-size
+# piece with grain makes a 15-18 KB one: 100 cards alone were 2.4 MB).
+SUMMARY_SHARE = {"tokens": 700_000, "duplicates": 250_000, "rejected": 150_000}
 
 STYLE = """
 body{font:14px/1.4 system-ui,sans-serif;margin:2em;color:#222;background:#fafafa}
@@ -83,18 +87,18 @@ def review_files(review: Review, stem: str = "review", per_page: int = PER_PAGE)
     ]
     previews: dict[str, str] = {}
     for key, title, items, one, wrap in sections:
-        shown = list(items)[:per_page if key == "tokens" else PREVIEW]
+        shown = _preview(items, per_page if key == "tokens" else PREVIEW, SUMMARY_SHARE[key], one)
         more = f"<p class=small>the first {len(shown)} of {len(items)}; every one on the pages</p>" \
             if len(shown) < len(items) else ""
         previews[key] = (f"<h2 id={key}>{_e(title)}</h2>{_pager(key, len(_chunks(list(items), per_page)), 0, folder)}"
-                         f"{more}" + (wrap([one(item) for item in shown]) if shown else "<p>None.</p>"))
+                         f"{more}" + (wrap(shown) if shown else "<p>None.</p>"))
     index = (f"<p class=counts id=counts>{_counts(review)}</p>{_warnings(review)}"
              f"<h2>Traits</h2>{_trait_table(review)}{_search(review, folder, per_page)}"
              f"{previews['duplicates']}{previews['rejected']}{previews['tokens']}"
              f"<p class=small>{_e(review.rarity.method)}</p>")
     yield f"{stem}.html", _document(None, review.name, index, script=SEARCH_SCRIPT)
     for key, title, items, one, wrap in sections:
-        pages = _chunks(list(items), per_page) if items else []
+        pages = _chunks(list(items), per_page)
         for number, page in enumerate(pages, start=1):
             pager = _pager(key, len(pages), number, "")
             yield f"{folder}/{key}-{number}.html", _document(
@@ -118,7 +122,19 @@ def write_review(review: Review, target: Path, per_page: int = PER_PAGE) -> list
 
 
 def _chunks(items: list[T], size: int) -> list[list[T]]:
-    return [items[i:i + size] for i in range(0, len(items), size)] or [[]]
+    return [items[i:i + size] for i in range(0, len(items), size)]
+
+
+def _preview(items: Sequence[T], limit: int, share: int, one: Callable[[T], str]) -> list[str]:
+    """The first items rendered, at most `limit` of them and `share` characters in all (at least one)."""
+    shown, size = [], 0
+    for item in items[:limit]:
+        html = one(item)
+        if shown and size + len(html) > share:
+            break
+        shown.append(html)
+        size += len(html)
+    return shown
 
 
 def _document(title: str | None, name: str, body: str, *, script: str | None) -> str:
@@ -132,7 +148,10 @@ def _document(title: str | None, name: str, body: str, *, script: str | None) ->
 
 
 def _pager(key: str, count: int, current: int, folder: str) -> str:
-    """Links to every page of a list (`folder`: where the pages are, relative to the linking file)."""
+    """Links to every page of a list (`folder`: where the pages are, relative to the linking file); none for an
+    empty list, which has no page."""
+    if count == 0:
+        return ""
     prefix = f"{folder}/" if folder else ""
     links = "".join(f"<b>{n}</b>" if n == current else f'<a href="{_e(prefix)}{key}-{n}.html">{n}</a>'
                     for n in range(1, count + 1))

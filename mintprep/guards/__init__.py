@@ -16,4 +16,5 @@ __all__, __getattr__ = face(__name__, {
     "find_duplicates": "near_duplicates", "hex_hash": "near_duplicates", "phash": "near_duplicates",
     "tile_difference": "near_duplicates", "tile_signature": "near_duplicates",
     "GuardSettings": "settings",
+    "pixel_warnings": "image_guards",
 })

@@ -9,6 +9,7 @@ on first use (mintprep.base.lazy_face).
 from mintprep.base import face
 
 __all__, __getattr__ = face(__name__, {
+    "PUBLISHED": "screen",
     "ART_KINDS": "audit", "audit_workspace": "audit", "AuditReport": "audit", "REPLACE_KINDS": "audit",
     "point_contract_at_current_root": "base_uri",
     "Candidate": "generate", "FailedPiece": "generate", "generate_pieces": "generate", "plan_pieces": "generate",
@@ -22,4 +23,5 @@ __all__, __getattr__ = face(__name__, {
     "validate_candidates": "validate",
     "art_committed_before_reveal": "withheld", "pin_placeholders": "withheld", "publication_backend": "withheld",
     "settings_key": "verdict_key",
+    "record_verdicts_of": "screen",
 })

@@ -23,13 +23,15 @@ from mintprep.collection import (COLLECTION_METADATA_NAME, Collection, Manifest,
 from mintprep.base import UserError, sha256_hex
 from mintprep.ipfs import (CID, BlockFetcher, BlockNotFound, PinBackend, Unreadable, content_sha256, list_directory,
                            read_file, resolve, verify_dag)
-from mintprep.state import Ledger, ManifestRecord, PieceRecord, Workspace, published_ids, withholding
-from mintprep.guards import MAX_DOCUMENT_BYTES, MAX_IMPORTED_IMAGE_BYTES, validate_png
-from mintprep.stages.screen import settings_key
+from mintprep.state import Ledger, ManifestRecord, PieceRecord, Workspace, published_ids, withholding, VerdictRow
+from mintprep.guards import MAX_DOCUMENT_BYTES, MAX_IMPORTED_IMAGE_BYTES, pixel_warnings
+from mintprep.stages.screen import settings_key, verdict_row
 from mintprep.stages.withheld import publication_backend
 
 if TYPE_CHECKING:
     from mintprep.chain import LiveState
+
+VERDICTS_PER_WRITE = 256  # verdicts judged here are kept (mintprep.state.verdict_cache) a batch per transaction
 
 ProblemKind = Literal[
     "image-unretrievable", "image-corrupt", "image-broken", "near-duplicate",
@@ -227,48 +229,57 @@ def audit_objects(ws: Workspace, manifest: Manifest, report: AuditReport) -> set
 
 def audit_images(col: Collection, manifest: Manifest, pieces: dict[int, PieceRecord],
                  sources: list[BlockSource], report: AuditReport, ledger: Ledger | None = None) -> None:
-    passed = ledger.passed((t.png_sha256 for t in manifest.tokens), settings_key(col)) if ledger is not None else set()
+    key = settings_key(col)
+    quiet = ledger.passed((t.png_sha256 for t in manifest.tokens), key) if ledger is not None else set()
+    fresh: list[VerdictRow] = []
     for token in manifest.tokens:
         token_id = token.token_id
         piece = pieces.get(token_id)
         cid = CID.parse(piece.image_cid if piece and piece.image_cid else token.image_cid)
         data = fetch_content(cid, sources, report, token_id, kind_prefix="image")
         if data is not None:
-            _judge_image(col, token_id, cid, data, report, ledger=ledger, passed=passed)
+            fresh += _judge_image(col, token_id, cid, data, report, ledger=ledger, quiet=quiet)
+        if ledger is not None and len(fresh) >= VERDICTS_PER_WRITE:
+            ledger.keep_verdicts(fresh)
+            fresh = []
+    if ledger is not None:
+        ledger.keep_verdicts(fresh)
+        if ledger.verdicts_not_kept:
+            report.checked["verdict_cache"] = ledger.verdicts_not_kept
     report.checked["images"] = len(manifest.tokens)
 
 
 def _judge_image(col: Collection, token_id: int, cid: CID, data: bytes, report: AuditReport,
                  where: Where = "published", ledger: Ledger | None = None,
-                 passed: set[str] = frozenset()) -> None:
-    """Today's pixel guards on the bytes served; `image-broken` naming the guard when they fail.
+                 quiet: set[str] = frozenset()) -> list[VerdictRow]:
+    """Today's pixel guards on the bytes served; `image-broken` naming the guard when they fail, a warning for
+    each property they report. Returns the verdict when it was judged here (for the caller to keep).
 
-    Bytes the ledger already has a verdict for under today's guard settings (the validate stage judged them: same
-    sha256, same thresholds) keep it: the guards are a pure function of the bytes and the settings, and judging
-    them again was most of an audit. `passed`: the bytes the manifest names that have a passing verdict, read
-    in bulk."""
-    guards, upscale = col.spec.guards, col.spec.generator.upscale
+    Bytes with a verdict under today's guard settings (the ledger's: the validate stage or `import` judged them;
+    or the verdict cache's: an earlier audit or review did) keep it: the guards are a pure function of the bytes
+    and the settings, and judging them again was most of an audit. `quiet`: the bytes the manifest names that
+    passed with nothing to report, read in bulk."""
     served, cid_text = content_sha256(cid, data), str(cid)
-    if served in passed:
-        return
+    if served in quiet:
+        return []
     stored = ledger.verdict(served, settings_key(col)) if ledger is not None else None
-    if stored is not None:
-        ok, reasons, facts = stored
-        if not ok:
-            report.add(token_id, "image-broken", where, cid=cid_text, guard=facts["guard"], reasons=reasons,
-                       metrics=facts["pixels"])
-            report.images[token_id] = data
-        return
-    try:
-        verdict = validate_png(data, guards, upscale=upscale, source=f"token {token_id} image {cid_text}")
-    except UserError as exc:
-        report.add(token_id, "image-broken", where, cid=cid_text, guard="undecodable", reasons=[str(exc)], metrics={})
-        return
-    if not verdict.ok:
-        report.add(token_id, "image-broken", where, cid=cid_text, guard=verdict.guard, reasons=list(verdict.reasons),
-                   decided_by=verdict.decided_by, metrics=dict(verdict.metrics))
+    fresh = []
+    if stored is None:
+        try:
+            row = verdict_row(col, served, data, f"token {token_id} image {cid_text}")
+        except UserError as exc:
+            report.add(token_id, "image-broken", where, cid=cid_text, guard="undecodable", reasons=[str(exc)],
+                       metrics={})
+            return []
+        stored, fresh = (row.ok, row.reasons, row.metrics), [row]
+    ok, reasons, facts = stored
+    if not ok:
+        report.add(token_id, "image-broken", where, cid=cid_text, guard=facts["guard"], reasons=reasons,
+                   decided_by=facts["decided_by"], metrics=facts["pixels"])
         report.images[token_id] = data
-    report.warnings += [{"token_id": token_id, "cid": cid_text, "where": where, **w} for w in verdict.warnings]
+    report.warnings += [{"token_id": token_id, "cid": cid_text, "where": where, **w}
+                        for w in pixel_warnings(facts["pixels"], col.spec.guards)]
+    return fresh
 
 
 def audit_duplicates(ws: Workspace, manifest: Manifest, report: AuditReport, intact: set[int]) -> None:

@@ -18,6 +18,8 @@ verdict and the hashes are content-addressed (image sha256 + the pixel threshold
 
 from __future__ import annotations
 
+import contextlib
+
 from collections.abc import Iterable
 from dataclasses import dataclass
 from collections.abc import Collection as Ids
@@ -25,9 +27,10 @@ from typing import Any
 
 from mintprep.collection import Collection
 from mintprep.state import GenerationRow, Ledger, VerdictRow, append_drops, attempt_drop, imported_drop
-from mintprep.guards import (GuardSettings, check_pixels, find_duplicates, hex_hash, load_rgb, phash,
-                             tile_difference, tile_signature)
+from mintprep.guards import (GuardSettings, check_pixels, find_duplicates, hex_hash, load_rgb, phash, tile_difference,
+                             tile_signature)
 from mintprep.stages.verdict_key import settings_key
+from mintprep.base import MAX_PIXELS, UserError
 
 
 Images = dict[int, str]  # token id -> png sha256
@@ -59,12 +62,39 @@ class Rejection:
     collides_with: int | None = None
 
 
+def verdict_row(col: Collection, png_sha256: str, data: bytes, source: str) -> VerdictRow:
+    """Today's pixel guards, the perceptual hash and the tile signature of one image's bytes, from one decode:
+    judged (and hashed) at the resolution it was generated at (the nearest-neighbour upscale adds nothing).
+    UserError when the bytes are not a readable image."""
+    upscale = col.spec.generator.upscale
+    rgb = load_rgb(data, source, max_pixels=MAX_PIXELS * upscale * upscale)[::upscale, ::upscale]
+    verdict = check_pixels(rgb, col.spec.guards)
+    facts = {"guard": verdict.guard, "decided_by": verdict.decided_by, "properties": list(verdict.properties),
+             "phash": hex_hash(phash(rgb)), "tiles": tile_signature(rgb).hex(), "pixels": verdict.metrics}
+    return VerdictRow(png_sha256, settings_key(col), verdict.ok, list(verdict.reasons), facts)
+
+
+def record_verdicts_of(col: Collection, ledger: Ledger, images: dict[str, bytes]) -> None:
+    """Judge the images (png sha256 -> bytes) the ledger has no verdict for under today's settings and record them
+    (one transaction): what `import` does as it stores each batch, so no later command decodes them again. An
+    image the guards cannot read gets no verdict (`audit` names it)."""
+    known = ledger.verdict_hashes(images, settings_key(col))
+    fresh = []
+    for sha, data in images.items():
+        if sha not in known:
+            with contextlib.suppress(UserError):
+                fresh.append(verdict_row(col, sha, data, f"object {sha}"))
+    if fresh:
+        ledger.record_verdicts(fresh)
+
+
 def stored_verdicts(col: Collection, ledger: Ledger, shas: Iterable[str], *, record: bool = True,
                     details: bool = True) -> dict[str, StoredVerdict]:
     """The guards' verdict and the hash of each stored image, from the ledger when already judged under these
-    settings; the new ones are recorded there in one transaction (unless `record` is False: a read-only reader
-    judges without writing). Without `details`, a passing verdict keeps only what the near-duplicate check needs
-    (its hashes), not its metrics: 10,000 verdicts' metrics were most of an audit's memory."""
+    settings; the new ones are recorded there in one transaction (`record` False: a read-only reader keeps them in
+    the verdict cache beside the ledger instead, mintprep.state.verdict_cache). Without `details`, a passing
+    verdict keeps only what the near-duplicate check needs (its hashes), not its metrics: 10,000 verdicts' metrics
+    were most of an audit's memory."""
     key = settings_key(col)
     found, fresh = {}, []
     shas = list(shas)
@@ -74,21 +104,18 @@ def stored_verdicts(col: Collection, ledger: Ledger, shas: Iterable[str], *, rec
             known = _known_verdicts(ledger, shas[position:position + VERDICTS_PER_READ], key, details)
         cached = known.get(png_sha256)
         if cached is None:
-            upscale = col.spec.generator.upscale
-            # Judged (and hashed) at the resolution it was generated at: the nearest-neighbour upscale adds nothing.
-            rgb = load_rgb(ledger.objects.get(png_sha256), f"object {png_sha256}")[::upscale, ::upscale]
-            verdict = check_pixels(rgb, col.spec.guards)
-            facts = {"guard": verdict.guard, "decided_by": verdict.decided_by, "properties": list(verdict.properties),
-                     "phash": hex_hash(phash(rgb)), "tiles": tile_signature(rgb).hex(), "pixels": verdict.metrics}
-            cached = (verdict.ok, list(verdict.reasons), facts)
-            fresh.append(VerdictRow(png_sha256, key, *cached))
+            row = verdict_row(col, png_sha256, ledger.objects.get(png_sha256), f"object {png_sha256}")
+            cached = (row.ok, row.reasons, row.metrics)
+            fresh.append(row)
         ok, reasons, facts = cached
         kept = details or not ok
         found[png_sha256] = StoredVerdict(ok, facts["guard"], reasons, facts["pixels"] if kept else {},
                                           facts["decided_by"] if kept else {}, facts["properties"] if kept else [],
                                           int(facts["phash"], 16), bytes.fromhex(facts["tiles"]))
-    if record and fresh:
+    if fresh and record:
         ledger.record_verdicts(fresh)
+    elif fresh:
+        ledger.keep_verdicts(fresh)
     return found
 
 

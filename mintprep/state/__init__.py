@@ -9,6 +9,7 @@ on first use (mintprep.base.lazy_face).
 from mintprep.base import face
 
 __all__, __getattr__ = face(__name__, {
+    "ThumbnailCache": "thumbnail_cache",
     "deployed_address": "contract_address", "find_contract": "contract_address",
     "append_drops": "drops", "attempt_drop": "drops", "imported_drop": "drops", "logged_decisions": "drops",
     "AttemptRow": "ledger", "GenerationRow": "ledger", "IMPORTED_KEY": "ledger", "IMPORTED_TX": "ledger",

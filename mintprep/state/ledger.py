@@ -21,6 +21,7 @@ from mintprep.base import (DISK_FULL_ERRNOS, DiskFull, LedgerBusy, MintprepError
                            open_writer, scrub, sqlite_disk_full)
 from mintprep.collection import Manifest
 from mintprep.state.objects import ObjectStore
+from mintprep.state.verdict_cache import VerdictCache, VerdictRow, select_rows, verdict_values
 
 SCHEMA_VERSION = 1
 # SQLite result codes (https://www.sqlite.org/rescode.html): only these say the file itself is not a ledger;
@@ -122,15 +123,6 @@ class AttemptRow:
 
 
 @dataclass(frozen=True)
-class VerdictRow:
-    png_sha256: str
-    settings_key: str
-    ok: bool
-    reasons: list[str]
-    metrics: dict[str, Any]
-
-
-@dataclass(frozen=True)
 class PinRow:
     """A pin, verified on its backend, as the ledger records it."""
 
@@ -200,6 +192,9 @@ class Ledger:
         self.objects = ObjectStore(StateDir(state_dir).objects)
         self._conn = conn
         self._lock_fd = lock_fd
+        self._kept: dict[str, dict[str, VerdictRow]] = {}  # settings key -> sha256 -> verdict the cache did not take
+        self.verdict_cache = VerdictCache(state_dir)
+        self.verdicts_not_kept: str | None = None  # why the verdict cache took none of keep_verdicts' rows, if so
 
     # -- opening ----------------------------------------------------------------------------------
     @classmethod
@@ -324,15 +319,18 @@ class Ledger:
     def verdicts(self, shas: Iterable[str], settings_key: str) -> dict[str, tuple[bool, list[str], dict[str, Any]]]:
         """`verdict` of many images, a few hundred per query (a query per image was a tenth of an audit)."""
         rows = self._verdict_rows("png_sha256, ok, reasons, metrics", shas, settings_key)
-        return {row[0]: (bool(row[1]), json.loads(row[2]), json.loads(row[3])) for row in rows}
+        found = {row[0]: (bool(row[1]), json.loads(row[2]), json.loads(row[3])) for row in rows}
+        return {**found, **{v.png_sha256: (v.ok, v.reasons, v.metrics) for v in self._kept_of(shas, settings_key)}}
 
     def verdict_hashes(self, shas: Iterable[str], settings_key: str) -> dict[str, tuple[bool, list[str], dict[str, Any]]]:
         """`verdicts` with only the facts the near-duplicate check reads (guard, phash, tiles), picked out by SQLite:
         parsing each verdict's whole metrics in Python was most of an audit's duplicate check."""
         rows = self._verdict_rows("png_sha256, ok, reasons, json_extract(metrics, '$.guard'), "
                                   "json_extract(metrics, '$.phash'), json_extract(metrics, '$.tiles')", shas, settings_key)
-        return {row[0]: (bool(row[1]), json.loads(row[2]), {"guard": row[3], "phash": row[4], "tiles": row[5]})
-                for row in rows}
+        found = {row[0]: (bool(row[1]), json.loads(row[2]), {"guard": row[3], "phash": row[4], "tiles": row[5]})
+                 for row in rows}
+        return {**found, **{v.png_sha256: (v.ok, v.reasons, {k: v.metrics[k] for k in ("guard", "phash", "tiles")})
+                            for v in self._kept_of(shas, settings_key)}}
 
     def piece_verdicts(self, settings_key: str) -> dict[int, bool | None]:
         """token id -> whether the image its piece points at passed the pixel guards under `settings_key` (None:
@@ -357,23 +355,39 @@ class Ledger:
         return seen["token_ids"], seen["at"]
 
     def passed(self, shas: Iterable[str], settings_key: str) -> set[str]:
-        """Those of `shas` with a passing verdict under `settings_key` (nothing parsed: what an audit asks first)."""
-        return {row[0] for row in self._verdict_rows("png_sha256, ok", shas, settings_key) if row[1]}
+        """Those of `shas` that passed under `settings_key` with nothing to report (no property such as
+        `posterized`): what an audit asks first, with nothing parsed."""
+        shas = list(shas)
+        rows = self._verdict_rows("png_sha256, ok, json_extract(metrics, '$.properties')", shas, settings_key)
+        return ({row[0] for row in rows if row[1] and row[2] in (None, "[]")}
+                | {v.png_sha256 for v in self._kept_of(shas, settings_key) if v.ok and not v.metrics["properties"]})
 
     def _verdict_rows(self, columns: str, shas: Iterable[str], settings_key: str) -> list[tuple]:
-        rows, wanted = [], sorted(set(shas))
-        for start in range(0, len(wanted), 500):
-            chunk = wanted[start:start + 500]
-            rows += self._conn.execute(f"SELECT {columns} FROM verdicts WHERE settings_key=? AND png_sha256 IN "
-                                       f"({','.join('?' * len(chunk))})", (settings_key, *chunk)).fetchall()
-        return rows
+        """The ledger's rows, then the verdict cache's for the images the ledger has none of."""
+        shas = sorted(set(shas) - self._kept.get(settings_key, {}).keys())
+        rows = select_rows(self._conn, columns, shas, settings_key)
+        missing = set(shas) - {row[0] for row in rows}
+        return rows + self.verdict_cache.rows(columns, missing, settings_key) if missing else rows
+
+    def _kept_of(self, shas: Iterable[str], settings_key: str) -> list[VerdictRow]:
+        kept = self._kept.get(settings_key, {})
+        return [kept[sha] for sha in set(shas) if sha in kept]
 
     def record_verdicts(self, verdicts: Iterable[VerdictRow]) -> None:
         """Many verdicts in one transaction (one commit, so one sync, for a whole collection)."""
         with self.transaction() as db:
-            db.executemany("INSERT OR REPLACE INTO verdicts VALUES (?,?,?,?,?)",
-                           [(v.png_sha256, v.settings_key, int(v.ok), json.dumps(v.reasons),
-                             json.dumps(v.metrics, sort_keys=True)) for v in verdicts])
+            db.executemany("INSERT OR REPLACE INTO verdicts VALUES (?,?,?,?,?)", verdict_values(verdicts))
+
+    def keep_verdicts(self, verdicts: list[VerdictRow]) -> str | None:
+        """Verdicts judged by a command that may not write the ledger (opened read-only), written to the verdict
+        cache for this command and the next: None when kept there, else why not (then held in memory instead, for
+        the rest of this command)."""
+        reason = self.verdict_cache.keep(verdicts)
+        if reason is not None:
+            self.verdicts_not_kept = reason
+            for v in verdicts:
+                self._kept.setdefault(v.settings_key, {})[v.png_sha256] = v
+        return reason
 
     # -- pin --------------------------------------------------------------------------------------
     def pinned_cid(self, content_sha256: str, profile: str, backend: str) -> str | None:

@@ -18,7 +18,8 @@ import json, sys
 from typer.testing import CliRunner
 import mintprep.cli
 codes = [CliRunner().invoke(mintprep.cli.app, args).exit_code for args in json.loads(sys.argv[1])]
-print(json.dumps({"codes": codes, "imported": sorted({m.split(".")[0] for m in sys.modules})}))
+print(json.dumps({"codes": codes, "imported": sorted({m.split(".")[0] for m in sys.modules}),
+                  "mintprep": sorted(m for m in sys.modules if m.startswith("mintprep."))}))
 """
 
 
@@ -50,6 +51,9 @@ def test_status_imports_only_what_it_needs(tmp_path: Path) -> None:
     assert outcome["codes"] == [0, 0]
     assert (HEAVY | {"numpy", "PIL", "eth_utils", "eth_abi", "parsimonious"}) & set(outcome["imported"]) == set()
     assert "pydantic" in outcome["imported"] and "yaml" in outcome["imported"]  # the file was read and checked
+    # Nor mintprep's own content addressing or pixel code (asking whether a drop is withheld needs no CID).
+    assert {"mintprep.ipfs.cid", "mintprep.ipfs.dagpb", "mintprep.ipfs.unixfs", "mintprep.guards.image_guards",
+            "mintprep.stages.screen"} & set(outcome["mintprep"]) == set()
 
 
 def test_the_cli_profile_names_are_the_profiles() -> None:

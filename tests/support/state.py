@@ -64,8 +64,10 @@ def assert_repaired(path: Path, planted: dict[int, str]) -> dict:
 
 
 def state_fingerprint(path: Path) -> dict[str, str]:
-    """sha256 of every file of the ledger, object store, IPFS store and page (lock and WAL side files aside)."""
+    """sha256 of every file of the ledger, object store, IPFS store and page (lock and WAL side files aside, and
+    the verdict cache a read-only command may fill: mintprep.state.verdict_cache)."""
     base = path.parent
-    skipped = {"lock", "pins.lock", "state.db-shm", "state.db-wal"}
+    skipped = {"lock", "pins.lock", "state.db-shm", "state.db-wal", "verdicts-cache.db", "verdicts-cache.db-wal",
+               "verdicts-cache.db-shm"}
     return {str(f.relative_to(base)): hashlib.sha256(f.read_bytes()).hexdigest()
             for f in sorted(base.rglob("*")) if f.is_file() and f.name not in skipped}

@@ -20,7 +20,8 @@ from mintprep.collection import PinnedPiece, build_manifest
 from mintprep.guards import MAX_DOCUMENT_BYTES, MAX_IMPORTED_IMAGE_BYTES
 from mintprep.commands.importing.tokens import BATCH_IMAGE_BYTES, FetchedDag, ImportPlan, TokenRead, require_minted
 from mintprep.ipfs import CID, BlockFetcher, LocalBackend, ipfs_path
-from mintprep.stages import PinItem, Publication, pin_content, pin_pieces, publish_metadata, record_manifest
+from mintprep.stages import (PinItem, Publication, pin_content, pin_pieces, publish_metadata, record_manifest,
+                             record_verdicts_of)
 from mintprep.state import IMPORTED_KEY, IMPORTED_TX, PieceRecord, Workspace
 
 JOURNAL_KIND = "import"
@@ -195,6 +196,7 @@ def _record_batch(ws: Workspace, batch: list[TokenRead], writes: _Writes) -> lis
     shas = ws.ledger.objects.put_many(blob for read in batch for blob in (read.image, read.token.metadata))
     writes.done()
     png_shas, source_shas = shas[0::2], shas[1::2]
+    record_verdicts_of(ws.col, ws.ledger, dict(zip(png_shas, (read.image for read in batch))))  # judged once, here
     pin_pieces(ws.ledger, ws.backend, ws.profile,
                [PinItem(sha, lambda read=read: read.dag, "image", f"{ws.spec.symbol}-{read.token.token_id}.png")
                 for read, sha in zip(batch, png_shas)], force=True)
