@@ -28,7 +28,7 @@ CHILD = textwrap.dedent('''
             call()
             outcomes[name] = "no error"
         except (MintprepError, ValueError) as exc:
-            outcomes[name] = f"{type(exc).__name__}: {str(exc)[:120]}"
+            outcomes[name] = f"{type(exc).__name__}: {str(exc)[:400]}"
 
     class Deep(JsonHandler):
         def answer(self):

@@ -70,7 +70,8 @@ def test_committed_artifacts_match_a_fresh_solc_js_compile():
     result = CliRunner().invoke(app, ["contract", "build", "--check", "--json"])
     assert result.exit_code == 0, f"stale artifacts, run `mintprep contract build`: {result.output}"
     assert {entry["contract"]: entry["fresh"] for entry in json.loads(result.stdout)} == {
-        "MintprepDrop": True, "ReentrantMinter": True, **dict.fromkeys(FAMILY_TEST_CONTRACTS.values(), True)}
+        "MintprepDrop": True, "ReentrantMinter": True, "HostileERC721": True,
+        **dict.fromkeys(FAMILY_TEST_CONTRACTS.values(), True)}
 
 
 @pytest.mark.slow
@@ -82,6 +83,7 @@ def test_check_reports_a_stale_artifact_when_the_source_changes(tmp_path):
     shutil.copytree(CONTRACTS_DIR, copy, ignore=shutil.ignore_patterns("node_modules", "vendor-npm"), symlinks=True)
     (copy / "node_modules").symlink_to(CONTRACTS_DIR / "node_modules")
     for committed in ("mintprep/chain/artifacts/MintprepDrop.json", "tests/chain/artifacts/ReentrantMinter.json",
+                      "tests/chain/artifacts/HostileERC721.json",
                       *(f"tests/chain/artifacts/{name}.json" for name in FAMILY_TEST_CONTRACTS)):
         target = tmp_path / committed
         target.parent.mkdir(parents=True, exist_ok=True)
@@ -89,7 +91,7 @@ def test_check_reports_a_stale_artifact_when_the_source_changes(tmp_path):
     source = copy / "MintprepDrop.sol"
     source.write_text(source.read_text().replace("error ZeroQuantity();", "error ZeroQuantity();\n    error Unused();"))
     built = {b.contract_name: b.fresh for b in build_artifacts(check=True, contracts_dir=copy)}
-    assert built == {"MintprepDrop": False, "ReentrantMinter": True,
+    assert built == {"MintprepDrop": False, "ReentrantMinter": True, "HostileERC721": True,
                      **dict.fromkeys(FAMILY_TEST_CONTRACTS.values(), True)}
 
 

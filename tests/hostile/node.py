@@ -23,13 +23,13 @@ def abi_string(size: int) -> str:
 @contextmanager
 def lying_node(chain_id: int, call_answer: str = "0x",
                logs: Callable[[dict], list | None] | None = None,
-               calls: dict[str, str] | None = None) -> Iterator[str]:
+               calls: dict[str, str] | None = None, code: str = "0x6080") -> Iterator[str]:
     """A node reporting `chain_id` and answering every eth_call with `call_answer`, or `calls[its input data]`
-    where given; code at every address; eth_getLogs answered by `logs(filter)`, a JSON-RPC error (-32005, as
+    where given; `code` at every address; eth_getLogs answered by `logs(filter)`, a JSON-RPC error (-32005, as
     providers refuse wide ranges) for None."""
     encoded_calls = {data: json.dumps(answer).encode() for data, answer in (calls or {}).items()}
     answers = {"eth_chainId": hex(chain_id), "net_version": str(chain_id), "eth_blockNumber": "0x10",
-               "eth_getCode": "0x6080", "eth_call": call_answer, "eth_getLogs": []}
+               "eth_getCode": code, "eth_call": call_answer, "eth_getLogs": []}
     encoded = {method: json.dumps(answer).encode() for method, answer in answers.items()}  # once, not per request
 
     class Handler(JsonHandler):

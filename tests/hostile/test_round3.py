@@ -35,11 +35,20 @@ CONTRACT = "0x" + "5a" * 20
 def import_contract(chain_id: int, call_answer: str = "0x", **node: Any) -> Any:
     """A row's setup: `import --from <contract>` of a Base collection through a lying node (tests/hostile/node.py)."""
     def setup(folder: Path, _: Any, stack: contextlib.ExitStack) -> Case:
-        url = stack.enter_context(lying_node(chain_id, call_answer, **node))
-        path = collection(folder, chain={"network": "base", "rpc_url": url})
+        url = stack.enter_context(lying_node(chain_id, call_answer, code=hostile_code(), **node))
+        path = collection(folder, chain={"network": "base", "rpc_url": url, "profile": {"family": "uri-storage"}})
         return Case(["import", str(path), "--from", CONTRACT])
 
     return setup
+
+
+def hostile_code() -> str:
+    """HostileERC721's runtime code, which the lying node serves at every address: the profile reads the
+    functions a contract has from its code."""
+    from mintprep.chain import load_artifact
+    from tests.support.tools import REPO
+
+    return load_artifact("HostileERC721", REPO / "tests" / "chain" / "artifacts").deployed_bytecode
 
 
 def supports(interface: str) -> str:
@@ -49,7 +58,7 @@ def supports(interface: str) -> str:
 
 # A per-token-URI ERC-721 (ERC-165 says 721 and 4906) that minted token 1, whose tokenURI answer is 10 MB
 PER_TOKEN_CALLS = {supports("80ac58cd"): abi_bool(True), supports("49064906"): abi_bool(True),
-                   supports("780e9d63"): abi_bool(False)}
+                   supports("780e9d63"): abi_bool(False), "0x8da5cb5b": "0x" + "00" * 12 + "cd" * 20}  # owner()
 
 
 def one_mint(query: dict) -> list:
@@ -60,6 +69,10 @@ def one_mint(query: dict) -> list:
                                                      f"0x{1:064x}"], "data": "0x", "blockNumber": "0x1",
              "transactionHash": "0x" + "11" * 32, "transactionIndex": "0x0", "blockHash": "0x" + "22" * 32,
              "logIndex": "0x0", "removed": False}]
+
+
+# The family each of HostileERC721's shapes is read as (it has every family's functions: declared, not guessed).
+SHAPE_FAMILIES = {0: "uri-storage", 1: "hashlips-simple", 2: "erc721a"}
 
 
 def hostile_contract(shape: int, *, minted: tuple[int, ...] = (1, 2, 3), mint_range: int = 0, reverting: int = 0,
@@ -80,7 +93,8 @@ def hostile_contract(shape: int, *, minted: tuple[int, ...] = (1, 2, 3), mint_ra
         for first in range(1, mint_range + 1, 10_000):
             chain.w3.eth.wait_for_transaction_receipt(
                 contract.functions.mintRange(first, min(10_000, mint_range + 1 - first)).transact(sender))
-        path = collection(folder, chain={"network": "base", "rpc_url": chain.node.url})
+        path = collection(folder, chain={"network": "base", "rpc_url": chain.node.url,
+                                         "profile": {"family": SHAPE_FAMILIES[shape]}})
         return Case(["import", str(path), "--from", contract.address, "--gateway", gateway])
 
     return setup

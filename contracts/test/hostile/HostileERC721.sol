@@ -5,7 +5,8 @@ import {Strings} from "@openzeppelin/contracts/utils/Strings.sol";
 
 /// A stranger's ERC-721 as an attacker writes it, for mintprep's hostile-input tests (tests/hostile): it emits
 /// whatever Transfer events it is told to, claims whatever totalSupply() it was given, and reverts tokenURI for one
-/// id. `shape` picks what it claims to be: 0 per-token URIs (ERC-4906), 1 HashLips-style enumerable, 2 ERC721A-style.
+/// id. `shape` picks what it claims to be: 0 per-token URIs (ERC-4906), 1 HashLips-style enumerable, 2 ERC721A-style;
+/// it has every family's identifying functions, so a test declares which family it is read as (chain.profile).
 contract HostileERC721 {
     event Transfer(address indexed from, address indexed to, uint256 indexed tokenId);
 
@@ -34,6 +35,18 @@ contract HostileERC721 {
     function supportsInterface(bytes4 id) external view returns (bool) {
         if (id == 0x80ac58cd || id == 0x01ffc9a7) return true;
         return (shape == 0 && id == 0x49064906) || (shape == 1 && id == 0x780e9d63);
+    }
+
+    function ownerOf(uint256) external view returns (address) {
+        return owner;
+    }
+
+    function setTokenURI(uint256, string calldata) external pure {}
+
+    function setBaseURI(string calldata) external pure {}
+
+    function notRevealedUri() external pure returns (string memory) {
+        return "";
     }
 
     function tokenURI(uint256 id) external view returns (string memory) {

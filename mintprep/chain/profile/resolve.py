@@ -65,8 +65,10 @@ def declared_profile(declared: "ProfileSettings", code: ContractCode | None = No
         if absent and have:
             raise ProfileError(f"chain.profile.roles names function(s) the contract at {code.address} does not have: "
                                + "; ".join(absent))
-    if entry is not None:
-        roles = {**{r: s for r, s in entry.renderer_roles.items()}, **roles}
+    if entry is not None:  # the family's other roles, where its code was read and has them
+        have = code.functions if code is not None else {}
+        family_roles = {r: s for r, s in entry.roles.items() if selector(s) in have}
+        roles = {**entry.renderer_roles, **family_roles, **roles}
     form = declared.uri_form or (entry.uri_form if entry else _form_of(roles))
     first_id = declared.first_id if declared.first_id is not None else (entry.first_id if entry else None)
     return Profile(entry.name if entry else "declared", form, roles, first_id, "declared",

@@ -52,11 +52,13 @@ def read_contract(ws: Workspace, plan: ImportPlan, fetch: BlockFetcher) -> Itera
     if token_uris:  # each token read from its own URI
         plan.token_suffix = family.token_suffix or ""
         plan.uri_roots = sorted({str(p[0]) for p in map(ipfs_path, token_uris.values()) if p and p[1]})
-        hidden = [t for t in wanted if t not in token_uris]  # an encrypted (delayed-reveal) batch's
+        # an encrypted (delayed-reveal) batch's: no URI to read; a token whose tokenURI failed is read (and
+        # skipped) with its own reason
+        hidden = [t for t in wanted if t not in token_uris and t not in plan.unserved]
         plan.skipped.update({t: "its batch is encrypted (delayed reveal): it shows a placeholder until revealed; "
                                 "import again after the reveal" for t in hidden})
         return _minted_first(plan, functools.partial(_read_token_uris, ws, token_uris, fetch=fetch),
-                             [t for t in wanted if t in token_uris])
+                             [t for t in wanted if t in token_uris or t in plan.unserved])
     if family.token_suffix is None:
         return _minted_first(plan, functools.partial(_read_token_uris, ws, token_uris, fetch=fetch), plan.minted)
     plan.token_suffix = family.token_suffix
