@@ -5,7 +5,7 @@ page that mints → export.
 The collection is tests.support.platforms' `hashlips-lower-gas` (HashLips' own SimpleNftLowerGas.sol compiled with
 solc-js, 0.00063 ETH, 5 per transaction, nothing per wallet) with 7 tokens sold to a collector, like the real one.
 The real collection has 77 pieces; this one has 20 (broken: 2 black and sold, 8 grey and 15 noise unminted) so the
-module stays near a minute on an idle 2-core machine. The creator's IPFS node is a block store behind a local
+module takes about 30 s (35 s wall with collection, on this 2-core machine shared with other work). The creator's IPFS node is a block store behind a local
 trustless gateway (kubo and a public gateway cannot run here); the page runs in Debian's Chromium through
 Playwright with the EIP-1193 wallet of tests/page. The collection.yaml says `max_per_wallet: 5` as the creator
 wrote it, and names a generation log (`generator.recipe_log`) of every token's seed and prompt.
@@ -16,7 +16,7 @@ store or the creator's node — are byte-identical to what they were before the 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterator
 
@@ -62,7 +62,7 @@ class Journey:
     gateway: str  # the creator's node behind a local trustless gateway
     sold: list[int]
     sold_before: dict[int, tuple[str, str]]  # token -> sha256 of (metadata, image), read live before the journey
-    found: dict = None  # what a step hands on to the next (the repair's replacements)
+    found: dict = field(default_factory=dict)  # what a step hands on to the next (the repair's replacements)
 
     def cli(self, *args: str) -> tuple[int, dict]:
         result = CliRunner().invoke(app, [*args, "--json"])
@@ -91,7 +91,7 @@ def journey(anvil_node: AnvilNode, tmp_path_factory: pytest.TempPathFactory) -> 
         env.setenv(PRIVATE_KEY_ENV, chain.owner.key.hex())  # the creator's own key: the contract's owner
         server = serve_gateway(made.foreign.store)
         try:
-            j = Journey(made, chain, path, f"http://127.0.0.1:{server.server_address[1]}", sold, {}, {})
+            j = Journey(made, chain, path, f"http://127.0.0.1:{server.server_address[1]}", sold, {})
             j.sold_before = j.live_hashes(sold)
             yield j
         finally:
