@@ -229,7 +229,7 @@ def test_8_export_writes_the_repaired_folder_and_names_the_sold_broken_token(jou
     out = tmp_path / "export"
     code, exported = journey.cli("export", str(journey.path), "-o", str(out))
     assert code == 0, exported
-    assert exported["broken"] == [2], exported
+    assert exported["broken"] == [2] and exported["broken_minted"] == [2], exported
     for token_id in (8, 15):
         image = (out / "images" / f"{token_id}.png").read_bytes()
         assert sha256_hex(image) == journey.found["replacements"][str(token_id)]["png_sha256"]
@@ -241,6 +241,7 @@ def test_8_export_writes_the_repaired_folder_and_names_the_sold_broken_token(jou
     assert {t: served[t] for t in journey.sold} == journey.sold_before
     human = CliRunner().invoke(app, ["export", str(journey.path), "-o", str(tmp_path / "again")])
     assert human.exit_code == 0, human.output
-    assert "warning: exported as published, the images of 2 fail today's guards (broken)" in " ".join(
-        human.output.split()), human.output
+    said = " ".join(human.output.split())
+    assert "warning: exported as published, the images of 2 fail today's guards (broken)" in said, said
+    assert "2 minted: kept as collectors hold them" in said and "audit --repair` replaces" not in said, said
     journey.assert_sold_untouched()
