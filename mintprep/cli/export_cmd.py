@@ -31,6 +31,13 @@ def export(
     if report.broken:
         from mintprep.base import summarise_ids
 
+        replaceable = sorted(set(report.broken) - set(report.broken_minted))
+        advice = []
+        if replaceable:
+            advice.append(f"`mintprep audit --repair` replaces {summarise_ids(replaceable)}, then export again")
+        if report.broken_minted:  # repair never touches a sold token unless asked
+            advice.append(f"{summarise_ids(report.broken_minted)} minted: kept as collectors hold them "
+                          "(`--include-minted` replaces what they own)")
         console.print(Text(f"warning: exported as published, the images of {summarise_ids(report.broken)} fail "
-                           "today's guards (broken); `mintprep audit` shows why, `mintprep audit --repair` replaces "
-                           "them, then export again", "yellow"), highlight=False)
+                           "today's guards (broken); `mintprep audit` shows why; " + "; ".join(advice), "yellow"),
+                      highlight=False)

@@ -6,7 +6,8 @@ metadata root publishes, byte for byte (its `image` is the pinned `ipfs://` CID,
 image is the pinned PNG, read from the local object store or else from verified blocks (a hidden drop's, before
 the reveal, from the local store that holds them). The folder is built beside DIR and renamed into place: an
 interrupted export leaves nothing half-written. It is the current state: after `audit --repair`, the repaired
-pieces. Tokens whose image fails today's guards are exported as published and named in the report (`broken`).
+pieces. Tokens whose image fails today's guards are exported as published and named in the report (`broken`),
+the minted ones among them apart (`broken_minted`, as the last `run` read the chain): repair keeps those as sold.
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ class ExportReport:
     metadata_root: str
     files: int
     broken: list[int]  # exported tokens whose image fails today's pixel guards (audit --repair replaces them)
+    broken_minted: list[int]  # those of `broken` minted when `run` last read the chain: repair keeps them as sold
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -70,8 +72,9 @@ def export_collection(col: Collection, out: Path, *, names: Names = "json") -> E
                                 f"({exc}); run `mintprep audit --repair` first") from None
             _write(staging, "json/_metadata.json", json.dumps(documents, indent=2, ensure_ascii=False).encode())
         broken = failing_today(ws, {t.token_id: t.png_sha256 for t in record.manifest.tokens})
+        seen = ws.ledger.minted_seen()
     return ExportReport(str(out), names, [t.token_id for t in record.manifest.tokens], record.metadata_root,
-                        2 * len(record.manifest.tokens) + 1, broken)
+                        2 * len(record.manifest.tokens) + 1, broken, sorted(set(broken) & set(seen[0] if seen else ())))
 
 
 def failing_today(ws: Workspace, images: dict[int, str]) -> list[int]:

@@ -325,16 +325,12 @@ def _step_images(ws: Workspace, plan: RepairPlan, outcome: RepairOutcome, **_: A
     ledger = ws.ledger
     regenerate = {t.token_id: t for t in plan.tokens if t.action == "regenerate"}
     plans = [p for p in plan_pieces(ws) if p.token_id in regenerate]
-    published = ledger.current_manifest()
-    tokens = published.manifest.by_token() if published else {}
     generated = generate_pieces(ws, plans)
     pinned = pin_accepted(ws, validate_candidates(ws, list(generated.candidates.values())).accepted)
     plan.replacements = {
         str(p.token_id): {"image_cid": p.image_cid, "png_sha256": p.png_sha256, "request_key": p.request_key,
                           "provenance": p.provenance, "attributes": p.attributes,
-                          # an imported token's regenerated metadata keeps every field mintprep does not own
-                          "source_metadata_sha256": (tokens[p.token_id].source_metadata_sha256
-                                                     if p.token_id in tokens else None)}
+                          "source_metadata_sha256": p.source_metadata_sha256}
         for p in pinned.pieces}
     plan.failed = sorted(t for t in regenerate if str(t) not in plan.replacements)
     art = publication_backend(ws)  # a still-hidden drop's art is pinned in the local store

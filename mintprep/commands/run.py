@@ -112,9 +112,15 @@ def run_collection(col: Collection, *, include_minted: bool = False,
 
 def served_not_imported(ws: Workspace, token_ids: list[int]) -> list[int]:
     """Those of `token_ids` the contract the collection was imported from already serves (its id range: max
-    supply, next id, batches): their art is the contract's, so `run` names them instead of generating."""
+    supply, next id, batches): their art is the contract's, so `run` names them instead of generating. A piece
+    mintprep made for such an id since the import (`audit --repair` remade it from its recipe) is the collection's
+    own: `run` keeps it like any piece it generated."""
     contract = ws.deployed_contract()
     if not token_ids or contract is None or contract.lower() not in {s.lower() for s in ws.ledger.import_sources()}:
+        return []
+    remade = {t for t, piece in ws.ledger.pieces().items() if not piece.request_key.startswith(IMPORTED_KEY)}
+    token_ids = [t for t in token_ids if t not in remade]
+    if not token_ids:
         return []
     from mintprep.chain import read_live
 

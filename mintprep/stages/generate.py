@@ -50,11 +50,15 @@ def plan_pieces(ws: Workspace) -> list[PiecePlan]:
 
 
 def generate_pieces(ws: Workspace, plans: list[PiecePlan]) -> Generated:
-    """A stored image per plan: from the ledger when its request is unchanged (and its object intact), else made."""
+    """A stored image per plan: from the ledger when its request is unchanged (and its object intact), else made.
+    A token published on an imported document builds on it still: new art, and every field mintprep does not own
+    kept (a repaired piece's metadata is the creator's shape, in `audit --repair` and in each `run` after it)."""
     spec, ledger = ws.spec, ws.ledger
     result = Generated({}, [], {})
     if not plans:
         return result
+    record = ledger.current_manifest()
+    sources = {t.token_id: t.source_metadata_sha256 for t in record.manifest.tokens} if record else {}
     rows: dict[int, tuple[PiecePlan, GenerationRow]] = {}
     todo: list[tuple[PiecePlan, GenerationRequest, str]] = []
     first_attempts = ledger.first_attempts()
@@ -85,7 +89,8 @@ def generate_pieces(ws: Workspace, plans: list[PiecePlan]) -> Generated:
             result.failed.append(FailedPiece(token_id, plan.prompt, _rejection_summary(ws, row.request_key)))
             result.failed_keys[token_id] = row.request_key
         else:
-            result.candidates[token_id] = Candidate(plan, row.png_sha256, row.request_key, row.provenance)
+            result.candidates[token_id] = Candidate(plan, row.png_sha256, row.request_key, row.provenance,
+                                                    sources.get(token_id))
     return result
 
 
