@@ -36,23 +36,28 @@ def deployed(anvil_node: AnvilNode, tmp_path_factory: pytest.TempPathFactory
 
 
 @pytest.fixture
-def awaiting(request, deployed, chain: Chain, tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
-    """The collection imported, and a repair of its broken tokens published and waiting for the admin's call."""
+def imported(request, deployed, chain: Chain, tmp_path: Path):
+    """The family's collection imported from its contract."""
     made = deployed[request.param]
     path = write_collection(tmp_path / "col", size=SIZE, generator__steps=3, generator__upscale=1,
                             chain__rpc_url=chain.node.url)
     server = serve_gateway(made.foreign.store)
     try:
-        code, imported = cli("import", str(path), "--from", made.address, "--gateway",
-                             f"http://127.0.0.1:{server.server_address[1]}")
-        assert code == 0, imported
-        monkeypatch.setenv(PRIVATE_KEY_ENV, chain.accounts[2].key.hex())  # not the admin
-        code, waiting = cli("audit", str(path), "--repair", "--print-tx")
-        assert code == 1 and waiting["status"] == "awaiting-base-uri", waiting
-        monkeypatch.delenv(PRIVATE_KEY_ENV)
-        yield made, path, waiting["base_uri_update"]["base_uri"]
+        code, result = cli("import", str(path), "--from", made.address, "--gateway",
+                           f"http://127.0.0.1:{server.server_address[1]}")
+        assert code == 0, result
+        yield made, path
     finally:
         server.shutdown()
+
+
+def repair_awaiting(path: Path, chain: Chain, monkeypatch: pytest.MonkeyPatch, *flags: str) -> str:
+    """A repair of the broken tokens, published and waiting for the admin's call: the new base URI."""
+    monkeypatch.setenv(PRIVATE_KEY_ENV, chain.accounts[2].key.hex())  # not the admin
+    code, waiting = cli("audit", str(path), "--repair", "--print-tx", *flags)
+    assert code == 1 and waiting["status"] == "awaiting-base-uri", waiting
+    monkeypatch.delenv(PRIVATE_KEY_ENV)
+    return waiting["base_uri_update"]["base_uri"]
 
 
 def expected_calls(made: PlatformCollection, base: str) -> list[tuple[str, list]]:
@@ -75,10 +80,11 @@ def decoded(made: PlatformCollection, calls: list[dict]) -> list[tuple[str, list
     return found
 
 
-@pytest.mark.parametrize("awaiting", FAMILIES, indirect=True)
-def test_set_base_uri_prints_and_sends_the_familys_own_setter(awaiting, chain: Chain,
+@pytest.mark.parametrize("imported", FAMILIES, indirect=True)
+def test_set_base_uri_prints_and_sends_the_familys_own_setter(imported, chain: Chain,
                                                              monkeypatch: pytest.MonkeyPatch):
-    made, path, base = awaiting
+    made, path = imported
+    base = repair_awaiting(path, chain, monkeypatch)
     sold = sorted(made.minted_ids)
     unminted = next(t for t in sorted(made.broken) if t not in sold)
     before = live(made, path, sold)
@@ -108,9 +114,10 @@ def test_set_base_uri_prints_and_sends_the_familys_own_setter(awaiting, chain: C
     assert code == 0 and again["calls"] == [], again  # the chain already says it
 
 
-@pytest.mark.parametrize("awaiting", ["thirdweb-drop"], indirect=True)
-def test_set_base_uri_refuses_a_frozen_batch_by_name(awaiting, chain: Chain, monkeypatch: pytest.MonkeyPatch):
-    made, path, _base = awaiting
+@pytest.mark.parametrize("imported", ["thirdweb-drop"], indirect=True)
+def test_set_base_uri_refuses_a_frozen_batch_by_name(imported, chain: Chain, monkeypatch: pytest.MonkeyPatch):
+    made, path = imported
+    repair_awaiting(path, chain, monkeypatch)
     freeze_batch(made, 1)
     monkeypatch.setenv(PRIVATE_KEY_ENV, chain.owner.key.hex())
     block = chain.w3.eth.block_number
@@ -122,3 +129,23 @@ def test_set_base_uri_refuses_a_frozen_batch_by_name(awaiting, chain: Chain, mon
         assert "updateBatchBaseURI(uint256,string) refuses batch(es) 1 (frozen)" in refused["error"]["message"]
         assert "nothing was sent" in refused["error"]["message"]
     assert chain.w3.eth.block_number == block
+
+
+@pytest.mark.parametrize("imported", ["hashlips-lower-gas", "thirdweb-drop"], indirect=True)
+def test_a_root_that_changes_a_sold_token_is_refused_unless_include_minted(imported, chain: Chain,
+                                                                          monkeypatch: pytest.MonkeyPatch):
+    """A repair with --include-minted replaced the broken sold token: `set-base-uri` refuses that root naming the
+    token (on thirdweb through the moved batch that holds it), and prints its calls with --include-minted."""
+    made, path = imported
+    (sold_broken,) = sorted(set(made.broken) & set(made.minted_ids))
+    base = repair_awaiting(path, chain, monkeypatch, "--include-minted")
+    monkeypatch.setenv(PRIVATE_KEY_ENV, chain.owner.key.hex())
+    block = chain.w3.eth.block_number
+
+    code, refused = cli("contract", "set-base-uri", str(path))
+
+    assert code == 2, refused
+    assert f"minted token(s) {sold_broken}" in refused["error"]["message"]
+    assert chain.w3.eth.block_number == block
+    code, printed = cli("contract", "set-base-uri", str(path), "--print", "--include-minted")
+    assert code == 0 and decoded(made, printed["calls"]) == expected_calls(made, base), printed
