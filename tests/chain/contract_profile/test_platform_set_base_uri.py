@@ -1,7 +1,7 @@
 """`contract set-base-uri` on contracts mintprep did not deploy (tests.support.platforms: the publisher's own
 contract on anvil, 20 tokens, 3 broken, one of them sold): the calls come from the contract's profile, the same
 ones a repair sends (HashLips' setUriPrefix, thirdweb's updateBatchBaseURI per batch, the Zora renderer's
-updateMetadataBase), never MintprepDrop's setBaseURI(string,string); `--print` sends nothing, a real send moves an
+updateMetadataBase, Manifold's setBaseTokenURI), never MintprepDrop's setBaseURI(string,string); `--print` sends nothing, a real send moves an
 unminted token to the new root and leaves every sold token's document and image byte-identical; a frozen batch is
 refused by name, nothing sent.
 
@@ -25,7 +25,7 @@ from tests.conftest import write_collection
 from tests.support.anvil import AnvilNode, Chain, rolled_back
 from tests.support.platforms import SIZE, THIRDWEB_BATCH, PlatformCollection, deploy_platform, freeze_batch
 
-FAMILIES = ("hashlips-lower-gas", "thirdweb-drop", "zora-drop")
+FAMILIES = ("hashlips-lower-gas", "thirdweb-drop", "zora-drop", "manifold-creator")
 
 
 @pytest.fixture(scope="module")
@@ -64,6 +64,8 @@ def expected_calls(made: PlatformCollection, base: str) -> list[tuple[str, list]
     """The family's own call(s) pointing every token at `base`, as (function, arguments in order)."""
     if made.family == "hashlips-lower-gas":
         return [("setUriPrefix", [base])]
+    if made.family == "manifold-creator":
+        return [("setBaseTokenURI", [base])]
     if made.family == "thirdweb-drop":  # every batch: the collection's ids end at 10 and 20
         return [("updateBatchBaseURI", [index, base]) for index in range(SIZE // THIRDWEB_BATCH)]
     return [("updateMetadataBase", [made.address, base, f"{base}collection.json"])]  # sent to the renderer
