@@ -1,7 +1,9 @@
-"""Pointing the drop at newly pinned metadata: setBaseURI(base, contractURI), sent here or printed for a multisig;
-and the one rule every change of what is published passes first (`check_base_uri_change`).
+"""Pointing the collection's contract at newly pinned metadata through its own setter (MintprepDrop's
+setBaseURI(base, contractURI), HashLips' setUriPrefix, thirdweb's updateBatchBaseURI, Zora's renderer, Manifold's
+setBaseTokenURI: the calls come from the contract's profile), sent here or printed for a multisig; and the one rule
+every change of what is published passes first (`check_base_uri_change`).
 
-Both URIs move together: collection.json (ERC-7572 contractURI) lives in the same metadata directory.
+collection.json (ERC-7572 contractURI) lives in the same metadata directory: a setter that takes it moves it too.
 
 The rule: a minted token's metadata document stays byte-identical — and so does its image, whose CID the document
 names — unless the user passed `--include-minted` to that command. Documents are compared, not file names: a new
@@ -11,23 +13,25 @@ root that merely has `<id>.json` for every minted id may still show a sold token
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import asdict, dataclass, replace
+from dataclasses import dataclass, replace
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from eth_account.signers.local import LocalAccount
-from web3 import Web3
 
 from mintprep.base import summarise_ids, NotRevealed, UserError
-from mintprep.chain.artifact import load_artifact
-from mintprep.chain.rpc import connect, require_chain
-from mintprep.state import Ledger, deployed_address, require_recorded_base_uri
-from mintprep.chain.live_drop import live_drop_for
+from mintprep.chain.profile.contract import ContractCall
+from mintprep.chain.profile.live import read_live
+from mintprep.chain.profile.update import metadata_calls
+from mintprep.state import Ledger, require_recorded_base_uri
+from mintprep.chain.live_drop import LiveDrop, live_drop_for
 from mintprep.chain.public_roots import require_public_root
 from mintprep.chain.txs import send_call
 from mintprep.collection import base_uri_for, contract_uri_for, token_file_name
 from mintprep.ipfs import BlockFetcher, Unreadable, ipfs_path, list_directory, read_file, verify_dag
 
 if TYPE_CHECKING:
+    from mintprep.chain.profile.live import LiveState
     from mintprep.state import Workspace
 
 FileName = Callable[[int], str]  # metadata file id -> its name (MintprepDrop's "<id>.json"; ERC721A's is `str`)
@@ -65,9 +69,15 @@ def check_base_uri_change(ledger: Ledger, current: str, new_root: str, minted_fi
                           file_name: FileName = token_file_name) -> None:
     """UserError (nothing sent) unless moving the base URI from `current` to `ipfs://new_root/` is safe.
 
-    `current` must be one this ledger recorded; the new directory must verify and hold a document for every minted
-    file; and, unless `include_minted`, each of those documents must be byte-identical to the live one."""
+    `current` must be one this ledger recorded; then `check_minted_kept`."""
     require_recorded_base_uri(ledger, current)
+    check_minted_kept(current, new_root, minted_files, fetch_block, include_minted=include_minted, file_name=file_name)
+
+
+def check_minted_kept(current: str, new_root: str, minted_files: Iterable[int], fetch_block: BlockFetcher, *,
+                      include_minted: bool = False, file_name: FileName = token_file_name) -> None:
+    """UserError unless the directory `new_root` verifies and holds a document for every minted file and, unless
+    `include_minted`, each of those documents is byte-identical to the one under `current`."""
     refuse = f"refusing to set the base URI to ipfs://{new_root}/"
     walk = verify_dag(new_root, fetch_block)
     if not walk.ok:
@@ -91,61 +101,88 @@ def check_base_uri_change(ledger: Ledger, current: str, new_root: str, minted_fi
 
 @dataclass(frozen=True)
 class BaseUriUpdate:
-    """The call that sets the base URI: what a multisig or hardware wallet needs to send it."""
+    """The calls that point the collection's contract at a metadata root, made through its profile (the family's
+    own setter: mintprep.chain.profile.update `metadata_calls`): what a multisig or hardware wallet needs to send
+    them. No calls: the contract already shows that root."""
 
     chain_id: int
-    to: str
-    data: str
-    value: int
+    to: str  # the collection's contract (Zora's setter is sent to its renderer: each call names its own `to`)
+    family: str
     base_uri: str
     contract_uri: str
-    tx_hash: str | None = None  # set once mintprep itself sent it
+    calls: tuple[ContractCall, ...]
+    tx_hashes: tuple[str, ...] = ()  # set once mintprep itself sent them, one per call
+
+    @property
+    def tx_hash(self) -> str | None:
+        return self.tx_hashes[-1] if self.tx_hashes else None
 
     def to_json(self) -> dict[str, Any]:
-        return asdict(self)
+        return {"chain_id": self.chain_id, "to": self.to, "family": self.family, "base_uri": self.base_uri,
+                "contract_uri": self.contract_uri, "calls": [call.to_json() for call in self.calls],
+                "tx_hash": self.tx_hash, "tx_hashes": list(self.tx_hashes)}
 
 
-def base_uri_update(chain_id: int, address: str, base_uri: str, contract_uri: str) -> BaseUriUpdate:
-    drop = Web3().eth.contract(address=Web3.to_checksum_address(address), abi=load_artifact().abi)
-    data = drop.encode_abi("setBaseURI", [base_uri, contract_uri])
-    return BaseUriUpdate(chain_id, drop.address, data, 0, base_uri, contract_uri)
+def collection_base_uri_update(ws: "Workspace", *, include_minted: bool = False,
+                               replaced: Iterable[int] | None = None) -> BaseUriUpdate:
+    """The calls that point the contract at the ledger's current metadata root (`replaced`: only what a repair of
+    those tokens needs; None: everything `contract set-base-uri` moves), read from the chain right before they are
+    sent.
 
-
-def send_set_base_uri(w3: Web3, signer: LocalAccount, address: str, base_uri: str, contract_uri: str) -> str:
-    """Send setBaseURI and return the transaction hash (simulated first: a non-owner key fails before sending)."""
-    drop = w3.eth.contract(address=address, abi=load_artifact().abi)
-    receipt = send_call(w3, signer, drop.functions.setBaseURI(base_uri, contract_uri), "setBaseURI")
-    return receipt["transactionHash"].to_0x_hex()
-
-
-def collection_base_uri_update(ws: "Workspace", *, include_minted: bool = False) -> tuple[BaseUriUpdate, str]:
-    """The setBaseURI call for the ledger's current metadata root, and the RPC URL to send it through.
-
-    Every base-URI change mintprep makes or prints passes `check_base_uri_change` here."""
+    Every base-URI change mintprep makes or prints passes `check_base_uri_change` here. UserError naming the
+    family's setter when its admin has none to call (missing, frozen, renounced): nothing is sent."""
     col, ledger = ws.col, ws.ledger
     network, url = col.spec.chain.endpoint()
-    manifest = ledger.current_manifest()
-    if manifest is None:
+    record = ledger.current_manifest()
+    if record is None:
         raise UserError(f"{col.path}: no metadata pinned yet; run `mintprep run` before setting the base URI")
-    address = deployed_address(col, ledger, network)
-    root = manifest.metadata_root
-    update = base_uri_update(network.chain_id, address, base_uri_for(root), contract_uri_for(root))
-    live = live_drop_for(ws)  # read right before the transaction by the command that sends it
-    assert live is not None  # deployed_address found the contract
-    if not live.revealed:  # first: a hidden drop's root is still in the local store, which is not the reason
+    root = record.metadata_root
+    live = read_live(ws, fresh=True)  # the minted-token gate: who holds what right before a transaction
+    drop = live_drop_for(ws)
+    assert drop is not None  # read_live found the contract
+    if not drop.revealed:  # first: a hidden drop's root is still in the local store, which is not the reason
         raise NotRevealed(f"{col.path}: chain.reveal is set and the drop is not revealed yet: the base URI is set by "
                           "`mintprep reveal` (setting it earlier would show the art before the reveal)")
-    require_public_root(col, ledger, url, root)  # never aim a public chain at CIDs only this machine holds
-    if live.base_uri != update.base_uri:
-        check_base_uri_change(ledger, live.base_uri, root, live.minted_files, ws.backend.fetch_block,
-                              include_minted=include_minted)
-    return update, url
+    calls = metadata_calls(live, record.manifest, replaced)
+    contract = live.family
+    if calls is None:
+        raise UserError(f"the contract {contract.address} ({contract.name}) cannot be pointed at ipfs://{root}/ by "
+                        f"its admin ({contract.missing_setter()}); nothing was sent")
+    update = BaseUriUpdate(network.chain_id, contract.address, contract.name, base_uri_for(root),
+                           contract_uri_for(root), tuple(calls))
+    if calls:
+        require_public_root(col, ledger, url, root)  # never aim a public chain at CIDs only this machine holds
+        _check_calls(ws, live, drop, update, include_minted)
+    return update
 
 
-def send_collection_base_uri(ws: "Workspace", signer: LocalAccount, *, include_minted: bool = False
-                             ) -> BaseUriUpdate:
-    """Point the collection's contract at the current metadata root; the command driver records the transaction."""
-    planned, url = collection_base_uri_update(ws, include_minted=include_minted)
-    w3 = connect(url)
-    require_chain(w3, ws.spec.chain.endpoint()[0])
-    return replace(planned, tx_hash=send_set_base_uri(w3, signer, planned.to, planned.base_uri, planned.contract_uri))
+def _check_calls(ws: "Workspace", live: "LiveState", drop: LiveDrop, update: BaseUriUpdate,
+                 include_minted: bool) -> None:
+    """`check_base_uri_change` for each base the calls move away from (one base; each moved thirdweb batch with
+    its own sold tokens); for per-token URIs, a sold token's URI changes only with `include_minted`."""
+    root = update.base_uri.removeprefix("ipfs://").rstrip("/")
+    file_name = partial(token_file_name, suffix=drop.token_suffix)
+    if live.base_uri is not None:
+        check_base_uri_change(ws.ledger, live.base_uri, root, drop.minted_files, ws.backend.fetch_block,
+                              include_minted=include_minted, file_name=file_name)
+    for call in update.calls:
+        if call.role == "set_batch_base_uri":  # its base formed the token URIs the import recorded, one by one
+            batch = live.family.batches()[call.args[0]]
+            check_minted_kept(str(batch.base), root, [t for t in live.minted if batch.start <= t < batch.end],
+                              ws.backend.fetch_block, include_minted=include_minted, file_name=file_name)
+    changed = sorted({call.args[0] for call in update.calls if call.role == "set_token_uri"} & set(live.minted))
+    if changed and not include_minted:
+        raise UserError(f"refusing to set new token URIs for ipfs://{root}/: it changes the metadata of minted "
+                        f"token(s) {summarise_ids(changed)} (what their owners hold); pass --include-minted to "
+                        "replace them knowingly")
+
+
+def send_collection_base_uri(ws: "Workspace", signer: LocalAccount, update: BaseUriUpdate) -> BaseUriUpdate:
+    """Send `update`'s calls (each simulated first: a key that is not the admin fails before sending); the command
+    driver records them."""
+    live = read_live(ws)
+    sent = []
+    for call in update.calls:
+        sent.append(send_call(live.family.w3, signer, call.bound, call.function)["transactionHash"].to_0x_hex())
+    live.stale = True  # the URIs changed: the next read reads them again
+    return replace(update, tx_hashes=tuple(sent))

@@ -143,13 +143,16 @@ def deploy_command(
 def set_base_uri_command(
     collection: Path = COLLECTION,
     print_only: bool = typer.Option(
-        False, "--print", help="send nothing: print the transaction (to, data) for a multisig or hardware wallet"
+        False, "--print", help="send nothing: print each call (to, value, data, function and arguments) for a multisig or "
+        "hardware wallet"
     ),
     keystore: Optional[Path] = KEYSTORE,
     include_minted: bool = INCLUDE_MINTED,
     as_json: bool = JSON,
 ) -> None:
-    """Point the contract at the ledger's current metadata root (emits BatchMetadataUpdate for marketplaces)."""
+    """Point the contract at the ledger's current metadata root through its family's own setter (setBaseURI,
+    setUriPrefix, updateBatchBaseURI per batch, Zora's updateMetadataBase, setBaseTokenURI); a family whose admin has
+    no such setter is refused by name, nothing sent."""
     from mintprep.collection import load_collection
     from mintprep.commands import base_uri_update
 
@@ -157,11 +160,14 @@ def set_base_uri_command(
                              include_minted=include_minted)
     if as_json:
         print_json(update.to_json())
-    console.print(f"setBaseURI({update.base_uri!r}) on {update.to} (chain {update.chain_id})")
-    if update.tx_hash:
-        console.print(f"sent: {update.tx_hash}")
-    elif not as_json:
-        typer.echo(f"to: {update.to}\nvalue: 0\ndata: {update.data}")
+    if not update.calls:
+        _say(f"{update.to} ({update.family}) already points at {update.base_uri}: nothing to send")
+    for number, call in enumerate(update.calls, 1):
+        _say(f"{number}. {call.function} {list(call.args)} on {call.to} (chain {update.chain_id})")
+        if update.tx_hashes:
+            _say(f"sent: {update.tx_hashes[number - 1]}")
+        elif not as_json:
+            typer.echo(f"to: {call.to}\nvalue: {call.value}\ndata: {call.data}")
 
 
 @app.command("reveal")

@@ -56,13 +56,13 @@ def deploy(col: "Collection", keystore: Path | None, ask_password: Callable[[], 
 
 def base_uri_update(col: "Collection", keystore: Path | None, ask_password: Callable[[], str] | None, *,
                     print_only: bool = False, include_minted: bool = False) -> BaseUriUpdate:
-    """Point the contract at the ledger's current metadata root and record it; with `print_only`, the transaction
-    unsent (no key needed, the ledger read only)."""
+    """Point the contract at the ledger's current metadata root through its family's own setter and record it;
+    with `print_only`, the calls unsent (no key needed, the ledger read only)."""
     if print_only:
         from mintprep.chain import collection_base_uri_update
 
         with Workspace.open(col, readonly=True) as ws:
-            return collection_base_uri_update(ws, include_minted=include_minted)[0]
+            return collection_base_uri_update(ws, include_minted=include_minted)
     from mintprep.chain import load_signer
 
     signer = load_signer(keystore, ask_password)

@@ -17,7 +17,7 @@ from typing import Any, Literal, NamedTuple
 from mintprep.stages import (ART_KINDS, REPLACE_KINDS, AuditReport, art_committed_before_reveal, audit_workspace,
                              generate_pieces, keep_minted, page_stage, piece_pointer, pin_accepted, pin_bytes,
                              plan_pieces, publication_backend, publish_metadata, restore_object, validate_candidates)
-from mintprep.collection import Collection, PinnedPiece, token_file_name, SeedFrom, plan_seed
+from mintprep.collection import Collection, PinnedPiece, SeedFrom, plan_seed
 from mintprep.base import ObjectCorrupt, ProgressSink, UserError, fault_point, summarise_ids
 from mintprep.generate import attempt_seed
 from mintprep.ipfs import import_bytes
@@ -86,7 +86,7 @@ class RepairOutcome:
     plan: RepairPlan | None
     resumed: bool = False
     step: int = 0  # steps done so far
-    base_uri_update: dict[str, Any] | None = None  # --print-tx: the transaction to send
+    base_uri_update: dict[str, Any] | None = None  # --print-tx: the root and the calls to send (BaseUriUpdate)
     transactions: list[dict[str, Any]] = field(default_factory=list)  # --print-tx: every call, decoded
     before: AuditReport | None = None
     after: AuditReport | None = None
@@ -385,67 +385,30 @@ def _step_page(ws: Workspace, plan: RepairPlan, outcome: RepairOutcome, **_: Any
 
 
 def _step_base_uri(ws: Workspace, plan: RepairPlan, outcome: RepairOutcome, *, signer: Any, **_: Any) -> bool:
-    """Point the contract at the new metadata through its family's setter: sent with the key, or printed
-    (--print-tx) and awaited on the next run. Every base-URI change passes `check_base_uri_change` first
-    (MintprepDrop's through `collection_base_uri_update`). A hidden drop's stays as it is until `reveal` sets it to
-    the root current then: the gate's `NotRevealed`, read from the chain, is the one answer to "hidden still?"."""
+    """Point the contract at the new metadata through its family's own setter (setBaseURI, setUriPrefix,
+    updateBatchBaseURI per batch holding a replaced token, the renderer's updateMetadataBase, setBaseTokenURI, or
+    setTokenURI for each replaced minted token): the calls `contract set-base-uri` makes, through the same gate
+    (mintprep.chain `collection_base_uri_update`); sent with the key, or printed (--print-tx) and awaited on the next
+    run. A hidden drop's stays as it is until `reveal` sets it to the root current then: the gate's `NotRevealed`,
+    read from the chain, is the one answer to "hidden still?"."""
     if ws.deployed_contract() is None:
         return True
-    from mintprep.chain import read_live
-
-    live = read_live(ws, fresh=True)  # the minted-token gate: who holds what right before a transaction
-    if live.family.name == "mintprep-drop":
-        return _drop_base_uri(ws, plan, outcome, signer, live)
-    return _family_update(ws, plan, outcome, signer, live)
-
-
-def _drop_base_uri(ws: Workspace, plan: RepairPlan, outcome: RepairOutcome, signer: Any, live: Any) -> bool:
-    from mintprep.chain import collection_base_uri_update, connect, load_artifact
     from mintprep.base import NotRevealed
+    from mintprep.chain import collection_base_uri_update
     from mintprep.stages import point_contract_at_current_root
 
     try:
-        update, url = collection_base_uri_update(ws, include_minted=plan.include_minted)
+        update = collection_base_uri_update(ws, include_minted=plan.include_minted,
+                                            replaced=[int(t) for t in plan.replacements])
     except NotRevealed:
         return True  # `reveal` points the contract at the root current then, this repair's included
-    drop = connect(url).eth.contract(address=update.to, abi=load_artifact().abi)
-    if drop.functions.baseURI().call() == update.base_uri:
-        return True  # already set: by an earlier run killed before recording it, or by the user's own wallet
+    if not update.calls:
+        return True  # the chain already says it: an earlier run's transaction, or the user's own wallet
     if signer is None:
         outcome.base_uri_update = update.to_json()
-        outcome.transactions = [call.to_json() for call in
-                                live.family.base_uri_calls(update.base_uri, update.contract_uri) or []]
+        outcome.transactions = [call.to_json() for call in update.calls]
         return False
-    plan.base_uri_tx = point_contract_at_current_root(ws, signer, include_minted=plan.include_minted).tx_hash
-    live.stale = True
-    return True
-
-
-def _family_update(ws: Workspace, plan: RepairPlan, outcome: RepairOutcome, signer: Any, live: Any) -> bool:
-    """The family's own setter (setUriPrefix, setBaseURI, updateBatchBaseURI per batch, the renderer's
-    updateMetadataBase) or setTokenURI for each replaced minted token (per-token)."""
-    from mintprep.chain import metadata_calls, send_call, check_base_uri_change
-
-    record = ws.ledger.current_manifest()
-    assert record is not None
-    calls = metadata_calls(live, record.manifest, [int(t) for t in plan.replacements])
-    if not calls:
-        if calls is None:
-            raise UserError(f"the contract {live.family.address} has no setter its owner can call")
-        return True  # the chain already says it: an earlier run's transaction, or the user's own wallet
-    if live.base_uri is not None:
-        suffix = record.manifest.token_suffix
-        check_base_uri_change(ws.ledger, live.base_uri, record.metadata_root, live.minted, ws.backend.fetch_block,
-                              include_minted=plan.include_minted, file_name=lambda t: token_file_name(t, suffix))
-    if signer is None:
-        outcome.transactions = [call.to_json() for call in calls]
-        return False
-    chain_id = ws.spec.chain.endpoint()[0].chain_id
-    for call in calls:
-        receipt = send_call(live.family.w3, signer, call.bound, call.function)
-        plan.base_uri_tx = receipt["transactionHash"].to_0x_hex()
-        ws.ledger.record_chain_tx(call.ledger_kind, chain_id, call.to, plan.base_uri_tx, call.ledger_detail())
-    live.stale = True
+    plan.base_uri_tx = point_contract_at_current_root(ws, signer, update).tx_hash
     return True
 
 

@@ -176,7 +176,7 @@ def test_nothing_real_is_reachable_before_the_reveal_and_all_of_it_after(chain: 
         assert revealed_audit.exit_code == 0, revealed_audit.to_json()
         assert revealed_audit.checked["sources"] == ["kubo"], "after the reveal the public node is what is judged"
         with Workspace.open(col) as ws:  # a later repair may move the base URI: the gate no longer refuses
-            assert collection_base_uri_update(ws)[0].base_uri == revealed.base_uri
+            assert collection_base_uri_update(ws).base_uri == revealed.base_uri
         served = drop.functions.tokenURI(1).call().removeprefix("ipfs://")
         document = json.loads(read_file(node_path(served, node), node.store.get))
         assert document["image"].removeprefix("ipfs://") in {t.image_cid for t in record.manifest.tokens}

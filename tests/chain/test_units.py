@@ -12,7 +12,6 @@ from hypothesis import strategies as st
 from pydantic import ValidationError
 from web3 import Web3
 
-from mintprep.chain.base_uri import base_uri_update
 from mintprep.collection.chain_settings import MAX_PRICE_ETH, ChainSettings
 from mintprep.chain.txs import MIN_PRIORITY_FEE_WEI, FeeQuote, choose_priority_fee, describe_revert
 from mintprep.net.urls import redact_url
@@ -95,12 +94,3 @@ def test_custom_errors_decode_with_names_and_values():
 )
 def test_rpc_urls_are_printed_without_keys(url, shown):
     assert redact_url(url) == shown
-
-
-def test_base_uri_update_is_the_set_base_uri_calldata():
-    update = base_uri_update(8453, "0x5fbdb2315678afecb367f032d93f642f64180aa3", "ipfs://bafyroot/",
-                             "ipfs://bafyroot/collection.json")
-    assert update.to == "0x5FbDB2315678afecb367f032d93F642f64180aa3" and update.value == 0
-    expected = keccak(text="setBaseURI(string,string)")[:4] + encode(
-        ["string", "string"], ["ipfs://bafyroot/", "ipfs://bafyroot/collection.json"])
-    assert update.data == "0x" + expected.hex()

@@ -75,7 +75,9 @@ def test_print_tx_waits_for_the_users_transaction_before_unpinning(collection: P
     assert set(planted.values()) <= set(final_state(collection)["backend_pins"]), "old pins stay until the chain moves"
     assert repair_collection(col, print_tx=True).status == "awaiting-base-uri"  # still not sent: still waiting
 
-    tx = chain.w3.eth.send_transaction({"from": chain.owner.address, "to": update["to"], "data": update["data"]})
+    (call,) = update["calls"]  # MintprepDrop: one setBaseURI(base, contractURI)
+    assert call["function"] == "setBaseURI(string,string)" and call["args"][0] == f"ipfs://{new_root}/"
+    tx = chain.w3.eth.send_transaction({"from": chain.owner.address, "to": call["to"], "data": call["data"]})
     assert chain.w3.eth.wait_for_transaction_receipt(tx)["status"] == 1
     done = repair_collection(col, print_tx=True)
 
