@@ -34,10 +34,10 @@ def export(
         replaceable = sorted(set(report.broken) - set(report.broken_minted))
         advice = []
         if replaceable:
-            advice.append(f"`mintprep audit --repair` replaces {summarise_ids(replaceable)}, then export again")
+            advice.append(f"`mintprep audit --repair` replaces token(s) {summarise_ids(replaceable)}, then export again")
         if report.broken_minted:  # repair never touches a sold token unless asked
-            advice.append(f"{summarise_ids(report.broken_minted)} minted: kept as collectors hold them "
+            advice.append(f"token(s) {summarise_ids(report.broken_minted)} minted: kept as collectors hold them "
                           "(`--include-minted` replaces what they own)")
-        console.print(Text(f"warning: exported as published, the images of {summarise_ids(report.broken)} fail "
+        console.print(Text(f"warning: exported as published, the images of token(s) {summarise_ids(report.broken)} fail "
                            "today's guards (broken); `mintprep audit` shows why; " + "; ".join(advice), "yellow"),
                       highlight=False)

@@ -61,7 +61,7 @@ def _print_report(report: "RunReport") -> None:
         from mintprep.base import summarise_ids
         from mintprep.collection import SEED_FROM_WORDS
 
-        console.print("seeds: " + "; ".join(f"{SEED_FROM_WORDS[recipe]}: {summarise_ids(ids)}"
+        console.print("seeds: " + "; ".join(f"{SEED_FROM_WORDS[recipe]}: token(s) {summarise_ids(ids)}"
                                             for recipe, ids in sorted(report.recipes.items())), highlight=False)
     for failed in [*report.rejected, *report.minted_failing]:
         console.print(f"[red]token {failed.token_id} failed[/] ({escape(failed.prompt)}): {escape(failed.reason)}",

@@ -96,7 +96,7 @@ def attention_lines(info: dict[str, Any]) -> list[str]:
     for needs, why in NEEDS.items():
         ids = by_need.get(needs, [])
         if needs in ("pending", "withheld") and ids:
-            lines.append(f"  {needs}: {summarise_ids(ids)}: {why}")
+            lines.append(f"  {needs}: token(s) {summarise_ids(ids)}: {why}")
             continue
         lines += [f"  token {token_id}: {needs}: {why}" for token_id in ids]
     fine = info["pieces"] - len(attention)

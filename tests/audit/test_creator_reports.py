@@ -86,7 +86,7 @@ def test_style_notes_on_pixel_art_stay_out_unless_verbose_and_never_count(tmp_pa
 def test_status_names_each_piece_that_needs_attention_and_sums_up_the_rest(tmp_path: Path):
     fresh = write_collection(tmp_path / "fresh", size=SIZE)
     code, status = cli("status", str(fresh))
-    assert code == 0 and "pending: 4 tokens: 1-4" in status
+    assert code == 0 and "pending: token(s) 1-4" in status
 
     path = imported_folder(tmp_path, {2: "black"})
     assert cli("run", str(path), "--json")[0] == 1  # the imported black piece is rejected, its published one stays
@@ -107,7 +107,7 @@ def test_status_names_each_piece_that_needs_attention_and_sums_up_the_rest(tmp_p
 def test_export_names_broken_tokens_and_after_a_repair_exports_the_repaired_piece(tmp_path: Path):
     path = imported_folder(tmp_path, {2: "black"})
     code, human = cli("export", str(path), "-o", str(tmp_path / "before"))
-    assert code == 0 and "the images of 1 token: 2 fail today's guards" in human
+    assert code == 0 and "the images of token(s) 2 fail today's guards" in human
     code, report = cli("audit", str(path), "--repair", "--json")
     assert code == 0, report
     repaired = report["plan"]["replacements"]["2"]["png_sha256"]

@@ -140,12 +140,12 @@ def test_a_repair_that_fails_midway_closes_its_journal_and_the_next_one_finishes
                                                                                monkeypatch: pytest.MonkeyPatch):
     col = load_collection(collection)
     plant_images(collection, {2: broken_pngs(col)["black"]})
-    import mintprep.page.publish as publish
+    import mintprep.page as page  # the page stage takes it from the package's face
 
     def unreachable(*args, **kwargs):
         raise RemoteError("the page host did not answer")  # a real failure mode of step 4 (republish)
 
-    monkeypatch.setattr(publish, "build_collection_page", unreachable)
+    monkeypatch.setattr(page, "build_collection_page", unreachable)
     with pytest.raises(RemoteError):
         repair_collection(col)
     with Ledger.open(col.state_dir, readonly=True) as ledger:

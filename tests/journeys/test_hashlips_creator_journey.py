@@ -242,6 +242,6 @@ def test_8_export_writes_the_repaired_folder_and_names_the_sold_broken_token(jou
     human = CliRunner().invoke(app, ["export", str(journey.path), "-o", str(tmp_path / "again")])
     assert human.exit_code == 0, human.output
     said = " ".join(human.output.split())
-    assert "warning: exported as published, the images of 2 fail today's guards (broken)" in said, said
-    assert "2 minted: kept as collectors hold them" in said and "audit --repair` replaces" not in said, said
+    assert "warning: exported as published, the images of token(s) 2 fail today's guards (broken)" in said, said
+    assert "token(s) 2 minted: kept as collectors hold them" in said and "audit --repair` replaces" not in said, said
     journey.assert_sold_untouched()

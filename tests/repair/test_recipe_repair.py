@@ -144,6 +144,6 @@ def test_run_says_which_recipe_gave_each_generated_piece_its_seed(tmp_path: Path
     assert code == 0, report
     assert report["recipes"] == {"logged": [1], "new-seed": [2], "yaml": [3]}
     code, human = cli("run", str(made[1]))
-    assert code == 0 and "seeds: from the creator's logged recipe: 1 token: 1; a new seed: no recipe logged for " \
-        "this token: 1 token: 2; from pieces.<id>.seed: 1 token: 3" in " ".join(human.split())
+    assert code == 0 and "seeds: from the creator's logged recipe: token(s) 1; a new seed: no recipe logged for " \
+        "this token: token(s) 2; from pieces.<id>.seed: token(s) 3" in " ".join(human.split())
     assert "seeds:" not in cli("run", str(made[1]))[1]  # nothing left to generate
