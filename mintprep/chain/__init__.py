@@ -31,6 +31,5 @@ __all__, __getattr__ = face(__name__, {
     "open_contract": "profile.live",
     "read_each": "reads",
     "roles_text": "profile",
-    "abi_fragment": "profile.contract",
     "rpc_failure_reason": "rpc",
 })

@@ -27,6 +27,7 @@ __all__, __getattr__ = face(__name__, {
     "Profile": "contract_roles",
     "ROLES": "contract_roles",
     "UriForm": "contract_roles",
+    "abi_fragment": "contract_signatures",
     "abi_signatures": "contract_signatures",
     "argument_types": "contract_signatures",
     "code_selectors": "contract_signatures",

@@ -1,4 +1,5 @@
-"""Function signatures and selectors: the vocabulary a profile is written in, read from an ABI or from runtime code.
+"""Function signatures and selectors: the vocabulary a profile is written in, read from an ABI or from runtime code,
+and written back as the JSON ABI entries a contract is called through.
 
 A contract's functions are a map selector -> signature (the signature unknown where only code was read: evmole
 recovers selectors, argument types and mutability from the dispatcher, never names)."""
@@ -75,6 +76,27 @@ def abi_signatures(abi: Iterable[Any]) -> dict[str, str]:
         signature = f"{entry['name']}({','.join(_abi_type(p) for p in inputs)})"
         found[selector(signature)] = signature
     return found
+
+
+def _parameter(kind: str) -> dict[str, Any]:
+    if kind.startswith("("):
+        close = kind.rfind(")")
+        return {"type": "tuple" + kind[close + 1:],
+                "components": [dict(_parameter(t), name=f"c{i}")
+                               for i, t in enumerate(argument_types("t" + kind[: close + 1]))]}
+    return {"type": kind}
+
+
+def abi_fragment(signature: str, answers: str | None, mutability: str | None = None) -> dict[str, Any]:
+    """The JSON ABI entry of `signature` answering `answers` (one type, or "(a,b)" for several outputs; None: a
+    transaction), `view` for a read and `nonpayable` for a call unless `mutability` says otherwise."""
+    outputs = [] if answers is None else (
+        [dict(_parameter(t), name="") for t in argument_types("t" + answers)] if answers.startswith("(")
+        else [{"name": "", "type": answers}])
+    return {"type": "function", "name": signature[: signature.index("(")],
+            "stateMutability": mutability or ("view" if answers is not None else "nonpayable"),
+            "inputs": [dict(_parameter(t), name=f"a{i}") for i, t in enumerate(argument_types(signature))],
+            "outputs": outputs}
 
 
 def code_selectors(code: bytes) -> dict[str, str | None]:

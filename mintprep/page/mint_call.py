@@ -23,8 +23,7 @@ from typing import Any, Callable
 from eth_utils import keccak
 
 from mintprep.base import PageCannotMint
-from mintprep.chain import abi_fragment
-from mintprep.collection import BY_NAME, THIRDWEB_CLAIM, ROLES, Profile, argument_types
+from mintprep.collection import BY_NAME, THIRDWEB_CLAIM, ROLES, Profile, abi_fragment, argument_types
 from mintprep.page.abi import mint_errors
 
 NEVER = str(2**64 - 1)  # a phase that never ends

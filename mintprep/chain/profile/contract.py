@@ -14,7 +14,7 @@ from typing import Any
 from web3 import Web3
 from web3.contract import Contract
 
-from mintprep.collection import ROLES, Profile, argument_types
+from mintprep.collection import ROLES, Profile, abi_fragment, argument_types
 from mintprep.chain.reveal import metadata_id
 from mintprep.chain.reads import checked_supply, checked_token_id, checked_token_uri, enumerated_ids, transfer_logs
 from mintprep.chain.rpc import RPC_FAILURES
@@ -63,27 +63,6 @@ class Batch:
     end: int
     base: str | None  # None: an encrypted batch (its tokens show a placeholder until revealed)
     frozen: bool
-
-
-def _parameter(kind: str) -> dict[str, Any]:
-    if kind.startswith("("):
-        close = kind.rfind(")")
-        return {"type": "tuple" + kind[close + 1:],
-                "components": [dict(_parameter(t), name=f"c{i}")
-                               for i, t in enumerate(argument_types("t" + kind[: close + 1]))]}
-    return {"type": kind}
-
-
-def abi_fragment(signature: str, answers: str | None, mutability: str | None = None) -> dict[str, Any]:
-    """The JSON ABI entry of `signature` answering `answers` (one type, or "(a,b)" for several outputs; None: a
-    transaction), `view` for a read and `nonpayable` for a call unless `mutability` says otherwise."""
-    outputs = [] if answers is None else (
-        [dict(_parameter(t), name="") for t in argument_types("t" + answers)] if answers.startswith("(")
-        else [{"name": "", "type": answers}])
-    return {"type": "function", "name": signature[: signature.index("(")],
-            "stateMutability": mutability or ("view" if answers is not None else "nonpayable"),
-            "inputs": [dict(_parameter(t), name=f"a{i}") for i, t in enumerate(argument_types(signature))],
-            "outputs": outputs}
 
 
 def role_abi(role: str, signature: str) -> dict[str, Any]:
