@@ -190,9 +190,11 @@ def test_each_request_keeps_its_own_deadline_on_a_shared_session():
         finally:
             stop.set()
     slow, quick = results[0::2], results[1::2]
-    assert all("no complete answer within 0.5s" in answer and 0.45 < took < 1.5 for answer, took in slow), slow
+    # Cut off at their own deadline (the server trickles until the end of the test: 100 s for its 1,000 bytes);
+    # the upper bound leaves room for a loaded machine, the order below is what shows the deadlines are separate.
+    assert all("no complete answer within 0.5s" in answer and 0.45 < took < 5.0 for answer, took in slow), slow
     assert [answer for answer, _ in quick] == [f"/quick/{i}" for i in range(4)]
-    assert all(took < 0.45 for _, took in quick), quick
+    assert max(took for _, took in quick) < min(took for _, took in slow), (quick, slow)
     assert after[0] == "/quick/after"
 
 
