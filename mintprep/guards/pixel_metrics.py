@@ -226,6 +226,8 @@ BAND_STEP = (2, 8)
 BAND_MIN_STEPS = 3  # a staircase has at least this many steps, all one way
 BAND_MIN_SEGMENT = 16  # pixels: a stretch between edges shorter than this is too short to call a gradient
 BAND_LINES = 128  # rows (and columns) read at most, evenly spaced
+# Pixel pairs measured per pass: a pass holds ~60 bytes a pair (the segments' int64 counts), ~0.5 MiB.
+STAIR_PAIRS_PER_PASS = 8192
 
 
 def banded_share(rgb: np.ndarray) -> float:
@@ -253,31 +255,33 @@ _STEP_CODES = (((_STEPS > 0) & (_STEPS <= BAND_STEP[1])).astype(np.int64)
 
 
 def staircase_shares(channels: np.ndarray) -> np.ndarray:
-    """`staircase_share` of each of a stack of channels (C, H, W), all in one pass: every sampled row and column
-    of every channel laid end to end, cut into segments at line starts and after edges, and each segment's step
-    counts summed by one `np.add.reduceat` over packed codes (30 bincounts an RGB image before)."""
+    """`staircase_share` of each of a stack of channels (C, H, W): every sampled row and column of a channel, a
+    block of lines at a time (`_staircase_pixels`), so that what a pass holds is bounded by STAIR_PAIRS_PER_PASS
+    whatever the image's size (one pass over every line of every channel held ~7 MiB for a 128 px noise image)."""
     count, height, width = channels.shape
-    stride = max(1, min(height, width) // BAND_LINES)  # every stride-th row and column: a band spans many lines
-    # The lines read, each a row of its own array (columns transposed), as int16 levels.
-    lines = (channels[:, ::stride].astype(np.int16),
-             np.ascontiguousarray(channels[:, :, ::stride].transpose(0, 2, 1)).astype(np.int16))
-    sizes = [part[0, :, 1:].size for part in lines]
-    per_channel = sum(sizes)
-    denominator = lines[0][0].size + lines[1][0].size
-    if per_channel == 0:
-        return np.zeros(count)
     if max(height, width) >= 1 << _FIELD:
         raise ValueError(f"image too wide to measure banding: {channels.shape}")
-    diff = np.empty((count, per_channel), np.int16)
-    np.subtract(lines[0][..., 1:], lines[0][..., :-1], out=diff[:, :sizes[0]].reshape(lines[0][..., 1:].shape))
-    np.subtract(lines[1][..., 1:], lines[1][..., :-1], out=diff[:, sizes[0]:].reshape(lines[1][..., 1:].shape))
-    diff = diff.ravel()
-    starts = np.zeros((count, per_channel), bool)
-    if width > 1:
-        starts[:, :sizes[0]:width - 1] = True
-    if height > 1:
-        starts[:, sizes[0]::height - 1] = True
-    starts = starts.ravel()
+    stride = max(1, min(height, width) // BAND_LINES)  # every stride-th row and column: a band spans many lines
+    # The lines read: rows, and columns transposed into rows.
+    parts = [part for part in (channels[:, ::stride], channels[:, :, ::stride].transpose(0, 2, 1))
+             if part.shape[2] > 1]
+    denominator = channels[0, ::stride].size + channels[0, :, ::stride].size
+    covered = np.zeros(count)
+    for part in parts:
+        lines_per_pass = max(1, STAIR_PAIRS_PER_PASS // (part.shape[2] - 1))
+        for c in range(count):
+            for first in range(0, part.shape[1], lines_per_pass):
+                covered[c] += _staircase_pixels(part[c, first:first + lines_per_pass].astype(np.int16))
+    return covered / denominator
+
+
+def _staircase_pixels(lines: np.ndarray) -> int:
+    """Pixels on a staircase in `lines` (N, L >= 2, int16 levels): the lines laid end to end, cut into segments
+    at line starts and after edges, and each segment's step counts summed by one `np.add.reduceat` over packed
+    codes (30 bincounts an RGB image before)."""
+    diff = np.diff(lines, axis=1).ravel()
+    starts = np.zeros(diff.size, bool)
+    starts[::lines.shape[1] - 1] = True
     edge = np.abs(diff) > BAND_STEP[1]
     starts[1:] |= edge[:-1]  # the pair after an edge starts a segment; an edge can only end one
     first = np.flatnonzero(starts)
@@ -289,5 +293,4 @@ def staircase_shares(channels: np.ndarray) -> np.ndarray:
     changes = up + down
     stair = ((pairs + 1 >= BAND_MIN_SEGMENT) & (changes >= BAND_MIN_STEPS) & (changes * 2 <= pairs)
              & (fine == 0) & ((up == 0) | (down == 0)))
-    covered = np.bincount(first[stair] // per_channel, weights=pairs[stair] + 1, minlength=count)
-    return covered / denominator
+    return int((pairs[stair] + 1).sum())
