@@ -26,7 +26,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from mintprep.collection.config import load_collection  # noqa: E402
 from mintprep.page import build_page, read_page_config  # noqa: E402
 from tests.conftest import write_collection  # noqa: E402
-from tests.page.conftest import CHROMIUM, CHROMIUM_ARGS, QuietHandler, http_server, path_gateway, sample_collection, serve_dir  # noqa: E402
+from tests.page.conftest import QuietHandler, path_gateway, sample_collection, serve_dir  # noqa: E402
+from tests.support.browser import CHROMIUM, CHROMIUM_ARGS  # noqa: E402
+from tests.support.servers import http_server  # noqa: E402
 
 CONTRACT = "0x5FbDB2315678afecb367f032d93F642f64180aa3"
 
