@@ -13,6 +13,7 @@ from web3 import Web3
 from web3.exceptions import ContractLogicError
 
 from mintprep.base import UserError, summarise_ids
+from mintprep.collection import TRANSFER_TOPIC
 from mintprep.chain.rpc import RPC_FAILURES, rpc_failure_reason
 from mintprep.net import AnswerTooLarge, redact_url
 
@@ -21,7 +22,6 @@ MAX_COLLECTION_TOKENS = 1_000_000  # ids a contract may say it serves (max suppl
 MAX_TOKEN_URI_CHARS = 16 * 1024  # an ipfs:// URI is under 200; a longer "URI" (10 MB of text) is refused by token
 LOG_BLOCK_RANGE = 10_000  # the widest eth_getLogs range asked for: endpoints refuse wide ones (limits differ)
 LOG_SCAN_DEADLINE_S = 300.0  # the whole scan; a node that accepts one block at a time over 5,000,000 never ends
-TRANSFER_TOPIC = Web3.keccak(text="Transfer(address,address,uint256)").to_0x_hex()
 
 
 def checked_token_id(value: int, where: str) -> int:

@@ -31,7 +31,7 @@ __all__, __getattr__ = face(__name__, {
     "abi_signatures": "contract_signatures",
     "argument_types": "contract_signatures",
     "code_selectors": "contract_signatures",
-    "selector": "contract_signatures",
+    "selector": "contract_signatures", "TRANSFER_TOPIC": "contract_signatures",
     "ChainSettings": "chain_settings",
     "ProfileSettings": "chain_settings",
     "SEED_FROM_WORDS": "traits",

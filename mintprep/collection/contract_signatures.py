@@ -19,6 +19,10 @@ _TYPE = re.compile(r"^(?:u?int(?:8|16|24|32|40|48|56|64|72|80|88|96|104|112|120|
                    r"(?:\[\d*\])*$")
 
 
+# Topic 0 of ERC-721 (and ERC-20) Transfer: how a contract's mints are found in its logs and in a mint's receipt.
+TRANSFER_TOPIC = "0x" + keccak(text="Transfer(address,address,uint256)").hex()
+
+
 def selector(signature: str) -> str:
     """The 4-byte selector, 8 hex digits without 0x."""
     return keccak(text=signature)[:4].hex()

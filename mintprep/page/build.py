@@ -19,11 +19,12 @@ from string import Template
 from typing import TYPE_CHECKING, Any, Mapping, Sequence
 from urllib.parse import urlsplit
 
-from eth_utils import is_hex_address, keccak, to_checksum_address
+from eth_utils import is_hex_address, to_checksum_address
 
 from mintprep.base import (CONFIG_ELEMENT_ID, UserError, content_key, ensure_replaceable, replace_tree, sha256_hex,
                            shown, shown_text)
 from mintprep.chain import SalePhase, allowlist_files, page_allowlist
+from mintprep.collection import TRANSFER_TOPIC
 from mintprep.page.chains import chain_info
 from mintprep.net import collection_url
 from mintprep.page.mint_call import drop_description
@@ -37,8 +38,6 @@ PAGE_FORMAT = 5  # 2: gallery in chunk files beside index.html; 3: sale phases, 
 # 5: the mint description (page.mint_call) in place of MintprepDrop's ABI
 STATIC_ASSETS = ("app.js", "style.css")
 _CID = re.compile(r"^[A-Za-z0-9]{10,128}$")
-# Topic 0 of ERC-721 Transfer: the page reads the token ids a mint produced from the receipt's logs.
-TRANSFER_TOPIC = "0x" + keccak(text="Transfer(address,address,uint256)").hex()
 
 
 @dataclass(frozen=True)
