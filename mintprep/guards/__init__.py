@@ -11,10 +11,11 @@ from mintprep.base import face
 __all__, __getattr__ = face(__name__, {
     "check_pixels": "image_guards", "describe_decision": "image_guards", "load_rgb": "image_guards",
     "thumbnail_png": "image_guards", "validate_file": "image_guards", "validate_png": "image_guards",
-    "check_raster_image": "imported_content", "MAX_DOCUMENT_BYTES": "imported_content",
+    "MAX_DOCUMENT_BYTES": "imported_content",
     "MAX_IMPORTED_IMAGE_BYTES": "imported_content", "parse_json_document": "imported_content",
     "find_duplicates": "near_duplicates", "hex_hash": "near_duplicates", "phash": "near_duplicates",
     "tile_difference": "near_duplicates", "tile_signature": "near_duplicates",
     "GuardSettings": "settings",
-    "pixel_warnings": "image_guards",
+    "pixel_warnings": "image_guards", "Judgement": "judgement", "judge_rgb": "judgement",
+    "decode_raster_image": "imported_content",
 })

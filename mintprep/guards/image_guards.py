@@ -213,16 +213,20 @@ def validate_file(path: Path, guards: GuardSettings, *, upscale: int = 1) -> Pix
     return validate_png(read_regular_file(path), guards, upscale=upscale, source=str(path))
 
 
+def flattened_rgb(image: Image.Image) -> np.ndarray:
+    """The decoded pixels as HxWx3 uint8, alpha flattened onto black: a transparent image shows as whatever is
+    behind it, so judge the worst (convert("RGB") alone would drop the alpha and judge the colours hidden under it)."""
+    if "A" not in image.getbands() and "transparency" not in image.info:
+        return np.asarray(image.convert("RGB"), dtype=np.uint8)
+    rgba = np.asarray(image.convert("RGBA"), dtype=np.float64)
+    return np.rint(rgba[..., :3] * (rgba[..., 3:] / 255.0)).astype(np.uint8)
+
+
 def load_rgb(data: bytes, source: str = "image", *, max_pixels: int = MAX_PIXELS) -> np.ndarray:
     try:
         with Image.open(io.BytesIO(data)) as image:
             check_pixel_count(image, source, max_pixels)
-            # Alpha is flattened onto black: a transparent image shows as whatever is behind it, so judge the worst.
-            # (convert("RGB") alone would drop the alpha and judge the colours hidden under it.)
-            if "A" not in image.getbands() and "transparency" not in image.info:
-                return np.asarray(image.convert("RGB"), dtype=np.uint8)
-            rgba = np.asarray(image.convert("RGBA"), dtype=np.float64)
-            return np.rint(rgba[..., :3] * (rgba[..., 3:] / 255.0)).astype(np.uint8)
+            return flattened_rgb(image)
     except Image.DecompressionBombError as exc:
         raise UserError(f"{source}: refused as a decompression bomb ({exc})") from None
     except UnidentifiedImageError:

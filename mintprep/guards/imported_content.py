@@ -12,9 +12,11 @@ import io
 import json
 from typing import Any
 
+import numpy as np
 from PIL import Image
 
 from mintprep.base import MAX_PIXELS, NotAcceptable, TooDeep, loads
+from mintprep.guards.image_guards import flattened_rgb
 
 MAX_IMPORTED_IMAGE_BYTES = 64 * 1024 * 1024  # far above any PFP image; a "1 GB .png" is not a token's art
 MAX_DOCUMENT_BYTES = 1024 * 1024  # an ERC-721 metadata document is a few KB
@@ -30,9 +32,10 @@ def raster_kind(data: bytes) -> str | None:
     return next((kind for magic, kind in RASTER_MAGIC if data.startswith(magic)), None)
 
 
-def check_raster_image(data: bytes, *, max_bytes: int = MAX_IMPORTED_IMAGE_BYTES,
-                       max_pixels: int = MAX_PIXELS) -> tuple[str, int, int]:
-    """(format, width, height) of a raster image within the limits, decoded in full; NotAcceptable otherwise."""
+def decode_raster_image(data: bytes, *, max_bytes: int = MAX_IMPORTED_IMAGE_BYTES,
+                        max_pixels: int = MAX_PIXELS) -> np.ndarray:
+    """The pixels of a raster image within the limits, decoded in full (HxWx3 uint8, alpha flattened as the guards
+    judge it: one decode serves the check and the verdict); NotAcceptable otherwise."""
     if len(data) > max_bytes:
         raise NotAcceptable(f"{len(data)} bytes, more than the {max_bytes} an image may have")
     kind = raster_kind(data)
@@ -43,12 +46,11 @@ def check_raster_image(data: bytes, *, max_bytes: int = MAX_IMPORTED_IMAGE_BYTES
             width, height = image.size
             if width * height > max_pixels:
                 raise NotAcceptable(f"{width}x{height} pixels, more than the {max_pixels} mintprep decodes")
-            image.load()
+            return flattened_rgb(image)
     except NotAcceptable:
         raise
     except Exception as exc:  # Pillow raises many kinds for a damaged file; all mean "not a decodable image"
         raise NotAcceptable(f"a {kind} that does not decode ({type(exc).__name__})") from None
-    return kind, width, height
 
 
 def parse_json_document(data: bytes, *, max_bytes: int = MAX_DOCUMENT_BYTES,

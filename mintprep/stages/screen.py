@@ -27,8 +27,7 @@ from typing import Any
 
 from mintprep.collection import Collection
 from mintprep.state import GenerationRow, Ledger, VerdictRow, append_drops, attempt_drop, imported_drop
-from mintprep.guards import (GuardSettings, check_pixels, find_duplicates, hex_hash, load_rgb, phash, tile_difference,
-                             tile_signature)
+from mintprep.guards import GuardSettings, Judgement, find_duplicates, hex_hash, judge_rgb, load_rgb, tile_difference
 from mintprep.stages.verdict_key import settings_key
 from mintprep.base import MAX_PIXELS, UserError
 
@@ -63,27 +62,34 @@ class Rejection:
 
 
 def verdict_row(col: Collection, png_sha256: str, data: bytes, source: str) -> VerdictRow:
-    """Today's pixel guards, the perceptual hash and the tile signature of one image's bytes, from one decode:
-    judged (and hashed) at the resolution it was generated at (the nearest-neighbour upscale adds nothing).
-    UserError when the bytes are not a readable image."""
+    """The judgement of one image's bytes (mintprep.guards.judge_rgb: guards, perceptual hash, tile signature from
+    one decode). UserError when the bytes are not a readable image."""
     upscale = col.spec.generator.upscale
-    rgb = load_rgb(data, source, max_pixels=MAX_PIXELS * upscale * upscale)[::upscale, ::upscale]
-    verdict = check_pixels(rgb, col.spec.guards)
-    facts = {"guard": verdict.guard, "decided_by": verdict.decided_by, "properties": list(verdict.properties),
-             "phash": hex_hash(phash(rgb)), "tiles": tile_signature(rgb).hex(), "pixels": verdict.metrics}
-    return VerdictRow(png_sha256, settings_key(col), verdict.ok, list(verdict.reasons), facts)
+    rgb = load_rgb(data, source, max_pixels=MAX_PIXELS * upscale * upscale)
+    return judged_row(col, png_sha256, judge_rgb(rgb, col.spec.guards, upscale))
 
 
-def record_verdicts_of(col: Collection, ledger: Ledger, images: dict[str, bytes]) -> None:
-    """Judge the images (png sha256 -> bytes) the ledger has no verdict for under today's settings and record them
-    (one transaction): what `import` does as it stores each batch, so no later command decodes them again. An
-    image the guards cannot read gets no verdict (`audit` names it)."""
+def judged_row(col: Collection, png_sha256: str, judgement: Judgement) -> VerdictRow:
+    return VerdictRow(png_sha256, settings_key(col), judgement.ok, judgement.reasons, judgement.facts)
+
+
+def record_verdicts_of(col: Collection, ledger: Ledger, images: dict[str, bytes],
+                       judged: dict[str, Judgement] | None = None) -> None:
+    """Record a verdict for each of the images (png sha256 -> bytes) the ledger has none for under today's
+    settings (one transaction): what `import` does as it stores each batch, so no later command decodes them
+    again. `judged`: judgements already made from the reader's decode (the folder reader's workers), taken as they
+    are. An image the guards cannot read gets no verdict (`audit` names it)."""
+    judged = judged or {}
     known = ledger.verdict_hashes(images, settings_key(col))
     fresh = []
     for sha, data in images.items():
-        if sha not in known:
-            with contextlib.suppress(UserError):
-                fresh.append(verdict_row(col, sha, data, f"object {sha}"))
+        if sha in known:
+            continue
+        if sha in judged:
+            fresh.append(judged_row(col, sha, judged[sha]))
+            continue
+        with contextlib.suppress(UserError):
+            fresh.append(verdict_row(col, sha, data, f"object {sha}"))
     if fresh:
         ledger.record_verdicts(fresh)
 

@@ -1,5 +1,6 @@
 """A large folder's tokens are read in worker processes (`mintprep.commands.importing.folder_reads`): the tokens,
-the skipped ones and their reasons come out exactly as this process reads them, in token order; a worker that dies leaves its
+the skipped ones and their reasons, and each image's judgement, come out exactly as this process reads them, in token
+order; a worker that dies leaves its
 tokens to this process; what waits to be recorded stays within its byte bound; and no worker outlives the read."""
 
 from __future__ import annotations
@@ -17,6 +18,8 @@ from PIL import Image
 
 from mintprep.commands.importing import folder_reads
 from mintprep.commands.importing.folder_reads import read_tokens
+from mintprep.commands.importing.tokens import Judging
+from mintprep.guards import GuardSettings
 
 COUNT = 300  # over READ_IN_WORKERS, so the workers read it
 
@@ -53,19 +56,24 @@ def workers() -> list[psutil.Process]:
             if "mintprep.commands.importing.folder_reads" in " ".join(child.cmdline())]
 
 
-def read_here(folder: Path, monkeypatch: pytest.MonkeyPatch) -> list:
+def read_here(folder: Path, monkeypatch: pytest.MonkeyPatch, judging: Judging | None = None) -> list:
     with monkeypatch.context() as patch:
         patch.setattr(folder_reads, "READ_IN_WORKERS", COUNT + 1)
-        return list(read_tokens(folder, range(1, COUNT + 1)))
+        return list(read_tokens(folder, range(1, COUNT + 1), judging))
 
 
 def test_workers_read_what_this_process_reads(folder: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    expected = read_here(folder, monkeypatch)
-    reads = read_tokens(folder, range(1, COUNT + 1))
+    judging = Judging(GuardSettings(min_std=20.0))  # not the defaults: the workers judge by the settings they are sent
+    expected = read_here(folder, monkeypatch, judging)
+    reads = read_tokens(folder, range(1, COUNT + 1), judging)
     first = next(reads)
     assert workers(), "a folder this large is read in a worker process"
     got = [first, *reads]
     assert got == expected
+    judged = [t.judgement for t in got if t.document is not None]
+    assert len(judged) == COUNT - 5 and all(judged), "every image read is judged from its decode"
+    assert {j.facts["guard"] for j in judged} == {"flat"}, "a flat 16 px fill fails the flat guard"
+    assert all(j.facts["decided_by"]["threshold"] == 20.0 for j in judged)
     assert [t.token_id for t in got] == list(range(1, COUNT + 1))
     skipped = {t.token_id: t.skipped for t in got if t.document is None}
     assert sorted(skipped) == [5, 70, 140, 200, 260], skipped
@@ -98,7 +106,7 @@ def test_what_waits_to_be_recorded_stays_within_its_bound(folder: Path, monkeypa
     monkeypatch.setattr(folder_reads, "READ_AHEAD_BYTES", 20 * image_bytes)
     monkeypatch.setattr(folder_reads, "RUN_BYTES", 4 * image_bytes)
     chunks = [list(range(start, min(start + 64, COUNT + 1))) for start in range(1, COUNT + 1, 64)]
-    with folder_reads._Pipeline(str(folder), str(folder / "json"), chunks, 1) as pipeline:
+    with folder_reads._Pipeline(str(folder), str(folder / "json"), chunks, 1, None) as pipeline:
         runs = iter(pipeline)
         next(runs)
         # a slow recorder: the worker reads on only as far as the bound lets it. Waited for until it has read on

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from mintprep.collection import token_ids
 from mintprep.commands.importing.folder_reads import metadata_folder, read_tokens
-from mintprep.commands.importing.tokens import (ImportedToken, ImportPlan, TokenRead, document_attributes,
+from mintprep.commands.importing.tokens import (ImportedToken, ImportPlan, Judging, TokenRead, document_attributes,
                                                 document_provenance, document_traits)
 from mintprep.ipfs import import_bytes
 from mintprep.state import Workspace
@@ -21,7 +21,7 @@ def read_folder(ws: Workspace, folder: Path, plan: ImportPlan) -> Iterator[Token
     meta_dir = metadata_folder(folder)
     zero = (meta_dir / "0.json").is_file() or (meta_dir / "0").is_file()
     with ws.progress.task("import", ws.spec.size) as advance:
-        for read in read_tokens(folder, list(token_ids(ws.spec.size, zero))):
+        for read in read_tokens(folder, list(token_ids(ws.spec.size, zero)), Judging.of(ws)):
             advance()
             if read.document is None:
                 plan.skipped[read.token_id] = read.skipped
@@ -33,4 +33,4 @@ def read_folder(ws: Workspace, folder: Path, plan: ImportPlan) -> Iterator[Token
                                   f"ipfs://{image_cid}", image_cid, document_traits(document),
                                   document_provenance(document, plan.source), document_attributes(document))
             plan.tokens.append(token)
-            yield TokenRead(token, read.image, dag)
+            yield TokenRead(token, read.image, dag, judgement=read.judgement)

@@ -1,9 +1,10 @@
 """Reading a local folder's tokens for `import`: each token's metadata document and image, read and checked.
 
-Reading and checking a token (three file reads, a JSON parse, a full decode of the image) was half of a folder
-import's CPU time; the other half (objects, blocks, pins, ledger rows) belongs to the importing process. So for a
-folder of `READ_IN_WORKERS` tokens or more the reads run in worker processes, ahead of the recording, and both
-cores work. Tokens come back in token order, whichever way they were read. Memory stays bounded: a worker sends
+Reading and checking a token (three file reads, a JSON parse, a full decode of the image) and judging its image
+from that decode (the pixel guards' verdict and hashes, which `import` records so that no later command decodes the
+image again: most of the CPU a token costs) run in worker processes for a folder of `READ_IN_WORKERS` tokens or
+more, ahead of the recording (objects, blocks, pins, ledger rows), which belongs to the importing process; so
+every core works. Tokens come back in token order, whichever way they were read. Memory stays bounded: a worker sends
 each token as soon as it is read, and what waits to be recorded is held to `READ_AHEAD_BYTES` of images.
 
 `read_token` is the one reading of a token, in a worker or here; it takes the folder through `FolderFiles`
@@ -27,7 +28,8 @@ from typing import Any
 
 from mintprep.base import FolderFiles, NotAcceptable, UserError
 from mintprep.collection import checked_document
-from mintprep.guards import MAX_DOCUMENT_BYTES, MAX_IMPORTED_IMAGE_BYTES, check_raster_image
+from mintprep.commands.importing.tokens import Judging
+from mintprep.guards import MAX_DOCUMENT_BYTES, MAX_IMPORTED_IMAGE_BYTES, Judgement, decode_raster_image, judge_rgb
 
 READ_IN_WORKERS = 256  # fewer tokens than this are read here: a worker's start (about 0.2 s) would cost more
 TOKENS_PER_CHUNK = 64
@@ -45,6 +47,7 @@ class FolderToken:
     image_path: str = ""
     image: bytes = b""
     skipped: str = ""
+    judgement: Judgement | None = None  # the image judged from the reader's decode (given a `Judging`)
 
 
 def metadata_folder(folder: Path) -> Path:
@@ -52,8 +55,10 @@ def metadata_folder(folder: Path) -> Path:
     return folder / "json" if (folder / "json").is_dir() else folder
 
 
-def read_token(files: FolderFiles, folder: str, meta_dir: str, token_id: int) -> FolderToken:
-    """`<id>.json` (or `<id>`) in `meta_dir`, its `image` a path relative to the folder (or to an images/ subfolder)."""
+def read_token(files: FolderFiles, folder: str, meta_dir: str, token_id: int,
+               judging: Judging | None = None) -> FolderToken:
+    """`<id>.json` (or `<id>`) in `meta_dir`, its `image` a path relative to the folder (or to an images/ subfolder);
+    with `judging`, the image judged from the same decode."""
     try:
         found = _first_file(files, (f"{meta_dir}/{token_id}.json", f"{meta_dir}/{token_id}"), MAX_DOCUMENT_BYTES,
                             "metadata file")
@@ -76,25 +81,29 @@ def read_token(files: FolderFiles, folder: str, meta_dir: str, token_id: int) ->
         return FolderToken(token_id, skipped=f"image {reference!r} is no file under {folder}")
     image_path, image = located
     try:
-        check_raster_image(image)
+        rgb = decode_raster_image(image)
     except NotAcceptable as exc:
         return FolderToken(token_id, skipped=f"image {image_path}: {exc}")
-    return FolderToken(token_id, document, image_path, image)
+    judgement = judge_rgb(rgb, judging.guards, judging.upscale) if judging else None
+    return FolderToken(token_id, document, image_path, image, judgement=judgement)
 
 
-def read_tokens(folder: Path, token_ids: Sequence[int]) -> Iterator[FolderToken]:
+def read_tokens(folder: Path, token_ids: Sequence[int], judging: Judging | None = None) -> Iterator[FolderToken]:
     """`read_token` of each of `token_ids`, in order: in worker processes for a large folder, else here."""
     meta_dir = str(metadata_folder(folder))
-    workers = min(4, _usable_cores() - 1) if sys.executable else 0
+    # As many workers as cores (at most 4): the importing process mostly waits on its disk writes and on them. On a
+    # single core a worker would only add its hand-offs.
+    cores = _usable_cores()
+    workers = min(4, cores) if sys.executable and cores > 1 else 0
     with FolderFiles(folder) as files:
         if len(token_ids) < READ_IN_WORKERS or workers < 1:
-            yield from (read_token(files, str(folder), meta_dir, token_id) for token_id in token_ids)
+            yield from (read_token(files, str(folder), meta_dir, token_id, judging) for token_id in token_ids)
             return
         chunks = [token_ids[start:start + TOKENS_PER_CHUNK] for start in range(0, len(token_ids), TOKENS_PER_CHUNK)]
-        with _Pipeline(str(folder), meta_dir, chunks, workers) as pipeline:
+        with _Pipeline(str(folder), meta_dir, chunks, workers, judging) as pipeline:
             for read, unread in pipeline:
                 yield from read
-                yield from (read_token(files, str(folder), meta_dir, token_id) for token_id in unread)
+                yield from (read_token(files, str(folder), meta_dir, token_id, judging) for token_id in unread)
 
 
 class _Pipeline:
@@ -104,8 +113,9 @@ class _Pipeline:
     RUN_BYTES of images: a lock per token cost more than reading it); ids a worker did not read (it died) come out
     beside them, to be read here."""
 
-    def __init__(self, folder: str, meta_dir: str, chunks: list[Sequence[int]], count: int) -> None:
-        self.workers = [_Reader(folder, meta_dir) for _ in range(count)]
+    def __init__(self, folder: str, meta_dir: str, chunks: list[Sequence[int]], count: int,
+                 judging: Judging | None) -> None:
+        self.workers = [_Reader(folder, meta_dir, judging) for _ in range(count)]
         self.chunks = chunks
         self.ready: deque[tuple[list[FolderToken], list[int]] | BaseException | None] = deque()  # None: the end
         self.held = 0
@@ -188,24 +198,26 @@ class _Pipeline:
 
 
 class _Reader:
-    """One worker process: `python -m mintprep.commands.importing.folder_reads FOLDER META_DIR`, chunks in and out by pickle.
+    """One worker process: `python -m mintprep.commands.importing.folder_reads FOLDER META_DIR`: the `Judging` (or
+    None), then chunks in, tokens out, by pickle.
 
     A process of its own rather than multiprocessing's: spawn re-imports the caller's main script (a library
     user's script without a main guard would start itself again) and fork copies SQLite connections and threads."""
 
-    def __init__(self, folder: str, meta_dir: str) -> None:
+    def __init__(self, folder: str, meta_dir: str, judging: Judging | None) -> None:
         package_root = str(Path(__file__).resolve().parents[2])  # the child imports this very mintprep
         env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, (package_root, os.environ.get("PYTHONPATH"))))}
         self.process: subprocess.Popen[bytes] | None = None
         with contextlib.suppress(OSError):  # none started (no processes or descriptors left): all is read here
             self.process = subprocess.Popen([sys.executable, "-m", __name__, folder, meta_dir], stdin=subprocess.PIPE,
                                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)
+        self.send(judging)  # where it fails, so do the chunks sent after it: they are read here
 
-    def send(self, chunk: Sequence[int]) -> bool:
+    def send(self, message: Sequence[int] | Judging | None) -> bool:
         if self.process is None:
             return False
         try:
-            pickle.dump(list(chunk), self.process.stdin)
+            pickle.dump(list(message) if isinstance(message, Sequence) else message, self.process.stdin)
             self.process.stdin.flush()
             return True
         except OSError:  # it died: the chunk is read here
@@ -234,15 +246,19 @@ class _Reader:
 
 
 def _serve(folder: str, meta_dir: str) -> None:
-    """A worker's loop: a chunk of token ids in, its tokens out, until its input ends."""
+    """A worker's loop: how to judge, then a chunk of token ids in, its tokens out, until its input ends."""
     with FolderFiles(Path(folder)) as files:
+        try:
+            judging = pickle.load(sys.stdin.buffer)
+        except EOFError:
+            return
         while True:
             try:
                 chunk = pickle.load(sys.stdin.buffer)
             except EOFError:
                 return
             for token_id in chunk:  # each as soon as it is read: the importing process bounds what waits
-                pickle.dump(read_token(files, folder, meta_dir, token_id), sys.stdout.buffer)
+                pickle.dump(read_token(files, folder, meta_dir, token_id, judging), sys.stdout.buffer)
             sys.stdout.buffer.flush()
 
 

@@ -196,7 +196,8 @@ def _record_batch(ws: Workspace, batch: list[TokenRead], writes: _Writes) -> lis
     shas = ws.ledger.objects.put_many(blob for read in batch for blob in (read.image, read.token.metadata))
     writes.done()
     png_shas, source_shas = shas[0::2], shas[1::2]
-    record_verdicts_of(ws.col, ws.ledger, dict(zip(png_shas, (read.image for read in batch))))  # judged once, here
+    record_verdicts_of(ws.col, ws.ledger, dict(zip(png_shas, (read.image for read in batch))),
+                       {sha: read.judgement for sha, read in zip(png_shas, batch) if read.judgement})  # judged once
     pin_pieces(ws.ledger, ws.backend, ws.profile,
                [PinItem(sha, lambda read=read: read.dag, "image", f"{ws.spec.symbol}-{read.token.token_id}.png")
                 for read, sha in zip(batch, png_shas)], force=True)

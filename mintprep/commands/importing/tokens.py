@@ -6,12 +6,15 @@ from __future__ import annotations
 import functools
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from mintprep.base import UserError, summarise_ids
 from mintprep.ipfs import (CID, Block, BlockFetcher, DagImport, NetworkReads, Unreadable, VerifiedBlocks, walk_dag,
                            TooLarge, file_budget)
-from mintprep.guards import MAX_IMPORTED_IMAGE_BYTES
+from mintprep.guards import MAX_IMPORTED_IMAGE_BYTES, GuardSettings, Judgement
+
+if TYPE_CHECKING:  # a folder reader's worker imports this module, and needs no workspace
+    from mintprep.state import Workspace
 
 
 # Metadata keys that say how a piece was made; kept in its provenance (HashLips writes dna, edition, date).
@@ -72,6 +75,20 @@ class TokenRead:
     image: bytes
     dag: DagImport | FetchedDag
     document_blocks: dict[CID, bytes] = field(default_factory=dict)  # its metadata file's, as fetched (verified)
+    judgement: Judgement | None = None  # the image judged from the reader's decode: recorded as its verdict
+
+
+@dataclass(frozen=True)
+class Judging:
+    """How the collection judges an image (its guards, the upscale its images carry): what a reader judges each
+    image by as it decodes it."""
+
+    guards: GuardSettings
+    upscale: int = 1
+
+    @classmethod
+    def of(cls, ws: Workspace) -> Judging:
+        return cls(ws.spec.guards, ws.spec.generator.upscale)
 
 
 @dataclass
