@@ -1,12 +1,16 @@
 """The near-duplicate rule's trade-off on the layered corpus of the tests (tests/support/layered.py).
 
-    python bench/bench_duplicates.py [--markdown]
+    python bench/bench_duplicates.py [--markdown] [--real COUNT [--side 256]]
 
 Every pair of the corpus whose global pHash is within 8 bits (every candidate the default 6 finds, and a margin),
 labelled as a planted re-encoding (JPEG round trip q92, 1-pixel resize, +2% brightness, 6 inverted pixels), a
 layer variant (another hat or eyes on the same background and figure) or distinct; its pHash distance and tile
 difference; then, per tile-difference threshold, how many re-encodings are caught and how many layer variants and
 distinct pairs are flagged (at the default pHash distance). Prints JSON, or the tables docs/duplicates.md shows.
+
+`--real COUNT`: the same rule on COUNT pieces of real-size layered art (tests/support/real_art.py: each token its own
+layer combination, so every pair is distinct by design but the planted near-copies, one in every 100): every pair
+within the default pHash distance, the planted copies caught and the tile differences of the closest distinct pairs.
 """
 
 from __future__ import annotations
@@ -19,8 +23,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from mintprep.guards.image_guards import GuardSettings  # noqa: E402
-from mintprep.guards.near_duplicates import distance, phash, tile_difference, tile_signature  # noqa: E402
+from mintprep.guards.near_duplicates import distance, near_pairs, phash, tile_difference, tile_signature  # noqa: E402
 from tests.support.layered import layered_collection  # noqa: E402
+from tests.support.real_art import art_png, copy_of  # noqa: E402
 
 
 def measure() -> dict:
@@ -64,8 +69,45 @@ def markdown(result: dict) -> str:
     return "\n".join(lines)
 
 
+def _hashes(token_id: int, side: int) -> tuple[int, bytes]:
+    import io
+
+    import numpy as np
+    from PIL import Image
+
+    with Image.open(io.BytesIO(art_png(token_id, side))) as image:
+        rgb = np.asarray(image.convert("RGB"))
+    return phash(rgb), tile_signature(rgb)
+
+
+def measure_real(count: int, side: int) -> dict:
+    from multiprocessing import Pool
+
+    with Pool() as pool:
+        hashed = pool.starmap(_hashes, [(t, side) for t in range(1, count + 1)], chunksize=64)
+    defaults = GuardSettings()
+    firsts, seconds, _ = near_pairs([h for h, _ in hashed], defaults.duplicate_distance)
+    planted, distinct = [], []
+    for i, j in zip(firsts.tolist(), seconds.tolist()):
+        a, b = sorted((i + 1, j + 1))
+        (planted if copy_of(b) == a else distinct).append(tile_difference(hashed[i][1], hashed[j][1]))
+    distinct.sort()
+    copies = sum(copy_of(t) is not None for t in range(1, count + 1))
+    caught = sum(d <= defaults.duplicate_tile_diff for d in planted)
+    return {"pieces": count, "side": side, "candidate pairs": len(planted) + len(distinct),
+            "planted copies": copies, "planted caught": caught, "planted largest tile diff": max(planted, default=None),
+            "distinct flagged": sum(d <= defaults.duplicate_tile_diff for d in distinct),
+            "distinct smallest tile diffs": distinct[:5], "duplicate_tile_diff": defaults.duplicate_tile_diff}
+
+
 if __name__ == "__main__":
     parser = argparse.ArgumentParser()
     parser.add_argument("--markdown", action="store_true")
-    outcome = measure()
-    print(markdown(outcome) if parser.parse_args().markdown else json.dumps(outcome, indent=1))
+    parser.add_argument("--real", type=int, metavar="COUNT")
+    parser.add_argument("--side", type=int, default=256)
+    args = parser.parse_args()
+    if args.real:
+        print(json.dumps(measure_real(args.real, args.side), indent=1))
+    else:
+        outcome = measure()
+        print(markdown(outcome) if args.markdown else json.dumps(outcome, indent=1))

@@ -17,16 +17,17 @@ at 10,000).
 A close global hash only makes a pair a candidate; it is a duplicate when its tiles agree too. Layered art (one
 background and figure, another hat or eyes layer) is a few pHash bits apart, since the 8x8 lowest frequencies
 barely see a small region change, yet it is distinct by design. So each image also keeps a tile signature: its
-luma box-averaged to 16x16. The tile difference of two images is the largest, over a 4x4 grid of tiles (4x4
-signature pixels each, 1/16 of the image), of the mean absolute luma difference in that tile. A re-encoding
-changes every tile a little (JPEG round trip, 1-pixel resize, +2% brightness, a few changed pixels: at most 3.1
-levels on the layered corpus of the tests); a changed layer changes its own tiles a lot (at least 10.3 levels).
-The trade-off table is in docs/duplicates.md.
+luma box-averaged to 16x16, and its tile grid. A tile is about 16x16 pixels of the image (a 4x4 grid at 64 px, 8x8
+at 128, 16x16 from 256 px), so that a trait layer fills whole tiles at every size. The tile difference of two
+images is the largest, over the tiles, of the mean absolute luma difference inside a tile. A re-encoding changes
+every tile a little (JPEG round trip, 1-pixel resize, +2% brightness, a few changed pixels: at most 3.1 levels on
+the 64 px layered corpus of the tests, 5 on 10,000 real-size avatars); a changed layer changes its own tiles a lot
+(at least 10.3 levels, and 7 on those avatars). The trade-off tables are in docs/duplicates.md.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import combinations
 
@@ -38,7 +39,12 @@ DCT_SIDE = 32  # imagehash's highfreq_factor 4
 BANDS = 4
 BAND_BITS = 64 // BANDS
 SIGNATURE_SIDE = 16
-TILE_GRID = 4
+# A tile is about 16x16 pixels of the image (4x4 tiles at 64 px, 8x8 at 128, 16x16 from 256 px): a trait layer
+# (eyes, a mouth) fills whole tiles at every size, and a tile still averages a re-encoding's noise away. With 4x4
+# tiles at any size, two 256 px avatars that differ only in their eyes were one tile difference apart from 1.9
+# levels on, as close as a JPEG round trip (bench/bench_duplicates.py --real).
+TILE_PIXELS = 16
+MIN_GRID, MAX_GRID = 4, SIGNATURE_SIDE
 
 
 def _dct_matrix(n: int) -> np.ndarray:
@@ -64,18 +70,24 @@ def phash(rgb: np.ndarray) -> int:
     return int("".join("1" if b else "0" for b in bits), 2)
 
 
+def tile_grid(height: int, width: int) -> int:
+    """Tiles across the image: tiles of about TILE_PIXELS pixels, a power of two from MIN_GRID to MAX_GRID."""
+    grid = MIN_GRID
+    while grid < MAX_GRID and grid * 2 * TILE_PIXELS <= min(height, width):
+        grid *= 2
+    return grid
+
+
 def tile_signature(rgb: np.ndarray) -> bytes:
-    """The image's luma box-averaged to 16x16 (256 bytes): what `tile_difference` compares."""
+    """The image's tile grid (one byte), then its luma box-averaged to SIGNATURE_SIDE squared: what
+    `tile_difference` compares."""
     grey = Image.fromarray(rgb).convert("L").resize((SIGNATURE_SIDE, SIGNATURE_SIDE), Image.Resampling.BOX)
-    return np.asarray(grey, dtype=np.uint8).tobytes()
+    return bytes([tile_grid(*rgb.shape[:2])]) + np.asarray(grey, dtype=np.uint8).tobytes()
 
 
 def tile_difference(a: bytes, b: bytes) -> float:
-    """Largest mean absolute luma difference over the 4x4 grid of tiles of two tile signatures."""
-    tile = SIGNATURE_SIDE // TILE_GRID
-    diff = np.abs(np.frombuffer(a, np.uint8).astype(np.int16) - np.frombuffer(b, np.uint8).astype(np.int16))
-    tiles = diff.reshape(TILE_GRID, tile, TILE_GRID, tile).mean(axis=(1, 3))
-    return round(float(tiles.max()), 3)
+    """Largest mean absolute luma difference inside a tile of two tile signatures, on the coarser of their grids."""
+    return float(tile_differences([a, b], np.array([0]), np.array([1]))[0])
 
 
 def hex_hash(value: int) -> str:
@@ -140,25 +152,49 @@ def near_pairs(values: list[int], max_distance: int) -> tuple[np.ndarray, np.nda
     return first, second, popcount(hashes[first] ^ hashes[second])
 
 
-def find_duplicates(hashes: list[tuple[int, int]], max_distance: int,
-                    confirm: Callable[[int, int], float] | None = None,
+def find_duplicates(hashes: list[tuple[int, int]], max_distance: int, tiles: Sequence[bytes] | None = None,
                     max_tile_diff: float = float("inf")) -> dict[int, Match]:
     """`hashes`: (token id, hash) in priority order. A token whose hash lies within `max_distance` of a token kept
-    before it (and, given `confirm(a, b)`, the tile difference of the two token ids, within `max_tile_diff`) is a
-    duplicate of the nearest such token (ties: the earlier); duplicates are not kept (they will be resampled), so
-    each is named against a piece that stays, and each pair is decided once."""
+    before it (and, given `tiles`, the tile signatures in the same order, whose tile difference is within
+    `max_tile_diff`) is a duplicate of the nearest such token (ties: the earlier); duplicates are not kept (they will
+    be resampled), so each is named against a piece that stays, and each pair is decided once."""
     first, second, dist = near_pairs([value for _, value in hashes], max_distance)
-    earlier: dict[int, list[tuple[int, int]]] = {}
-    for i, j, d in zip(first.tolist(), second.tolist(), dist.tolist()):
-        earlier.setdefault(j, []).append((d, i))
+    diffs = tile_differences(tiles, first, second).tolist() if tiles is not None else [None] * len(first)
+    earlier: dict[int, list[tuple[int, int, float | None]]] = {}
+    for i, j, d, t in zip(first.tolist(), second.tolist(), dist.tolist(), diffs):
+        earlier.setdefault(j, []).append((d, i, t))
     kept: set[int] = set()
     duplicates = {}
     for position, (token_id, _) in enumerate(hashes):
-        for d, i in sorted(m for m in earlier.get(position, ()) if m[1] in kept):
-            tiles = confirm(hashes[i][0], token_id) if confirm is not None else None
-            if tiles is None or tiles <= max_tile_diff:
-                duplicates[token_id] = Match(hashes[i][0], d, tiles)
+        for d, i, t in sorted(m for m in earlier.get(position, ()) if m[1] in kept):
+            if t is None or t <= max_tile_diff:
+                duplicates[token_id] = Match(hashes[i][0], d, t)
                 break
         else:
             kept.add(position)
     return duplicates
+
+
+PAIRS_PER_BLOCK = 16384  # tile differences computed at a time: ~8 MiB of int16 differences
+
+
+def tile_differences(signatures: Sequence[bytes], first: np.ndarray, second: np.ndarray) -> np.ndarray:
+    """`tile_difference` of each pair (signatures[first[k]], signatures[second[k]]), in numpy a block at a time: a
+    collection of layered art has many candidate pairs (225,291 among 10,000 real-size avatars), one Python call
+    each took seconds."""
+    width = 1 + SIGNATURE_SIDE * SIGNATURE_SIDE
+    table = np.frombuffer(b"".join(signatures), np.uint8).reshape(len(signatures), width)
+    out = np.zeros(len(first))
+    for start in range(0, len(first), PAIRS_PER_BLOCK):
+        a, b = table[first[start:start + PAIRS_PER_BLOCK]], table[second[start:start + PAIRS_PER_BLOCK]]
+        grids = np.minimum(a[:, 0], b[:, 0])
+        a, b = a[:, 1:], b[:, 1:]
+        diff = np.maximum(a, b) - np.minimum(a, b)  # |a - b| without leaving uint8
+        for grid in np.unique(grids).tolist():
+            pick = grids == grid
+            tile = SIGNATURE_SIDE // grid
+            # The largest tile sum over the tile's size: the largest mean, in integers until the one division.
+            sums = diff[pick].reshape(-1, grid, tile, grid, tile).sum(axis=(2, 4), dtype=np.int32) if tile > 1 \
+                else diff[pick]
+            out[start + np.flatnonzero(pick)] = np.round(sums.reshape(len(sums), -1).max(axis=1) / (tile * tile), 3)
+    return out

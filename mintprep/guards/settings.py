@@ -80,10 +80,10 @@ class GuardSettings(StrictModel):
         "different seeds of one prompt sit well above 6, a re-encode or small edit below); such a pair is a "
         "candidate, a duplicate only when its tiles agree too (duplicate_tile_diff)")
     duplicate_tile_diff: float = Field(
-        6.0, ge=0.0, le=255.0, description="near-duplicate: a candidate pair is a duplicate when no tile of a 4x4 "
-        "grid differs by more than this mean luma (0-255, on a 16x16 box-averaged copy): re-encodings, 1-pixel "
-        "resizes, +2% brightness and a few changed pixels stay at or below ~3; another hat or eyes layer on the same "
-        "base changes its tiles by 10 or more (docs/duplicates.md)")
+        6.0, ge=0.0, le=255.0, description="near-duplicate: a candidate pair is a duplicate when no tile (about 16x16 "
+        "pixels: a 4x4 grid at 64 px, 16x16 from 256 px) differs by more than this mean luma (0-255, on a 16x16 "
+        "box-averaged copy): re-encodings, 1-pixel resizes, +2% brightness and a few changed pixels stay at or below "
+        "~5; another hat or eyes layer on the same base changes its tiles by 7 or more (docs/duplicates.md)")
     max_resamples: int = Field(
         3, ge=0, le=100, description="a piece rejected after generation (duplicate, or a stored image that fails "
         "changed guards) is resampled while its next attempt is below max_attempts x (1 + this)")

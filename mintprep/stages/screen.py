@@ -27,7 +27,7 @@ from typing import Any
 
 from mintprep.collection import Collection
 from mintprep.state import GenerationRow, Ledger, VerdictRow, append_drops, attempt_drop, imported_drop
-from mintprep.guards import GuardSettings, Judgement, find_duplicates, hex_hash, judge_rgb, load_rgb, tile_difference
+from mintprep.guards import GuardSettings, Judgement, find_duplicates, hex_hash, judge_rgb, load_rgb
 from mintprep.stages.verdict_key import settings_key
 from mintprep.base import MAX_PIXELS, UserError
 
@@ -163,8 +163,7 @@ def judge(col: Collection, ledger: Ledger, images: Images, *, minted: Ids[int] =
     order = sorted((t for t, v in verdicts.items() if v.ok),
                    key=lambda t: (t not in minted, not published(t), t not in settled, t))
     duplicates = find_duplicates([(t, verdicts[t].phash) for t in order], guards.duplicate_distance,
-                                 lambda a, b: tile_difference(verdicts[a].tiles, verdicts[b].tiles),
-                                 guards.duplicate_tile_diff)
+                                 [verdicts[t].tiles for t in order], guards.duplicate_tile_diff)
     for token_id, match in sorted(duplicates.items()):
         if token_id not in images:
             continue  # a published piece this run does not judge: not this run's to replace

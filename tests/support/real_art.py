@@ -136,9 +136,10 @@ def _draw(t: dict[str, int], side: int) -> Image.Image:
     return image
 
 
-def art_rgb(token_id: int, side: int = SIDE) -> np.ndarray:
-    """The piece as an HxWx3 uint8 array (a planted near-copy is made from its original's PNG)."""
-    t = traits(token_id)
+def art_rgb(token_id: int, side: int = SIDE, layers: dict[str, int] | None = None) -> np.ndarray:
+    """The piece as an HxWx3 uint8 array (a planted near-copy is made from its original's PNG); `layers` draws it
+    with other layers (its own grain kept): a layer variant."""
+    t = layers or traits(token_id)
     rgb = _background(t["background"], side)
     layer = np.asarray(_draw(t, side), np.float32)
     alpha = layer[..., 3:] / 255.0
