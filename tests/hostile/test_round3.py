@@ -146,7 +146,7 @@ ROWS: list[Row] = [
     Row("token-uri-2-reverts", hostile_contract(0, reverting=2), 1, 90, 1024, "tokenURI(2) reverted", chain=True),
     # 4. output bounded: 60,000 minted tokens the metadata root lacks (it has 1..3), refused in a few hundred bytes
     Row("60000-transfer-mints", hostile_contract(2, minted=(), mint_range=60_000), 2, 240, 2048,
-        "minted token(s) 59997 ids: 4-60000 could not be imported", chain=True),
+        "minted token(s) 4-60000 (59997 ids) could not be imported", chain=True),
     # a 10 MB tokenURI answer (the node stands in for the contract: EVM memory for 10 MB costs more gas than a block
     # holds): it took 2.6 GB and ended in "error: out of memory"; cut off at 1 MiB, the token named, exit 1
     Row("token-uri-10mb", import_contract(8453, abi_string(10_000_000), calls=PER_TOKEN_CALLS, logs=one_mint), 1,
