@@ -30,6 +30,6 @@ __all__, __getattr__ = face(__name__, {
     "live_drop_for": "live_drop",
     "open_contract": "profile.live",
     "read_each": "reads",
-    "roles_text": "profile",
+    "roles_text": "profile.resolve",
     "rpc_failure_reason": "rpc",
 })

@@ -30,7 +30,7 @@ from mintprep.chain.verify import Verifier, runtime_matches, verifier_for
 from mintprep.base import MintprepError, UserError
 
 if TYPE_CHECKING:
-    from mintprep.chain.profile import Profile
+    from mintprep.collection import Profile
     from mintprep.chain.profile.contract import ContractCall
 
 # Fields whose disagreement means the page would show or charge something the config does not say.
@@ -181,7 +181,8 @@ def _profile(w3: Web3, expected: ExpectedDrop, chain_id: int) -> "Profile | None
     """The contract's profile when collection settings are at hand and its roles can be read; None otherwise."""
     if expected.chain is None or expected.base_dir is None:
         return None
-    from mintprep.chain.profile import ProfileError, resolve_profile
+    from mintprep.base import ProfileError
+    from mintprep.chain.profile import resolve_profile
 
     try:
         return resolve_profile(w3, expected.address, expected.chain, expected.base_dir, chain_id)

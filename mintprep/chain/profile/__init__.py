@@ -7,10 +7,11 @@ are minted, who may change them, and how the sale runs (price, limits, supply, p
   and the verified-ABI services;
 - `resolve`: the profile from the first source that has one (declared, ABI file, verified ABI, runtime code);
 - `contract`: reading and setting URIs through a profile, one adapter for batches and renderers.
+
+Its face loads each name on first use (mintprep.base.lazy_face), so importing it does not import web3. `Profile`,
+`ROLES` and `ProfileError` are imported from their homes (mintprep.collection, mintprep.base).
 """
 
-from mintprep.base import ProfileError
-from mintprep.chain.profile.resolve import resolve_profile, roles_text
-from mintprep.collection import ROLES, Profile
+from mintprep.base import face
 
-__all__ = ["ROLES", "Profile", "ProfileError", "resolve_profile", "roles_text"]
+__all__, __getattr__ = face(__name__, {"resolve_profile": "resolve", "roles_text": "resolve"})

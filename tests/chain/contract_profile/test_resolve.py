@@ -14,7 +14,8 @@ import pytest
 from web3 import Web3
 
 from mintprep.chain.artifact import load_artifact
-from mintprep.chain.profile import ProfileError, resolve_profile
+from mintprep.base import ProfileError
+from mintprep.chain.profile import resolve_profile
 from mintprep.chain.profile.resolve import declared_profile, family_of, profile_of
 from mintprep.collection.contract_signatures import abi_signatures, checked_signature, selector
 from mintprep.chain.profile.sources import BEACON_SLOT, IMPLEMENTATION_SLOT, ContractCode
