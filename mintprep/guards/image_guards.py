@@ -95,8 +95,7 @@ def pixel_metrics(rgb: np.ndarray, guards: GuardSettings) -> dict[str, float]:
     if min(rgb.shape[:2]) <= 2 * inset + 1:
         inset = 0
     maps = pm.edge_maps(rgb)
-    lit = luma > guards.black_level
-    dark_run, dark_cut = pm.dark_run(luma, guards.black_level, lit=lit)
+    dark_run, dark_cut = pm.dark_run(luma, guards.black_level)
     luma_std, interior_luma_std = pm.luma_std(luma), pm.luma_std(luma, inset)
     channel_stds, interior_channel_stds = pm.channel_stds(rgb, inset)
     return {
@@ -105,7 +104,7 @@ def pixel_metrics(rgb: np.ndarray, guards: GuardSettings) -> dict[str, float]:
         "luma_std": round(luma_std, 3),
         "spread": round(max(luma_std, *channel_stds), 3),
         "edge_share": round(pm.edge_share(maps, guards.edge_step), 5),
-        "lit_feature_share": round(pm.feature_share(lit), 5),
+        "lit_feature_share": round(pm.feature_share(luma > guards.black_level), 5),
         "dark_feature_share": round(pm.feature_share(luma < guards.white_level), 5),
         "interior_spread": round(max(interior_luma_std, *interior_channel_stds), 3),
         "interior_edge_share": round(pm.edge_share(maps, guards.edge_step, inset), 5),

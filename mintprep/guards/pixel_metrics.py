@@ -47,32 +47,31 @@ def luma_std(luma: np.ndarray, inset: int = 0) -> float:
 def channel_stds(rgb: np.ndarray, inset: int = 0) -> tuple[list[float], list[float]]:
     """Standard deviations of R, G and B over the whole image and `inset` pixels in from every side.
 
-    From sums in one pass, the interior's being the whole's less the border's: a float64 sum of uint8 values or of
-    their squares is an integer below 2**53 in any order, so the variance (n * sum of squares - sum**2) / n**2 is
-    taken exactly in Python integers, where numpy's float64 `std` made two passes per channel and per region."""
-    whole, interior = [], []
-    for plane in np.moveaxis(rgb, 2, 0):
-        values = np.ascontiguousarray(plane).astype(np.float64)  # one channel at a time: 8 bytes a pixel
-        sums = _sums(values)
-        whole.append(sums)
-        if inset:
-            sums = sums - sum(_sums(part) for part in (values[:inset], values[-inset:], values[inset:-inset, :inset],
-                                                       values[inset:-inset, -inset:]))
-        interior.append(sums)
+    From integer sums of the values and their squares, per column of the interleaved rows (a fast reduction along
+    the first axis) and then per channel; the interior's columns are the whole's less the top and bottom rows. The
+    variance (n * sum of squares - sum**2) / n**2 is then exact in Python integers, where numpy's float64 `std` made
+    two passes per channel and per region."""
     height, width = rgb.shape[:2]
-    return (_stds(whole, height * width),
-            _stds(interior, max(0, height - 2 * inset) * max(0, width - 2 * inset)))
+    values = rgb.reshape(height, width * 3)
+    squares = values.astype(np.uint16)
+    squares *= squares  # 255**2 fits
+    column_type = np.uint32 if height * 255 ** 2 < 2 ** 32 else np.uint64
+    whole, interior = [], []
+    for plane in (values, squares):
+        columns = plane.sum(axis=0, dtype=column_type).astype(np.int64)
+        whole.append(columns.reshape(width, 3).sum(axis=0))
+        if inset:
+            columns -= plane[:inset].sum(axis=0, dtype=np.int64) + plane[-inset:].sum(axis=0, dtype=np.int64)
+        interior.append(columns.reshape(width, 3)[inset:width - inset].sum(axis=0))
+    return (_stds(*whole, height * width),
+            _stds(*interior, max(0, height - 2 * inset) * max(0, width - 2 * inset)))
 
 
-def _sums(values: np.ndarray) -> np.ndarray:
-    return np.array([values.sum(), np.einsum("hw,hw->", values, values)])
-
-
-def _stds(sums: list[np.ndarray], count: int) -> list[float]:
-    """Standard deviations from exact (sum, sum of squares) pairs of `count` integer values each."""
+def _stds(totals: np.ndarray, squares: np.ndarray, count: int) -> list[float]:
+    """Standard deviations from the exact sums and sums of squares of `count` integer values each."""
     if not count:
-        return [float("nan")] * len(sums)
-    return [math.sqrt((count * int(squares) - int(total) ** 2) / count ** 2) for total, squares in sums]
+        return [float("nan")] * len(totals)
+    return [math.sqrt((count * int(square) - int(total) ** 2) / count ** 2) for total, square in zip(totals, squares)]
 
 
 def _inside(image: np.ndarray, inset: int) -> np.ndarray:
@@ -205,11 +204,13 @@ def dead_tile_share(rgb: np.ndarray, luma: np.ndarray, maps: tuple[np.ndarray, n
     constant = _constant_tiles(maps or edge_maps(rgb), bh, bw)
     if not constant.any():
         return 0.0
+    textured = _textured(luma, bh, bw, _next_to(constant))
+    if not textured.any():
+        return 0.0  # no edge can be hard, so no region is dead
     blocks = rgb[: bh * TILE, : bw * TILE].reshape(bh, TILE, bw, TILE, 3).transpose(0, 2, 1, 3, 4)
     value = blocks[:, :, 0, 0, :]
     colour = np.where(constant, value.astype(np.int64) @ np.array([1 << 16, 1 << 8, 1]), -1)
     region = _regions(colour)
-    textured = _textured(luma, bh, bw, _next_to(constant))
     hard = np.zeros(bh * bw, np.int64)
     edges = np.zeros(bh * bw, np.int64)
     left, right = (slice(None), slice(None, -1)), (slice(None), slice(1, None))
@@ -254,8 +255,8 @@ def _next_to(mask: np.ndarray) -> np.ndarray:
 def _textured(luma: np.ndarray, bh: int, bw: int, where: np.ndarray) -> np.ndarray:
     """Tiles (among `where`) with at least TEXTURE_LEVELS distinct integer luma levels."""
     textured = np.zeros((bh, bw), bool)
-    tiles = np.rint(luma[: bh * TILE, : bw * TILE]).astype(np.int16).reshape(bh, TILE, bw, TILE).transpose(0, 2, 1, 3)
-    levels = np.sort(tiles[where].reshape(-1, TILE * TILE), axis=-1)
+    tiles = luma[: bh * TILE, : bw * TILE].reshape(bh, TILE, bw, TILE).transpose(0, 2, 1, 3)
+    levels = np.sort(np.rint(tiles[where]).astype(np.int16).reshape(-1, TILE * TILE), axis=-1)
     textured[where] = 1 + (np.diff(levels, axis=-1) != 0).sum(axis=-1) >= TEXTURE_LEVELS
     return textured
 
@@ -288,16 +289,13 @@ def _regions(colour: np.ndarray) -> np.ndarray:
     return np.where(colour >= 0, label, -1)
 
 
-def dark_run(luma: np.ndarray, black_level: float, lit_share: float = 0.01, *,
-             lit: np.ndarray | None = None) -> tuple[float, float]:
+def dark_run(luma: np.ndarray, black_level: float, lit_share: float = 0.01) -> tuple[float, float]:
     """A decode that failed midway: (share of rows in the unbroken run of dark rows that ends at the bottom edge,
     mean luma step across the cut above it). A row is dark when under `lit_share` of it is above `black_level`.
     A VAE writes top to bottom, so what it never finished is a black band below a straight, full-width cut; dark
     ground in a picture ends along a shape, so the row above it is dark in places and the step across is small.
-    (0, 0) when there is no such run or when every row is dark (the black guard's case). `lit`: `luma >
-    black_level`, where the caller has it."""
-    lit = luma > black_level if lit is None else lit
-    dark = np.count_nonzero(lit, axis=1) / luma.shape[1] < lit_share
+    (0, 0) when there is no such run or when every row is dark (the black guard's case)."""
+    dark = np.count_nonzero(luma > black_level, axis=1) / luma.shape[1] < lit_share
     if not dark[-1] or dark.all():
         return 0.0, 0.0
     top = int(np.flatnonzero(~dark)[-1]) + 1  # the first row of the run
@@ -310,11 +308,11 @@ BAND_STEP = (2, 8)
 BAND_MIN_STEPS = 3  # a staircase has at least this many steps, all one way
 BAND_MIN_SEGMENT = 16  # pixels: a stretch between edges shorter than this is too short to call a gradient
 BAND_LINES = 128  # rows (and columns) read at most, evenly spaced
-# Pixel pairs measured per pass, at least (~60 bytes a pair on noise, the segments' int64 counts: ~0.5 MiB), or one
-# for every 4 pixels of the image, whichever is more: ~15 bytes a pixel, under what the other metrics' float copies
-# of the image hold at once, and an eighth of the passes per channel a 256 px image took at 8192 pairs a pass.
+# Pixel pairs measured per pass, at least (a pass holds ~25-30 bytes a pair, art or noise: ~0.25 MiB), or one for
+# every 2 pixels of the image, whichever is more: ~15 bytes a pixel, under what the other metrics' float copies of
+# the image hold at once (tracemalloc), and a twelfth of the passes a 256 px image took at 8192 pairs a channel.
 STAIR_PAIRS_PER_PASS = 8192
-STAIR_PIXELS_PER_PAIR = 4
+STAIR_PIXELS_PER_PAIR = 2
 
 
 def banded_share(rgb: np.ndarray) -> float:
@@ -369,7 +367,10 @@ def _staircase_pixels(lines: np.ndarray) -> np.ndarray:
     segments at line starts and after edges, and each segment's step counts summed by one `np.add.reduceat` over
     packed codes (30 bincounts an RGB image before)."""
     pairs_per_line = lines.shape[1] - 1
-    diff = np.subtract(lines[:, 1:], lines[:, :-1], dtype=np.int16).ravel()
+    # Each pair's step (later its index in _STEP_CODES), and one pair of no step after the last (see below).
+    steps = np.empty(lines.shape[0] * pairs_per_line + 1, np.int16)
+    diff = steps[:-1]
+    np.subtract(lines[:, 1:], lines[:, :-1], out=diff.reshape(lines.shape[0], pairs_per_line), dtype=np.int16)
     starts = np.zeros(diff.size, bool)
     starts[::pairs_per_line] = True
     edge = np.abs(diff) > BAND_STEP[1]
@@ -378,8 +379,17 @@ def _staircase_pixels(lines: np.ndarray) -> np.ndarray:
     end = np.empty_like(first)
     end[:-1] = first[1:]
     end[-1] = diff.size
+    # Only segments long enough to be a staircase are counted (on noise, few are: what a pass holds stays small).
+    long = end - first >= BAND_MIN_SEGMENT - 1
+    first, end = first[long], end[long]
+    if not first.size:
+        return np.zeros(lines.shape[0], np.int64)
     pairs = end - first - edge[end - 1]  # the segment's pairs within the edge limit
-    codes = np.add.reduceat(_STEP_CODES.take(diff + 255), first)
+    steps[:-1] += 255
+    steps[-1] = 255
+    # Summed over [first, end) of each long segment: the bounds interleaved, every other sum kept; the pair after
+    # the last makes the last segment's end an index reduceat accepts.
+    codes = np.add.reduceat(_STEP_CODES.take(steps), np.stack([first, end], axis=1).ravel())[::2]
     mask = (1 << _FIELD) - 1
     up, down, fine = codes & mask, (codes >> _FIELD) & mask, codes >> 2 * _FIELD
     changes = up + down

@@ -206,14 +206,19 @@ def test_each_rewritten_metric_unrounded(name: str) -> None:
 
 
 def test_the_corpus_reaches_every_branch_it_compares() -> None:
-    """The comparisons above mean something: the corpus has dead tiles found, constant tiles that are not dead,
-    banding, dark runs, noise and smooth art, 4x4 remainders and images too small to coarsen or tile."""
+    """The comparisons above mean something: the corpus has dead tiles found, constant tiles that are not dead
+    (with and without a textured tile beside them), banding, dark runs, noise and smooth art, 4x4 remainders and images too small to coarsen or tile."""
     images = {name: make() for name, make in CORPUS.items()}
     metrics = {name: pixel_metrics(rgb, GUARDS) for name, rgb in images.items()}
     assert sum(m["dead_tile_share"] > 0 for m in metrics.values()) >= 20
-    assert sum(pm._constant_tiles(pm.edge_maps(rgb), rgb.shape[0] // 8, rgb.shape[1] // 8).any()
-               and m["dead_tile_share"] == 0 for (rgb, m) in zip(images.values(), metrics.values())
-               if min(rgb.shape[:2]) >= 16) >= 40
+    live = []  # constant tiles found, none dead: (any textured tile beside them, so the edges were weighed)
+    for rgb, m in zip(images.values(), metrics.values()):
+        bh, bw = rgb.shape[0] // pm.TILE, rgb.shape[1] // pm.TILE
+        if min(bh, bw) >= 2 and m["dead_tile_share"] == 0:
+            constant = pm._constant_tiles(pm.edge_maps(rgb), bh, bw)
+            if constant.any():
+                live.append(bool(pm._textured(pm.luma_of(rgb), bh, bw, pm._next_to(constant)).any()))
+    assert len(live) >= 40 and sum(live) >= 5
     assert sum(m["banded_share"] > GUARDS.max_banded_share for m in metrics.values()) >= 20
     assert sum(m["dark_run_share"] > 0 for m in metrics.values()) >= 5
     assert sum(m["hf_ratio"] > GUARDS.max_hf_ratio for m in metrics.values()) >= 40
