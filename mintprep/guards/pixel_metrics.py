@@ -20,7 +20,7 @@ TILE = 8
 # edge between two colours (those show a handful of levels in 64 pixels).
 TEXTURE_LEVELS = 12
 # Coarse scale for the noise guard: 4x4 block means keep a dithered or line-drawn picture and average
-# independent pixel noise away (its correlation stays ~0 at every scale).
+# independent pixel noise away (its correlation stays ~0 at every scale). `_block_means` is written for 4x4.
 COARSE = 4
 
 
@@ -41,7 +41,7 @@ def percentile_level(histogram: np.ndarray, q: float) -> float:
 
 def luma_std(luma: np.ndarray, inset: int = 0) -> float:
     """Standard deviation of luma, `inset` pixels in from every side."""
-    return float(_inside(luma, inset).std(dtype=np.float64))
+    return float((luma[inset:-inset, inset:-inset] if inset else luma).std(dtype=np.float64))
 
 
 def channel_stds(rgb: np.ndarray, inset: int = 0) -> tuple[list[float], list[float]]:
@@ -72,10 +72,6 @@ def _stds(totals: np.ndarray, squares: np.ndarray, count: int) -> list[float]:
     if not count:
         return [float("nan")] * len(totals)
     return [math.sqrt((count * int(square) - int(total) ** 2) / count ** 2) for total, square in zip(totals, squares)]
-
-
-def _inside(image: np.ndarray, inset: int) -> np.ndarray:
-    return image[inset:-inset, inset:-inset] if inset else image
 
 
 def edge_maps(rgb: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
