@@ -207,7 +207,8 @@ def test_each_rewritten_metric_unrounded(name: str) -> None:
 
 def test_the_corpus_reaches_every_branch_it_compares() -> None:
     """The comparisons above mean something: the corpus has dead tiles found, constant tiles that are not dead
-    (with and without a textured tile beside them), banding, dark runs, noise and smooth art, 4x4 remainders and images too small to coarsen or tile."""
+    (with and without a textured tile beside them), banding, dark runs, noise and smooth art, 4x4 remainders and
+    images too small to coarsen or tile."""
     images = {name: make() for name, make in CORPUS.items()}
     metrics = {name: pixel_metrics(rgb, GUARDS) for name, rgb in images.items()}
     assert sum(m["dead_tile_share"] > 0 for m in metrics.values()) >= 20
