@@ -94,20 +94,21 @@ def pixel_metrics(rgb: np.ndarray, guards: GuardSettings) -> dict[str, float]:
     inset = pm.border_width(rgb.shape, guards.border_share)
     if min(rgb.shape[:2]) <= 2 * inset + 1:
         inset = 0
-    interior = rgb[inset:-inset, inset:-inset] if inset else rgb
     maps = pm.edge_maps(rgb)
     dark_run, dark_cut = pm.dark_run(luma, guards.black_level)
+    luma_std, interior_luma_std = pm.luma_std(luma), pm.luma_std(luma, inset)
+    channel_stds, interior_channel_stds = pm.channel_stds(rgb, inset)
     return {
         "luma_p1": p1,
         "luma_p99": p99,
-        "luma_std": round(float(luma.std(dtype=np.float64)), 3),
-        "spread": round(pm.spread(rgb, luma), 3),
+        "luma_std": round(luma_std, 3),
+        "spread": round(max(luma_std, *channel_stds), 3),
         "edge_share": round(pm.edge_share(maps, guards.edge_step), 5),
         "lit_feature_share": round(pm.feature_share(luma > guards.black_level), 5),
         "dark_feature_share": round(pm.feature_share(luma < guards.white_level), 5),
-        "interior_spread": round(pm.spread(interior, luma[inset:-inset, inset:-inset] if inset else luma), 3),
+        "interior_spread": round(max(interior_luma_std, *interior_channel_stds), 3),
         "interior_edge_share": round(pm.edge_share(maps, guards.edge_step, inset), 5),
-        "dead_tile_share": round(pm.dead_tile_share(rgb, luma), 4),
+        "dead_tile_share": round(pm.dead_tile_share(rgb, luma, maps), 4),
         "neighbour_corr": round(pm.neighbour_corr(luma), 4),
         "coarse_corr": round(pm.coarse_corr(luma), 4),
         "hf_ratio": round(pm.hf_ratio(luma), 4),

@@ -7,6 +7,9 @@ variation structure (edges, connected features, coarse-scale correlation) or pix
 
 from __future__ import annotations
 
+import functools
+import math
+
 import numpy as np
 
 # ITU-R BT.601 luma weights: what "dark" and "flat" mean to a viewer, not per channel.
@@ -17,7 +20,7 @@ TILE = 8
 # edge between two colours (those show a handful of levels in 64 pixels).
 TEXTURE_LEVELS = 12
 # Coarse scale for the noise guard: 4x4 block means keep a dithered or line-drawn picture and average
-# independent pixel noise away (its correlation stays ~0 at every scale).
+# independent pixel noise away (its correlation stays ~0 at every scale). `_block_means` is written for 4x4.
 COARSE = 4
 
 
@@ -36,9 +39,39 @@ def percentile_level(histogram: np.ndarray, q: float) -> float:
     return float(np.searchsorted(cumulative, cumulative[-1] * q / 100.0))
 
 
-def spread(rgb: np.ndarray, luma: np.ndarray) -> float:
-    """Largest standard deviation over R, G, B and luma: a red disc on a grey of equal luma still varies."""
-    return float(max(luma.std(dtype=np.float64), *(rgb[..., c].std(dtype=np.float64) for c in range(3))))
+def luma_std(luma: np.ndarray, inset: int = 0) -> float:
+    """Standard deviation of luma, `inset` pixels in from every side."""
+    return float((luma[inset:-inset, inset:-inset] if inset else luma).std(dtype=np.float64))
+
+
+def channel_stds(rgb: np.ndarray, inset: int = 0) -> tuple[list[float], list[float]]:
+    """Standard deviations of R, G and B over the whole image and `inset` pixels in from every side.
+
+    From integer sums of the values and their squares, per column of the interleaved rows (a fast reduction along
+    the first axis) and then per channel; the interior's columns are the whole's less the top and bottom rows. The
+    variance (n * sum of squares - sum**2) / n**2 is then exact in Python integers, where numpy's float64 `std` made
+    two passes per channel and per region."""
+    height, width = rgb.shape[:2]
+    values = rgb.reshape(height, width * 3)
+    squares = values.astype(np.uint16)
+    squares *= squares  # 255**2 fits
+    column_type = np.uint32 if height * 255 ** 2 < 2 ** 32 else np.uint64
+    whole, interior = [], []
+    for plane in (values, squares):
+        columns = plane.sum(axis=0, dtype=column_type).astype(np.int64)
+        whole.append(columns.reshape(width, 3).sum(axis=0))
+        if inset:
+            columns -= plane[:inset].sum(axis=0, dtype=np.int64) + plane[-inset:].sum(axis=0, dtype=np.int64)
+        interior.append(columns.reshape(width, 3)[inset:width - inset].sum(axis=0))
+    return (_stds(*whole, height * width),
+            _stds(*interior, max(0, height - 2 * inset) * max(0, width - 2 * inset)))
+
+
+def _stds(totals: np.ndarray, squares: np.ndarray, count: int) -> list[float]:
+    """Standard deviations from the exact sums and sums of squares of `count` integer values each."""
+    if not count:
+        return [float("nan")] * len(totals)
+    return [math.sqrt((count * int(square) - int(total) ** 2) / count ** 2) for total, square in zip(totals, squares)]
 
 
 def edge_maps(rgb: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -68,7 +101,7 @@ def feature_share(mask: np.ndarray) -> float:
     linked[:, :-1] |= mask[:, 1:]
     linked[1:] |= mask[:-1]
     linked[:-1] |= mask[1:]
-    return float((mask & linked).mean())
+    return float(np.count_nonzero(mask & linked) / mask.size)
 
 
 def neighbour_corr(luma: np.ndarray) -> float:
@@ -91,27 +124,54 @@ def coarse_corr(luma: np.ndarray) -> float:
     h, w = (luma.shape[0] // COARSE) * COARSE, (luma.shape[1] // COARSE) * COARSE
     if h < 2 * COARSE or w < 2 * COARSE:
         return 0.0
-    blocks = luma[:h, :w].reshape(h // COARSE, COARSE, w // COARSE, COARSE).transpose(0, 2, 1, 3)
-    blocks = blocks.reshape(h // COARSE, w // COARSE, COARSE * COARSE)
-    ranges = blocks.max(axis=-1) - blocks.min(axis=-1)
-    return max(neighbour_corr(blocks.mean(axis=-1)), neighbour_corr(ranges))
+    cropped = luma[:h, :w]
+    ranges = _per_block(np.maximum, cropped) - _per_block(np.minimum, cropped)
+    blocks = cropped.reshape(h // COARSE, COARSE, w // COARSE, COARSE)  # a view: (block row, y, block col, x)
+    return max(neighbour_corr(_block_means(blocks)), neighbour_corr(ranges))
+
+
+def _per_block(combine: np.ufunc, image: np.ndarray) -> np.ndarray:
+    """`combine` (np.maximum, np.minimum) over each COARSE x COARSE block, on strided views (a reduction over the
+    block axes of a reshaped view took 20 times longer)."""
+    rows = functools.reduce(combine, (image[y::COARSE] for y in range(COARSE)))
+    return functools.reduce(combine, (rows[:, x::COARSE] for x in range(COARSE)))
+
+
+def _block_means(blocks: np.ndarray) -> np.ndarray:
+    """The float32 mean of each 4x4 block, added in the order numpy's pairwise sum adds a block's 16 values laid
+    out in a row (eight partial sums a[j] + a[j + 8], then a tree: ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 +
+    r7))), so that it equals `mean(axis=-1)` of the blocks copied out to rows to the last bit, without that copy."""
+    rows = blocks[:, :2] + blocks[:, 2:]  # r[j] for j = 4 * y + x, y in 0..1
+    pairs = rows[..., 0::2] + rows[..., 1::2]
+    halves = pairs[..., 0] + pairs[..., 1]
+    return (halves[:, 0] + halves[:, 1]) / np.float32(COARSE * COARSE)
 
 
 def hf_ratio(luma: np.ndarray) -> float:
     """Share of the (mean-removed) spectral energy beyond half the Nyquist frequency: ~0.8 for white noise."""
-    spectrum = np.abs(np.fft.rfft2(luma - luma.mean())) ** 2
-    # rfft2 keeps the non-negative x frequencies only; every column but 0 (and Nyquist) stands for two.
-    weight = np.full(spectrum.shape[1], 2.0)
-    weight[0] = 1.0
-    if luma.shape[1] % 2 == 0:
-        weight[-1] = 1.0
-    total = float((spectrum * weight).sum())
+    weight, high = _spectrum_weights(luma.shape)
+    energy = np.abs(np.fft.rfft2(luma - luma.mean())) ** 2 * weight
+    total = float(energy.sum())
     if total <= 0:
         return 0.0
-    fy = np.fft.fftfreq(luma.shape[0])[:, None]
-    fx = np.fft.rfftfreq(luma.shape[1])[None, :]
-    high = np.hypot(fx, fy) > 0.25  # frequencies in cycles/pixel; Nyquist is 0.5
-    return float((spectrum * weight)[high].sum() / total)
+    return float(energy.ravel()[high].sum() / total)
+
+
+@functools.lru_cache(maxsize=8)
+def _spectrum_weights(shape: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray]:
+    """For an rfft2 of `shape`: each column's weight (rfft2 keeps the non-negative x frequencies only; every column
+    but 0 (and Nyquist) stands for two) and the flat indices of the frequencies beyond half the Nyquist (in
+    cycles/pixel; Nyquist is 0.5), in the order a boolean mask would take them. The same for every image of a
+    collection, so kept per shape."""
+    weight = np.full(shape[1] // 2 + 1, 2.0)
+    weight[0] = 1.0
+    if shape[1] % 2 == 0:
+        weight[-1] = 1.0
+    fy = np.fft.fftfreq(shape[0])[:, None]
+    fx = np.fft.rfftfreq(shape[1])[None, :]
+    high = np.flatnonzero(np.hypot(fx, fy) > 0.25)
+    weight.flags.writeable = high.flags.writeable = False
+    return weight, high
 
 
 def empty_level_share(histogram: np.ndarray, p1: float, p99: float) -> float:
@@ -126,25 +186,27 @@ def border_width(shape: tuple[int, ...], share: float) -> int:
     return max(1, int(round(min(shape[0], shape[1]) * share)))
 
 
-def dead_tile_share(rgb: np.ndarray, luma: np.ndarray) -> float:
+def dead_tile_share(rgb: np.ndarray, luma: np.ndarray, maps: tuple[np.ndarray, np.ndarray] | None = None) -> float:
     """Share of the image in exactly-constant 8x8 tiles forming regions whose edges are hard against texture.
 
     A NaN that a decode turned into black (or a tile a tiled VAE lost) is a grid-aligned rectangle of one exact
     colour with textured neighbours right up to its edge. A flat region of real art ends anywhere: the pixels just
     across its tile border still include its colour, or the neighbour is a flat fill / a two-colour edge rather
-    than texture. A region (4-connected constant tiles of one colour) is dead when most of its border is hard."""
+    than texture. A region (4-connected constant tiles of one colour) is dead when most of its border is hard.
+    `maps`: the image's `edge_maps`, where the caller has them."""
     bh, bw = rgb.shape[0] // TILE, rgb.shape[1] // TILE
     if bh < 2 or bw < 2:
         return 0.0
-    blocks = rgb[: bh * TILE, : bw * TILE].reshape(bh, TILE, bw, TILE, 3).transpose(0, 2, 1, 3, 4)
-    first = blocks[:, :, :1, :1, :]
-    constant = (blocks == first).all(axis=(2, 3, 4))
+    constant = _constant_tiles(maps or edge_maps(rgb), bh, bw)
     if not constant.any():
         return 0.0
-    colour = np.where(constant, first[:, :, 0, 0, :].astype(np.int64) @ np.array([1 << 16, 1 << 8, 1]), -1)
-    region = _regions(colour)
     textured = _textured(luma, bh, bw, _next_to(constant))
-    value = first[:, :, 0, 0, :]
+    if not textured.any():
+        return 0.0  # no edge can be hard, so no region is dead
+    blocks = rgb[: bh * TILE, : bw * TILE].reshape(bh, TILE, bw, TILE, 3).transpose(0, 2, 1, 3, 4)
+    value = blocks[:, :, 0, 0, :]
+    colour = np.where(constant, value.astype(np.int64) @ np.array([1 << 16, 1 << 8, 1]), -1)
+    region = _regions(colour)
     hard = np.zeros(bh * bw, np.int64)
     edges = np.zeros(bh * bw, np.int64)
     left, right = (slice(None), slice(None, -1)), (slice(None), slice(1, None))
@@ -160,6 +222,22 @@ def dead_tile_share(rgb: np.ndarray, luma: np.ndarray) -> float:
     return float(np.isin(region[constant], dead).sum() / (bh * bw))
 
 
+def _constant_tiles(maps: tuple[np.ndarray, np.ndarray], bh: int, bw: int) -> np.ndarray:
+    """The bh x bw tiles of one exact colour: no pixel in the tile differs from its right or lower neighbour inside
+    it (the edge maps are 0 exactly where two pixels are equal in every channel)."""
+    right, down = maps
+    height, width = bh * TILE, bw * TILE
+    changed = np.zeros((height, width), np.uint8)
+    changed[:, :-1] = right[:height, :width - 1]
+    changed[:, TILE - 1::TILE] = 0  # the pair across a tile's right side
+    below = np.zeros((height, width), np.uint8)
+    below[:-1] = down[:height - 1, :width]
+    inside = changed.reshape(bh, TILE, width)[:, :-1]  # not the pair across a tile's lower side
+    inside |= below.reshape(bh, TILE, width)[:, :-1]
+    # Eight uint8 flags of a tile row read as one uint64: a tile is constant when all eight of its rows read 0.
+    return ~changed.view(np.uint64).reshape(bh, TILE, bw).any(axis=1)
+
+
 def _next_to(mask: np.ndarray) -> np.ndarray:
     """Cells with a 4-neighbour in `mask`."""
     near = np.zeros_like(mask)
@@ -173,8 +251,8 @@ def _next_to(mask: np.ndarray) -> np.ndarray:
 def _textured(luma: np.ndarray, bh: int, bw: int, where: np.ndarray) -> np.ndarray:
     """Tiles (among `where`) with at least TEXTURE_LEVELS distinct integer luma levels."""
     textured = np.zeros((bh, bw), bool)
-    tiles = np.rint(luma[: bh * TILE, : bw * TILE]).astype(np.int16).reshape(bh, TILE, bw, TILE).transpose(0, 2, 1, 3)
-    levels = np.sort(tiles[where].reshape(-1, TILE * TILE), axis=-1)
+    tiles = luma[: bh * TILE, : bw * TILE].reshape(bh, TILE, bw, TILE).transpose(0, 2, 1, 3)
+    levels = np.sort(np.rint(tiles[where]).astype(np.int16).reshape(-1, TILE * TILE), axis=-1)
     textured[where] = 1 + (np.diff(levels, axis=-1) != 0).sum(axis=-1) >= TEXTURE_LEVELS
     return textured
 
@@ -213,7 +291,7 @@ def dark_run(luma: np.ndarray, black_level: float, lit_share: float = 0.01) -> t
     A VAE writes top to bottom, so what it never finished is a black band below a straight, full-width cut; dark
     ground in a picture ends along a shape, so the row above it is dark in places and the step across is small.
     (0, 0) when there is no such run or when every row is dark (the black guard's case)."""
-    dark = (luma > black_level).mean(axis=1) < lit_share
+    dark = np.count_nonzero(luma > black_level, axis=1) / luma.shape[1] < lit_share
     if not dark[-1] or dark.all():
         return 0.0, 0.0
     top = int(np.flatnonzero(~dark)[-1]) + 1  # the first row of the run
@@ -226,8 +304,11 @@ BAND_STEP = (2, 8)
 BAND_MIN_STEPS = 3  # a staircase has at least this many steps, all one way
 BAND_MIN_SEGMENT = 16  # pixels: a stretch between edges shorter than this is too short to call a gradient
 BAND_LINES = 128  # rows (and columns) read at most, evenly spaced
-# Pixel pairs measured per pass: a pass holds ~60 bytes a pair (the segments' int64 counts), ~0.5 MiB.
+# Pixel pairs measured per pass, at least (a pass holds ~25-30 bytes a pair, art or noise: ~0.25 MiB), or one for
+# every 2 pixels of the image, whichever is more: ~15 bytes a pixel, under what the other metrics' float copies of
+# the image hold at once (tracemalloc), and a twelfth of the passes a 256 px image took at 8192 pairs a channel.
 STAIR_PAIRS_PER_PASS = 8192
+STAIR_PIXELS_PER_PAIR = 2
 
 
 def banded_share(rgb: np.ndarray) -> float:
@@ -255,42 +336,60 @@ _STEP_CODES = (((_STEPS > 0) & (_STEPS <= BAND_STEP[1])).astype(np.int64)
 
 
 def staircase_shares(channels: np.ndarray) -> np.ndarray:
-    """`staircase_share` of each of a stack of channels (C, H, W): every sampled row and column of a channel, a
-    block of lines at a time (`_staircase_pixels`), so that what a pass holds is bounded by STAIR_PAIRS_PER_PASS
-    whatever the image's size (one pass over every line of every channel held ~7 MiB for a 128 px noise image)."""
+    """`staircase_share` of each of a stack of channels (C, H, W): every sampled row and column of every channel, a
+    block of lines at a time (`_staircase_pixels`), so that what a pass holds is bounded by STAIR_PAIRS_PER_PASS or a
+    share of the image's pixels (one pass over every line of every channel held ~7 MiB for a 128 px noise image)."""
     count, height, width = channels.shape
     if max(height, width) >= 1 << _FIELD:
         raise ValueError(f"image too wide to measure banding: {channels.shape}")
     stride = max(1, min(height, width) // BAND_LINES)  # every stride-th row and column: a band spans many lines
-    # The lines read: rows, and columns transposed into rows.
-    parts = [part for part in (channels[:, ::stride], channels[:, :, ::stride].transpose(0, 2, 1))
-             if part.shape[2] > 1]
     denominator = channels[0, ::stride].size + channels[0, :, ::stride].size
-    covered = np.zeros(count)
-    for part in parts:
-        lines_per_pass = max(1, STAIR_PAIRS_PER_PASS // (part.shape[2] - 1))
-        for c in range(count):
-            for first in range(0, part.shape[1], lines_per_pass):
-                covered[c] += _staircase_pixels(part[c, first:first + lines_per_pass].astype(np.int16))
+    covered = np.zeros(count, np.int64)
+    # The lines read: rows, and columns transposed into rows; all channels' lines one after another.
+    for part in (channels[:, ::stride], channels[:, :, ::stride].transpose(0, 2, 1)):
+        if part.shape[2] < 2:
+            continue
+        lines = part.reshape(-1, part.shape[2])
+        pairs_per_pass = max(STAIR_PAIRS_PER_PASS, height * width // STAIR_PIXELS_PER_PAIR)
+        lines_per_pass = max(1, pairs_per_pass // (part.shape[2] - 1))
+        per_line = np.concatenate([_staircase_pixels(lines[first:first + lines_per_pass])
+                                   for first in range(0, lines.shape[0], lines_per_pass)])
+        covered += per_line.reshape(count, -1).sum(axis=1)
     return covered / denominator
 
 
-def _staircase_pixels(lines: np.ndarray) -> int:
-    """Pixels on a staircase in `lines` (N, L >= 2, int16 levels): the lines laid end to end, cut into segments
-    at line starts and after edges, and each segment's step counts summed by one `np.add.reduceat` over packed
-    codes (30 bincounts an RGB image before)."""
-    diff = np.diff(lines, axis=1).ravel()
+def _staircase_pixels(lines: np.ndarray) -> np.ndarray:
+    """Pixels on a staircase in each of `lines` (N, L >= 2, uint8 levels): the lines laid end to end, cut into
+    segments at line starts and after edges, and each segment's step counts summed by one `np.add.reduceat` over
+    packed codes (30 bincounts an RGB image before)."""
+    pairs_per_line = lines.shape[1] - 1
+    # Each pair's step (later its index in _STEP_CODES), and one pair of no step after the last (see below).
+    steps = np.empty(lines.shape[0] * pairs_per_line + 1, np.int16)
+    diff = steps[:-1]
+    np.subtract(lines[:, 1:], lines[:, :-1], out=diff.reshape(lines.shape[0], pairs_per_line), dtype=np.int16)
     starts = np.zeros(diff.size, bool)
-    starts[::lines.shape[1] - 1] = True
+    starts[::pairs_per_line] = True
     edge = np.abs(diff) > BAND_STEP[1]
     starts[1:] |= edge[:-1]  # the pair after an edge starts a segment; an edge can only end one
     first = np.flatnonzero(starts)
-    length = np.diff(np.append(first, diff.size))
-    pairs = length - edge[first + length - 1]  # the segment's pairs within the edge limit
-    codes = np.add.reduceat(_STEP_CODES[diff + 255], first)
+    end = np.empty_like(first)
+    end[:-1] = first[1:]
+    end[-1] = diff.size
+    # Only segments long enough to be a staircase are counted (on noise, few are: what a pass holds stays small).
+    long = end - first >= BAND_MIN_SEGMENT - 1
+    first, end = first[long], end[long]
+    if not first.size:
+        return np.zeros(lines.shape[0], np.int64)
+    pairs = end - first - edge[end - 1]  # the segment's pairs within the edge limit
+    steps[:-1] += 255
+    steps[-1] = 255
+    # Summed over [first, end) of each long segment: the bounds interleaved, every other sum kept; the pair after
+    # the last makes the last segment's end an index reduceat accepts.
+    codes = np.add.reduceat(_STEP_CODES.take(steps), np.stack([first, end], axis=1).ravel())[::2]
     mask = (1 << _FIELD) - 1
     up, down, fine = codes & mask, (codes >> _FIELD) & mask, codes >> 2 * _FIELD
     changes = up + down
     stair = ((pairs + 1 >= BAND_MIN_SEGMENT) & (changes >= BAND_MIN_STEPS) & (changes * 2 <= pairs)
              & (fine == 0) & ((up == 0) | (down == 0)))
-    return int((pairs[stair] + 1).sum())
+    return np.bincount(first[stair] // pairs_per_line, weights=pairs[stair] + 1,
+                       minlength=lines.shape[0]).astype(np.int64)
