@@ -61,8 +61,18 @@ def test_the_index_finds_what_comparing_every_pair_finds(max_distance: int) -> N
     first, second, dist = near_pairs(values, max_distance)
     expected = {(i, j) for i in range(len(values)) for j in range(i + 1, len(values))
                 if distance(values[i], values[j]) <= max_distance}
-    assert set(zip(first.tolist(), second.tolist())) == expected
+    pairs = list(zip(first.tolist(), second.tolist()))
+    assert pairs == sorted(expected), "each pair once (a pair close in several bands is taken in the first), in order"
     assert all(d == distance(values[i], values[j]) for i, j, d in zip(first, second, dist))
+    asked = []
+
+    def even_sums(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        asked.append(len(a))
+        return (a + b) % 2 == 0
+
+    kept_first, kept_second, _ = near_pairs(values, max_distance, even_sums)
+    assert list(zip(kept_first.tolist(), kept_second.tolist())) == [p for p in pairs if sum(p) % 2 == 0]
+    assert sum(asked) == len(pairs), "`keep` is asked of each pair once"
 
     tokens = [(1000 + n, v) for n, v in enumerate(values)]
     kept: list[tuple[int, int]] = []
