@@ -138,31 +138,48 @@ def near_pairs(values: list[int], max_distance: int,
         for probe in probes:
             wanted = keys ^ probe
             count = per_key[wanted]
-            if not count.any():
-                continue
-            low = starts[wanted]
-            first = np.repeat(np.arange(len(keys)), count)
-            # For each query, the positions low .. low + count - 1 of the sorted keys.
-            offsets = np.arange(count.sum()) - np.repeat(np.cumsum(count) - count, count)
-            second = order[np.repeat(low, count) + offsets]
-            pick = first < second
-            first, second = first[pick], second[pick]
-            differ = hashes[first] ^ hashes[second]
-            pick = popcount(differ) <= max_distance  # the few real matches, kept small
-            # A pair is taken in the first band where it is within the probes' radius, so it is found once.
-            for earlier in range(band):
-                pick &= _POPCOUNT16[_band(differ, earlier)] > radius
-            first, second = first[pick], second[pick]
-            if keep is not None and len(first):
-                pick = keep(first, second)
+            for queries in _blocks(count):
+                first, second = _looked_up(queries, count[queries], starts[wanted[queries]], order)
+                pick = first < second
                 first, second = first[pick], second[pick]
-            firsts.append(first)
-            seconds.append(second)
+                differ = hashes[first] ^ hashes[second]
+                pick = popcount(differ) <= max_distance  # the few real matches, kept small
+                # A pair is taken in the first band where it is within the probes' radius, so it is found once.
+                for earlier in range(band):
+                    pick &= _POPCOUNT16[_band(differ, earlier)] > radius
+                first, second = first[pick], second[pick]
+                if keep is not None and len(first):
+                    pick = keep(first, second)
+                    first, second = first[pick], second[pick]
+                firsts.append(first)
+                seconds.append(second)
     first = np.concatenate(firsts) if firsts else np.zeros(0, np.int64)
     second = np.concatenate(seconds) if seconds else np.zeros(0, np.int64)
     ordered = np.lexsort((second, first))
     first, second = first[ordered], second[ordered]
     return first, second, popcount(hashes[first] ^ hashes[second])
+
+
+PAIRS_PER_LOOKUP = 1 << 18  # candidate pairs a look-up block holds at most (clustered hashes fill a few keys)
+
+
+def _blocks(count: np.ndarray) -> list[np.ndarray]:
+    """The queries (indices into `count`, each query's number of equal keys) in blocks of about PAIRS_PER_LOOKUP
+    pairs: on clustered hashes one probe's look-ups held tens of MiB of index arrays at 10,000 pieces."""
+    totals = np.cumsum(count)
+    if not len(totals) or not totals[-1]:
+        return []
+    cuts = np.searchsorted(totals, np.arange(PAIRS_PER_LOOKUP, totals[-1], PAIRS_PER_LOOKUP), side="right")
+    present = np.flatnonzero(count)
+    return [block for block in np.split(present, np.searchsorted(present, cuts)) if len(block)]
+
+
+def _looked_up(queries: np.ndarray, count: np.ndarray, low: np.ndarray,
+               order: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(query, found) pairs: each query with the positions low .. low + count - 1 of the sorted keys."""
+    first = np.repeat(queries, count)
+    offsets = np.arange(count.sum()) - np.repeat(np.cumsum(count) - count, count)
+    return first, order[np.repeat(low, count) + offsets]
 
 
 _POPCOUNT16 = _POPCOUNT[np.arange(1 << 16) & 0xFF] + _POPCOUNT[np.arange(1 << 16) >> 8]
@@ -197,7 +214,7 @@ def find_duplicates(hashes: list[tuple[int, int]], max_distance: int, tiles: Seq
     return duplicates
 
 
-PAIRS_PER_BLOCK = 16384  # tile differences computed at a time: ~8 MiB of int16 differences
+PAIRS_PER_BLOCK = 4096  # tile differences computed at a time: ~7 MiB held (both sides, their differences, a grid)
 
 
 def tile_differences(signatures: Sequence[bytes], first: np.ndarray, second: np.ndarray) -> np.ndarray:

@@ -13,6 +13,7 @@ import pytest
 import skimage.data
 from PIL import Image
 
+from mintprep.guards import near_duplicates
 from mintprep.guards.near_duplicates import (distance, find_duplicates, near_pairs, phash, tile_difference,
                                              tile_signature)
 from mintprep.guards.image_guards import GuardSettings
@@ -51,8 +52,12 @@ def test_near_copies_are_within_the_default_distance_and_different_pictures_are_
     assert nearest > DEFAULT, nearest
 
 
-@pytest.mark.parametrize("max_distance", [0, 3, 6, 9, 15])
-def test_the_index_finds_what_comparing_every_pair_finds(max_distance: int) -> None:
+@pytest.mark.parametrize("max_distance,lookup_block", [(0, 1 << 18), (3, 1 << 18), (6, 1 << 18), (6, 7), (9, 1 << 18),
+                                                      (15, 1 << 18)])
+def test_the_index_finds_what_comparing_every_pair_finds(max_distance: int, lookup_block: int,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """(`lookup_block` 7: the look-ups cut into blocks of a few pairs, as clustered hashes at scale are.)"""
+    monkeypatch.setattr(near_duplicates, "PAIRS_PER_LOOKUP", lookup_block)
     rng = random.Random(max_distance)
     values = [rng.getrandbits(64) for _ in range(400)]
     # Clusters: each copy flips 0-16 random bits of one of the 400 originals, some copies share an original.
