@@ -15,13 +15,15 @@ import time
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable, Iterator, NamedTuple
+from typing import TYPE_CHECKING, Any, Iterable, Iterator, NamedTuple
 
 from mintprep.base import (DISK_FULL_ERRNOS, DiskFull, LedgerBusy, MintprepError, StateDir, UserError, open_reader,
                            open_writer, scrub, sqlite_disk_full)
-from mintprep.collection import Manifest
 from mintprep.state.objects import ObjectStore
 from mintprep.state.verdict_cache import VerdictCache, VerdictRow, select_rows, verdict_values
+
+if TYPE_CHECKING:  # read when a manifest is: `status` opens the ledger without the collection's models
+    from mintprep.collection import Manifest
 
 SCHEMA_VERSION = 1
 # SQLite result codes (https://www.sqlite.org/rescode.html): only these say the file itself is not a ledger;
@@ -486,6 +488,8 @@ class Ledger:
         """Every manifest ever recorded, newest first (read lazily: callers usually stop at the first)."""
         rows = self._conn.execute("SELECT metadata_root, manifest_cid, manifest_sha256, provenance_hash FROM manifests "
                                   "ORDER BY id DESC").fetchall()
+        from mintprep.collection import Manifest
+
         for row in rows:
             yield ManifestRecord(row[0], row[1], row[2], row[3], Manifest.from_json(json.loads(self.objects.get(row[2]))))
 

@@ -17,6 +17,17 @@ def released(ledger: "Ledger") -> bool:
     return bool(ledger.chain_txs(RELEASED_KIND))
 
 
+def hidden_drop(col: "Collection") -> bool:
+    """A drop revealed later: its art and real metadata are withheld until `mintprep reveal`."""
+    return col.spec.chain.reveal is not None
+
+
 def withholding(col: "Collection", ledger: "Ledger") -> bool:
-    """A hidden drop whose art and real metadata have not been released yet: the one place this is decided."""
-    return col.spec.chain.reveal is not None and not released(ledger)
+    """A hidden drop whose art and real metadata have not been released yet."""
+    return withholds(hidden_drop(col), ledger)
+
+
+def withholds(hidden: bool, ledger: "Ledger") -> bool:
+    """`withholding`, for a drop known to be hidden or not (`status`, from what it kept of the collection file): the
+    one place this is decided."""
+    return hidden and not released(ledger)

@@ -88,3 +88,29 @@ def test_a_mistyped_command_is_answered_with_the_names_of_commands_not_imported(
     code, loaded, output = run_fresh(["statu", "x"])
     assert (code, loaded) == (2, ["mintprep.cli.app"])
     assert "No such command 'statu'. Did you mean 'status'?" in output
+
+
+@pytest.mark.parametrize(("name", "args"), [
+    ("export", ["c.yaml", "-o", "out", "--names", "extensionless", "--json"]),
+    ("review", ["c.yaml", "--out", "sheet.html", "--per-page", "20"]),
+    ("run", ["c.yaml", "--executor", "ray", "--ray-address", ""]),
+    ("audit", ["c.yaml", "--gateway", "https://a.example", "--gateway", "https://b.example", "--html", "r.html"]),
+    ("review", ["c.yaml", "--per-page", "twenty"]),
+    ("cid", ["/nonexistent/file", "--cid-version", "2"]),
+])
+def test_a_command_reads_its_values_as_typer_alone_does(name: str, args: list[str]):
+    """The app skips typer's pydantic adapters for absent, str and Path values (cli/app.py _PlainValue): the values,
+    and the refusals, are typer's own."""
+    registered()  # every module's commands on the app
+    info = next(info for info in app.registered_commands
+                if (info.name or typer.main.get_command_name(info.callback.__name__)) == name)
+    typer_alone = typer.main.get_command_from_info(info, pretty_exceptions_short=True, rich_markup_mode="rich")
+    ours = typer.main.get_group(app).get_command(None, name)
+
+    def parsed(command) -> tuple[str, object]:
+        try:
+            return "values", command.make_context(name, list(args)).params
+        except typer.TyperException as refused:
+            return "refused", refused.format_message()
+
+    assert parsed(ours) == parsed(typer_alone)
