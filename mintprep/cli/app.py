@@ -24,6 +24,7 @@ from rich.console import Console
 from rich.text import Text
 from typer.core import TyperCommand, TyperGroup
 
+from mintprep.cli.lean_typer import help_renderer, plain_values
 from mintprep.base import DISK_FULL_ERRNOS, DiskFull, MintprepError, ScrubbingStream, UserError, scrub
 
 # Humans read stderr; stdout carries only what a script asked for (--json) or the command's result. Everything
@@ -171,7 +172,7 @@ class AnsweringGroup(TyperGroup):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._listing = False  # while the help lists the commands: their summaries, nothing imported
-        _plain_values(self)
+        plain_values(self)
         for name, command in self.commands.items():
             command.rich_help_panel = _PANEL_OF.get(name)  # type: ignore[attr-defined]
 
@@ -207,6 +208,8 @@ class AnsweringGroup(TyperGroup):
     def main(self, args: list[str] | None = None, *pos: Any, standalone_mode: bool = True, **kwargs: Any) -> Any:
         argv = list(sys.argv[1:] if args is None else args)
         as_json = _is_json(argv)
+        if not argv or "--help" in argv:
+            help_renderer()
         with _stdout_for_answers_only(as_json):
             try:
                 returned = super().main(argv, *pos, standalone_mode=False, **kwargs)
@@ -244,52 +247,12 @@ def _build_command(name: str) -> Any:
     importlib.import_module(f"mintprep.cli.{HELP_PANELS[_PANEL_OF[name]][name][0]}")
     for info in app.registered_commands:
         if (info.name or typer.main.get_command_name(info.callback.__name__)) == name:  # type: ignore[union-attr]
-            return _plain_values(typer.main.get_command_from_info(
+            return plain_values(typer.main.get_command_from_info(
                 info, pretty_exceptions_short=app.pretty_exceptions_short, rich_markup_mode=app.rich_markup_mode))
     group = next(info for info in app.registered_groups if info.name == name)
-    return _plain_values(typer.main.get_group_from_info(
+    return plain_values(typer.main.get_group_from_info(
         group, pretty_exceptions_short=app.pretty_exceptions_short, rich_markup_mode=app.rich_markup_mode,
         suggest_commands=app.suggest_commands))
-
-
-class _PlainValue:
-    """What typer's coercion of an absent value (None), a `str` or a `Path` comes to, without the pydantic
-    TypeAdapter typer (0.29) builds to do it: building one imports pydantic, ~60 ms of every start and most of what
-    `status` paid beyond typer and rich. A path keeps typer's own checks (coerce_cli_path); any other value (an
-    int, a flag's value from the environment) goes to typer's adapter."""
-
-    def __init__(self, annotation: Any) -> None:
-        self.annotation = annotation
-
-    def coerce(self, value: Any, param: Any, ctx: Any) -> Any:
-        if value is None:
-            return None
-        if self.annotation is str and isinstance(value, str):
-            return value
-        if self.annotation is Path and isinstance(value, (str, Path)):
-            from typer._param_types import coerce_cli_path
-
-            return coerce_cli_path(Path(value), param.type_descriptor.parameter_info, path_type=Path, param=param,
-                                   ctx=ctx)
-        from typer._coercion import build_runtime_param
-
-        return build_runtime_param(param.type_descriptor).coerce(value, param=param, ctx=ctx)
-
-
-def _plain_values(command: Any) -> Any:
-    """`command` (and a group's subcommands) with each single-valued parameter coerced by _PlainValue; a typer that
-    builds its coercion otherwise (no `_runtime_param` slot left empty) keeps its own. The help option too, which
-    click makes on first use (and keeps)."""
-    help_option = command.get_help_option(typer.Context(command))
-    for param in [*command.params, *([help_option] if help_option is not None else [])]:
-        descriptor = getattr(param, "type_descriptor", None)
-        if (descriptor is not None and getattr(param, "_runtime_param", False) is None and param.nargs == 1
-                and not param.multiple and descriptor.parameter_info.parser is None
-                and descriptor.parameter_info.path_type is None):
-            param._runtime_param = _PlainValue(descriptor.annotation)
-    for subcommand in getattr(command, "commands", {}).values():
-        _plain_values(subcommand)
-    return command
 
 
 def output_file(path: Path, option: str) -> Path:

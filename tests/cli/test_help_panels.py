@@ -76,9 +76,9 @@ def run_fresh(args: list[str]) -> tuple[int, list[str], str]:
 
 
 @pytest.mark.parametrize(("args", "loaded"), [
-    (["--help"], ["mintprep.cli.app"]),
-    (["status", "--help"], ["mintprep.cli.app", "mintprep.cli.run_cmd"]),
-    (["contract", "deploy", "--help"], ["mintprep.cli.app", "mintprep.cli.chain_cmd"]),
+    (["--help"], ["mintprep.cli.app", "mintprep.cli.lean_typer"]),
+    (["status", "--help"], ["mintprep.cli.app", "mintprep.cli.lean_typer", "mintprep.cli.run_cmd"]),
+    (["contract", "deploy", "--help"], ["mintprep.cli.app", "mintprep.cli.chain_cmd", "mintprep.cli.lean_typer"]),
 ])
 def test_a_command_imports_its_own_module_only(args: list[str], loaded: list[str]):
     assert run_fresh(args)[:2] == (0, loaded)
@@ -86,7 +86,7 @@ def test_a_command_imports_its_own_module_only(args: list[str], loaded: list[str
 
 def test_a_mistyped_command_is_answered_with_the_names_of_commands_not_imported():
     code, loaded, output = run_fresh(["statu", "x"])
-    assert (code, loaded) == (2, ["mintprep.cli.app"])
+    assert (code, loaded) == (2, ["mintprep.cli.app", "mintprep.cli.lean_typer"])
     assert "No such command 'statu'. Did you mean 'status'?" in output
 
 
@@ -114,3 +114,27 @@ def test_a_command_reads_its_values_as_typer_alone_does(name: str, args: list[st
             return "refused", refused.format_message()
 
     assert parsed(ours) == parsed(typer_alone)
+
+
+HELP_IN_FRESH_PROCESS = """
+import json, sys
+if sys.argv[1] == "typer-alone":
+    import typer.rich_utils  # imported as typer imports it: the app's stand-ins are not used
+from typer.testing import CliRunner
+from mintprep.cli import app
+answer = CliRunner().invoke(app, sys.argv[2:], color=True)
+print(json.dumps([answer.output, sorted({m.split(".")[0] for m in sys.modules})]))
+"""
+
+
+@pytest.mark.parametrize("args", [["--help"], ["run", "--help"], ["contract", "deploy", "--help"], []])
+def test_the_help_is_typer_s_own_without_markdown_or_pygments(args: list[str]):
+    def fresh(mode: str) -> tuple[str, list[str]]:
+        done = subprocess.run([sys.executable, "-c", HELP_IN_FRESH_PROCESS, mode, *args], capture_output=True,
+                              text=True, check=True, env={**os.environ, "COLUMNS": "100", "FORCE_COLOR": "1"})
+        return tuple(json.loads(done.stdout.splitlines()[-1]))
+
+    (ours, loaded), (typer_alone, loaded_by_typer) = fresh("app"), fresh("typer-alone")
+    assert ours == typer_alone and "\x1b[" in ours  # the same help, colours included
+    assert {"markdown_it", "pygments"} <= set(loaded_by_typer)
+    assert {"markdown_it", "pygments"} & set(loaded) == set()
