@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from mintprep.base import STATE_DIR_NAME, DiskFull, StateDir, content_key, summarise_ids
 from mintprep.collection import check_own_folders, token_ids
-from mintprep.state import IMPORTED_KEY, Ledger, PieceRecord, withholds
+from mintprep.state import IMPORTED_KEY, Ledger, PieceRecord, StatusRead, released_among, withholds
 
 if TYPE_CHECKING:
     from mintprep.collection import Collection
@@ -61,11 +61,10 @@ def imported_key(imported: Imported) -> str:
 def inputs_of(col: Collection, imported: Imported) -> StatusInputs:
     """Everything status takes from the validated collection `col`, its rarity report for `imported`."""
     from mintprep.collection import plan_collection, rarity_report, replaced_folders
-    from mintprep.stages import settings_key
     from mintprep.state import hidden_drop
 
     rarity = rarity_report(col.spec, plan_collection(col.spec, imported), imported=set(imported)).to_json()
-    return StatusInputs(str(col.path), col.spec.size, hidden_drop(col), settings_key(col), str(col.page_dir),
+    return StatusInputs(str(col.path), col.spec.size, hidden_drop(col), _settings_key(col), str(col.page_dir),
                         {field: str(folder) for field, folder in replaced_folders(col).items()},
                         imported_key(imported), rarity)
 
@@ -116,8 +115,8 @@ def collection_status(col: Collection) -> dict[str, Any]:
     if not col.state.has_ledger():
         return _without_ledger(col)
     with Ledger.open(col.state_dir, readonly=True) as ledger:
-        imported = ledger.imported_traits()
-        return _status(inputs_of(col, imported), ledger, imported)
+        read = ledger.status_read(_settings_key(col))
+    return _status(inputs_of(col, read.imported), read)
 
 
 def status_at(path: Path) -> dict[str, Any]:
@@ -135,19 +134,25 @@ def status_at(path: Path) -> dict[str, Any]:
         inputs, source = kept
         check_own_folders(Path(inputs.collection), {field: Path(folder) for field, folder in inputs.folders.items()})
     with Ledger.open(state.root, readonly=True) as ledger:
-        imported = ledger.imported_traits()
-        if inputs is None or inputs.imported_key != imported_key(imported):
-            if col is None:
-                col, source = _read(path)
-            inputs = inputs_of(col, imported)
-            keep_inputs(state, source, inputs)
-        return _status(inputs, ledger, imported)
+        read = ledger.status_read(inputs.settings_key if inputs is not None else _settings_key(col))
+    if inputs is None or inputs.imported_key != imported_key(read.imported):
+        if col is None:
+            col, source = _read(path)
+        inputs = inputs_of(col, read.imported)
+        keep_inputs(state, source, inputs)
+    return _status(inputs, read)
 
 
 def _read(path: Path) -> tuple[Collection, bytes]:
     from mintprep.collection import read_collection  # the models: only when the file is not the one kept
 
     return read_collection(path)
+
+
+def _settings_key(col: Collection) -> str:
+    from mintprep.stages import settings_key
+
+    return settings_key(col)
 
 
 def _without_ledger(col: Collection) -> dict[str, Any]:
@@ -159,17 +164,13 @@ def _without_ledger(col: Collection) -> dict[str, Any]:
             "withheld": False, "rarity": rarity_report(col.spec).to_json()}
 
 
-def _status(inputs: StatusInputs, ledger: Ledger, imported: Imported) -> dict[str, Any]:
-    pieces = ledger.pieces()
-    manifest = ledger.current_manifest_names()
-    publish = ledger.latest_publish()
-    withheld = withholds(inputs.hidden_drop, ledger)
-    verdicts = ledger.piece_verdicts(inputs.settings_key)
-    minted = ledger.minted_seen()
+def _status(inputs: StatusInputs, read: StatusRead) -> dict[str, Any]:
+    pieces, verdicts, manifest, minted = read.pieces, read.verdicts, read.manifest, read.minted_seen
+    withheld = withholds(inputs.hidden_drop, released_among(read.tx_kinds))
     counts = Counter(piece.status for token_id, piece in pieces.items() if token_id <= inputs.size)
     counts["pending"] = inputs.size - sum(counts.values())
     index = Path(inputs.page_dir) / "index.html"
-    ids = token_ids(inputs.size, 0 in imported or 0 in pieces)
+    ids = token_ids(inputs.size, 0 in read.imported or 0 in pieces)
     attention = pieces_needing_attention(ids, pieces, verdicts, set(minted[0]) if minted else set(), withheld)
     return {
         "collection": inputs.collection,
@@ -185,7 +186,7 @@ def _status(inputs: StatusInputs, ledger: Ledger, imported: Imported) -> dict[st
         "manifest_cid": manifest.manifest_cid if manifest else None,
         "provenance_hash": manifest.provenance_hash if manifest else None,
         "page": str(index) if index.exists() else None,
-        "published": publish.location if publish else None,
+        "published": read.published,
         # A hidden drop before its reveal: its pinned images and metadata are in the local store only.
         "withheld": withheld,
         # Trait draws vs weights, per-token rarity rank; an imported token's traits are its published ones.

@@ -156,6 +156,22 @@ class ManifestRecord:
     manifest: Manifest
 
 
+def _minted_seen(value: str | None) -> tuple[list[int], float] | None:
+    seen = json.loads(value) if value is not None else None
+    return (seen["token_ids"], seen["at"]) if seen else None
+
+
+class StatusRead(NamedTuple):
+    """Everything `status` reads of the ledger (Ledger.status_read)."""
+    pieces: dict[int, PieceRecord]
+    verdicts: dict[int, bool | None]  # as piece_verdicts
+    manifest: ManifestNames | None  # as current_manifest_names
+    published: str | None  # latest_publish's location
+    minted_seen: tuple[list[int], float] | None
+    tx_kinds: frozenset[str]  # the kinds of chain transactions recorded
+    imported: dict[int, list[tuple[str, str]]]  # as imported_traits
+
+
 class ManifestNames(NamedTuple):
     metadata_root: str
     manifest_cid: str
@@ -351,10 +367,26 @@ class Ledger:
     def minted_seen(self) -> tuple[list[int], float] | None:
         """(minted token ids, when) as the last `run` read them from the chain; None when no run read them."""
         row = self._one("SELECT value FROM meta WHERE key = ?", MINTED_SEEN)
-        if row is None:
-            return None
-        seen = json.loads(row[0])
-        return seen["token_ids"], seen["at"]
+        return _minted_seen(row[0] if row else None)
+
+    def status_read(self, settings_key: str) -> StatusRead:
+        """What `status` reads, in one query: a first row of the collection's facts, then a row per piece with its
+        verdict under `settings_key`."""
+        rows = self._conn.execute(
+            "SELECT 0 AS part, NULL, NULL, NULL, NULL, NULL, NULL, NULL, "
+            "(SELECT json_array(metadata_root, manifest_cid, provenance_hash) FROM manifests ORDER BY id DESC LIMIT 1), "
+            "(SELECT location FROM publishes ORDER BY id DESC LIMIT 1), (SELECT value FROM meta WHERE key = ?), "
+            "(SELECT json_group_array(DISTINCT kind) FROM chain_txs), "
+            "(SELECT json_group_array(json_array(token_id, json(traits))) FROM imports) "
+            "UNION ALL SELECT 1, p.token_id, p.request_key, p.png_sha256, p.image_cid, p.metadata_cid, p.status, v.ok, "
+            "NULL, NULL, NULL, NULL, NULL FROM pieces p LEFT JOIN verdicts v ON v.png_sha256 = p.png_sha256 "
+            "AND v.settings_key = ? ORDER BY part, 2", (MINTED_SEEN, settings_key)).fetchall()
+        manifest, published, minted, kinds, imported = rows[0][8:]
+        pieces = {row[1]: PieceRecord(*row[1:7]) for row in rows[1:]}
+        return StatusRead(pieces, {row[1]: None if row[7] is None else bool(row[7]) for row in rows[1:] if row[3]},
+                          ManifestNames(*json.loads(manifest)) if manifest else None, published,
+                          _minted_seen(minted), frozenset(json.loads(kinds)),
+                          {token_id: [tuple(pair) for pair in traits] for token_id, traits in json.loads(imported)})
 
     def passed(self, shas: Iterable[str], settings_key: str) -> set[str]:
         """Those of `shas` that passed under `settings_key` with nothing to report (no property such as

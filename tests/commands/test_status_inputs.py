@@ -99,3 +99,32 @@ def test_a_damaged_kept_file_is_ignored(with_ledger: Path):
     first = status(with_ledger)[1]
     (with_ledger.parent / ".mintprep" / "status-inputs.json").write_text('{"inputs": ')
     assert status(with_ledger)[1] == first
+
+
+def test_status_reads_the_ledger_in_one_query_what_the_single_reads_give(collection: Path):
+    """On a collection the pipeline built (pieces, verdicts, a manifest), plus an import, a publish, the minted
+    tokens a run saw and a release: Ledger.status_read gives what the ledger's single-purpose reads give, in one
+    statement."""
+    from mintprep.stages import settings_key
+    from mintprep.state import RELEASED_KIND
+
+    col = load_collection(collection)
+    with Ledger.open(col.state_dir) as ledger:
+        ledger.record_imports("bench-folder", {2: [("flower", "rose"), ("style", "woodcut")]})
+        ledger.record_publish("dir", "/srv/page", None, "bafyroot", None)
+        ledger.record_minted_seen([1, 3])
+        ledger.record_chain_tx(RELEASED_KIND, 8453, "0x" + "ab" * 20, "0x" + "cd" * 32, {})
+    key = settings_key(col)
+    with Ledger.open(col.state_dir, readonly=True) as ledger:
+        statements = []
+        ledger._conn.set_trace_callback(statements.append)
+        read = ledger.status_read(key)
+        ledger._conn.set_trace_callback(None)
+        assert len(statements) == 1
+        assert read.pieces == ledger.pieces() and len(read.pieces) == 5
+        assert read.verdicts == ledger.piece_verdicts(key) and set(read.verdicts.values()) == {True}
+        assert read.manifest == ledger.current_manifest_names() is not None
+        assert read.published == ledger.latest_publish().location == "/srv/page"
+        assert read.minted_seen == ledger.minted_seen() and read.minted_seen[0] == [1, 3]
+        assert read.imported == ledger.imported_traits() == {2: [("flower", "rose"), ("style", "woodcut")]}
+        assert RELEASED_KIND in read.tx_kinds
