@@ -1,6 +1,6 @@
 """How fast the small commands start and finish, each beside its floor, measured side by side in one run.
 
-    python bench/bench_start.py [--size 300] [--rounds 7] [--every-command] [--importtime]
+    python bench/bench_start.py [--size 300] [--rounds 7] [--every-command] [--importtime] [--against DIR]
 
 Issue 32's targets, on a collection of `--size` real-size pieces (tests/support/real_art.py, no near-copies)
 imported from a folder and then `run` once, so that a `run` changes nothing:
@@ -12,7 +12,9 @@ Each round runs every process once, in turn (so the load of a shared machine fal
 unmeasured round that writes the bytecode caches an installed package has; a figure is the median of `--rounds`
 rounds, with the best beside it; a ratio divides medians (and bests). `--every-command` adds `mintprep <command>
 --help` for every command beside the bare import; `--importtime` the slowest imports of `status`
-(`python -X importtime`). One JSON object per line on stdout, the load average before and after on stderr.
+(`python -X importtime`); `--against DIR` measures another checkout of mintprep in the same rounds (`git archive
+COMMIT | tar -x -C DIR`: the code before a change), its rows named `... [before]`. One JSON object per line on
+stdout, the load average before and after on stderr.
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ sys.path.insert(0, str(ROOT))
 # compile mintprep's sources afresh while typer's and rich's came compiled with their wheels).
 ENV = {**{k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}, "PYTHONPATH": str(ROOT),
        "HF_HUB_OFFLINE": "1"}
+BEFORE = " [before]"
 MINTPREP = [sys.executable, "-m", "mintprep"]
 # name: (the floor it is divided by, the target ratio)
 TARGETS = {"status": ("bare import", 3.0), "--help": ("bare import", 2.0), "run-noop": ("status", 1.5),
@@ -75,28 +78,33 @@ def collection(work: Path, size: int) -> Path:
         (folder / "json" / f"{token_id}.json").write_text(json.dumps(metadata(token_id, f"{token_id}.png")))
     path = write_yaml(work / "c", size)
     for step in (["import", str(path), "--from", str(folder)], ["run", str(path)]):
-        subprocess.run([*MINTPREP, *step, "--json"], check=True, capture_output=True, env=ENV)
+        once([*MINTPREP, *step, "--json"])
     return path
 
 
-def once(command: list[str], before: Any = None) -> float:
+Process = tuple[list[str], Any, dict[str, str]]  # the command, what to do untimed before it, its environment
+
+
+def once(command: list[str], before: Any = None, env: dict[str, str] = ENV) -> float:
     if before is not None:
         before()
     start = time.perf_counter()
-    subprocess.run(command, check=True, capture_output=True, env=ENV)
+    done = subprocess.run(command, capture_output=True, env=env)
+    if done.returncode not in (0, 1):  # 1: a run that refused a piece (past ~1,000 pieces the art has near-copies)
+        raise RuntimeError(f"{command}: exit {done.returncode}: {done.stderr.decode()[-2000:]}")
     return time.perf_counter() - start
 
 
-def measure(processes: dict[str, tuple[list[str], Any]], rounds: int) -> dict[str, list[float]]:
+def measure(processes: dict[str, Process], rounds: int) -> dict[str, list[float]]:
     """Every process's seconds in each of `rounds` rounds (each round runs every process once, in turn), after one
     round unmeasured (it writes the bytecode caches). A process's `before` (clearing an output folder) is not
     timed."""
-    for command, before in processes.values():
-        once(command, before)
+    for process in processes.values():
+        once(*process)
     runs: dict[str, list[float]] = {name: [] for name in processes}
     for _ in range(rounds):
-        for name, (command, before) in processes.items():
-            runs[name].append(once(command, before))
+        for name, process in processes.items():
+            runs[name].append(once(*process))
     return runs
 
 
@@ -123,22 +131,29 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=7)
     parser.add_argument("--every-command", action="store_true", help="also every command's --help")
     parser.add_argument("--importtime", action="store_true", help="also list the slowest imports of `status`")
+    parser.add_argument("--against", type=Path, help="another checkout of mintprep, measured in the same rounds")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="mintprep-start-") as tmp:
         work = Path(tmp)
+        os.chdir(work)  # `python -m` puts the working folder first on the path: each checkout by PYTHONPATH alone
         path = collection(work, args.size)
         exported, copied = work / "exported", work / "copied"
         subprocess.run([*MINTPREP, "export", str(path), "-o", str(exported)], check=True, capture_output=True, env=ENV)
-        processes: dict[str, tuple[list[str], Any]] = {
-            "bare import": ([sys.executable, "-c", "import typer, rich"], None),
+        mintprep: dict[str, tuple[list[str], Any]] = {
             "status": ([*MINTPREP, "status", str(path)], None),
             "--help": ([*MINTPREP, "--help"], None),
             "run-noop": ([*MINTPREP, "run", str(path)], None),
             "export": ([*MINTPREP, "export", str(path), "-o", str(work / "out")], emptied(work / "out")),
-            "cp -r": (["cp", "-r", str(exported), str(copied)], emptied(copied)),
         }
         if args.every_command:
-            processes.update({f"{' '.join(p)} --help": ([*MINTPREP, *p, "--help"], None) for p in commands()})
+            mintprep.update({f"{' '.join(p)} --help": ([*MINTPREP, *p, "--help"], None) for p in commands()})
+        processes: dict[str, Process] = {
+            "bare import": ([sys.executable, "-c", "import typer, rich"], None, ENV),
+            "cp -r": (["cp", "-r", str(exported), str(copied)], emptied(copied), ENV),
+            **{name: (*process, ENV) for name, process in mintprep.items()}}
+        if args.against:
+            env = {**ENV, "PYTHONPATH": str(args.against.resolve())}
+            processes.update({name + BEFORE: (command, before, env) for name, (command, before) in mintprep.items()})
         load = [os.getloadavg()]
         runs = measure(processes, args.rounds)
         load.append(os.getloadavg())
@@ -148,7 +163,11 @@ def main() -> None:
     median = {name: statistics.median(seconds) for name, seconds in runs.items()}
     best = {name: min(seconds) for name, seconds in runs.items()}
     for name in runs:
-        floor, target = TARGETS.get(name, ("bare import", None) if name.endswith("--help") else (None, None))
+        floor, target = TARGETS.get(name.removesuffix(BEFORE),
+                                    ("bare import", None) if name.removesuffix(BEFORE).endswith("--help")
+                                    else (None, None))
+        if floor == "status" and name.endswith(BEFORE):
+            floor += BEFORE
         row: dict[str, Any] = {"process": name, "median_s": round(median[name], 3), "best_s": round(best[name], 3)}
         if floor:
             row.update(over=floor, ratio_median=round(median[name] / median[floor], 2),
