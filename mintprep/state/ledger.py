@@ -164,8 +164,8 @@ def _minted_seen(value: str | None) -> tuple[list[int], float] | None:
 class StatusRead(NamedTuple):
     """Everything `status` reads of the ledger (Ledger.status_read)."""
     pieces: dict[int, PieceRecord]
-    verdicts: dict[int, bool | None]  # as piece_verdicts
-    manifest: ManifestNames | None  # as current_manifest_names
+    verdicts: dict[int, bool | None]  # token id -> its image's verdict under the settings (None: not judged)
+    manifest: ManifestNames | None  # the newest manifest's names, without reading the manifest
     published: str | None  # latest_publish's location
     minted_seen: tuple[list[int], float] | None
     tx_kinds: frozenset[str]  # the kinds of chain transactions recorded
@@ -350,14 +350,6 @@ class Ledger:
         return {**found, **{v.png_sha256: (v.ok, v.reasons, {k: v.metrics[k] for k in ("guard", "phash", "tiles")})
                             for v in self._kept_of(shas, settings_key)}}
 
-    def piece_verdicts(self, settings_key: str) -> dict[int, bool | None]:
-        """token id -> whether the image its piece points at passed the pixel guards under `settings_key` (None:
-        not judged under them yet), for every piece with an image, in one query (`status`)."""
-        rows = self._conn.execute(
-            "SELECT p.token_id, v.ok FROM pieces p LEFT JOIN verdicts v ON v.png_sha256 = p.png_sha256 "
-            "AND v.settings_key = ? WHERE p.png_sha256 IS NOT NULL", (settings_key,)).fetchall()
-        return {token_id: None if ok is None else bool(ok) for token_id, ok in rows}
-
     def record_minted_seen(self, token_ids: Iterable[int]) -> None:
         """The minted tokens `run` read from the chain, with when: `status` (which reads no chain) shows them."""
         with self.transaction() as db:
@@ -509,12 +501,6 @@ class Ledger:
 
     def current_manifest(self) -> ManifestRecord | None:
         return next(self.manifests(), None)
-
-    def current_manifest_names(self) -> ManifestNames | None:
-        """What names the newest manifest, without reading the manifest itself (parsing 10,000 tokens' entries
-        was a quarter of `status`)."""
-        row = self._one("SELECT metadata_root, manifest_cid, provenance_hash FROM manifests ORDER BY id DESC LIMIT 1")
-        return ManifestNames(*row) if row else None
 
     def manifests(self) -> Iterator[ManifestRecord]:
         """Every manifest ever recorded, newest first (read lazily: callers usually stop at the first)."""
