@@ -22,7 +22,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import shutil
 import statistics
 import subprocess
 import sys
@@ -121,8 +120,16 @@ def slowest_imports(command: list[str], count: int = 15) -> list[dict]:
     return sorted(rows, key=lambda row: -row["cumulative_ms"])[:count]
 
 
-def emptied(folder: Path) -> Any:
-    return lambda: shutil.rmtree(folder, ignore_errors=True)
+def set_aside(folder: Path) -> Any:
+    """Move what the last run wrote to `folder` out of its way, keeping it until the end: deleting thousands of
+    files makes the next ones created cost several times as much on this project's ext4 (bench_scale.py's note), and
+    the export and `cp -r` would each pay for the other's deletions."""
+    def move() -> None:
+        if folder.exists():
+            spent = folder.parent / "spent"
+            spent.mkdir(exist_ok=True)
+            folder.rename(spent / f"{folder.name}-{len(list(spent.iterdir()))}")
+    return move
 
 
 def main() -> None:
@@ -143,13 +150,13 @@ def main() -> None:
             "status": ([*MINTPREP, "status", str(path)], None),
             "--help": ([*MINTPREP, "--help"], None),
             "run-noop": ([*MINTPREP, "run", str(path)], None),
-            "export": ([*MINTPREP, "export", str(path), "-o", str(work / "out")], emptied(work / "out")),
+            "export": ([*MINTPREP, "export", str(path), "-o", str(work / "out")], set_aside(work / "out")),
         }
         if args.every_command:
             mintprep.update({f"{' '.join(p)} --help": ([*MINTPREP, *p, "--help"], None) for p in commands()})
         processes: dict[str, Process] = {
             "bare import": ([sys.executable, "-c", "import typer, rich"], None, ENV),
-            "cp -r": (["cp", "-r", str(exported), str(copied)], emptied(copied), ENV),
+            "cp -r": (["cp", "-r", str(exported), str(copied)], set_aside(copied), ENV),
             **{name: (*process, ENV) for name, process in mintprep.items()}}
         if args.against:
             env = {**ENV, "PYTHONPATH": str(args.against.resolve())}
