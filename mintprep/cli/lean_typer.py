@@ -52,7 +52,6 @@ def plain_values(command: Any) -> Any:
     return command
 
 
-
 class _Deferred(type):
     """A class standing in for one a module defines, the module not imported: calling it, or reading any of its
     attributes, imports the module and answers with the real class."""
