@@ -26,7 +26,7 @@ __all__, __getattr__ = face(__name__, {
     "in_order": "ordered_threads",
     "NoProgress": "progress", "ProgressSink": "progress", "RichProgress": "progress",
     "register_secret": "secrets", "scrub": "secrets", "ScrubbingStream": "secrets", "secret_from_env": "secrets",
-    "STATE_DIR_NAME": "settings_model", "StrictModel": "settings_model",
+    "STATE_DIR_NAME": "state_dir", "StrictModel": "settings_model",
     "CONFIG_ELEMENT_ID": "sitedir", "ensure_replaceable": "sitedir", "read_tree": "sitedir",
     "replace_tree": "sitedir",
     "open_reader": "sqlite", "open_writer": "sqlite", "transaction": "sqlite",

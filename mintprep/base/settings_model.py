@@ -2,8 +2,6 @@
 
 from pydantic import BaseModel, ConfigDict
 
-STATE_DIR_NAME = ".mintprep"  # a collection's state folder, next to its collection.yaml
-
 
 class StrictModel(BaseModel):
     # strict: `size: true`, `size: '4'` and `steps: 4.0` are refused rather than read as 1, 4 and 4;

@@ -1,15 +1,18 @@
 """Every path under a collection's `.mintprep/`, named once: the ledger, its lock, the object store, the embedded
-IPFS store, the drop log, the fingerprint cache and the allowlist trees. Nothing else spells a name under `.mintprep/`."""
+IPFS store, the drop log, the fingerprint cache, the allowlist trees and what `status` keeps of the collection file.
+Nothing else spells a name under `.mintprep/`."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
 
+STATE_DIR_NAME = ".mintprep"  # a collection's state folder, next to its collection.yaml
+
 
 @dataclass(frozen=True)
 class StateDir:
-    root: Path  # <collection folder>/.mintprep (base.settings_model.STATE_DIR_NAME)
+    root: Path  # <collection folder>/.mintprep (STATE_DIR_NAME)
 
     @property
     def ledger(self) -> Path:
@@ -45,6 +48,12 @@ class StateDir:
     def allowlists(self) -> Path:
         """Allowlist trees by the sha256 of their file, so a rerun does not rebuild them (mintprep.chain.allowlist_file)."""
         return self.root / "allowlists"
+
+    @property
+    def status_inputs(self) -> Path:
+        """What `status` took from the validated collection file, kept while the file is unchanged
+        (mintprep.commands.status)."""
+        return self.root / "status-inputs.json"
 
     def has_ledger(self) -> bool:
         return self.ledger.exists()

@@ -1,13 +1,11 @@
 """Command-line interface: a thin layer over functions a Python user can call too.
 
-Each command module registers itself on the shared app when imported.
+Each command module registers its commands on the shared app when imported; the app imports a command's module
+only when that command runs (cli/app.py HELP_PANELS names them), so a command pays for no other's imports.
 """
 
 import os
 
-from mintprep.cli import (  # noqa: F401  (registration)
-    audit_cmd, chain_cmd, export_cmd, import_cmd, ipfs_cmd, page_cmd, review_cmd, run_cmd, validate_cmd,
-)
 from mintprep.cli.app import app
 
 

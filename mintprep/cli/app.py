@@ -8,6 +8,8 @@ Messages are printed literally: a key named `[/x]` or a path with `[draft]` in i
 from __future__ import annotations
 
 import contextlib
+import difflib
+import importlib
 import json
 import logging
 import os
@@ -20,8 +22,9 @@ from typing import Any
 import typer
 from rich.console import Console
 from rich.text import Text
-from typer.core import TyperGroup
+from typer.core import TyperCommand, TyperGroup
 
+from mintprep.cli.lean_typer import help_renderer, plain_values
 from mintprep.base import DISK_FULL_ERRNOS, DiskFull, MintprepError, ScrubbingStream, UserError, scrub
 
 # Humans read stderr; stdout carries only what a script asked for (--json) or the command's result. Everything
@@ -109,35 +112,104 @@ def _stdout_for_answers_only(as_json: bool) -> Iterator[None]:
         _answer["stream"] = None
 
 
-# `mintprep --help` reads in the order a user works: each panel, and each panel's commands, in this order.
-HELP_PANELS = {
-    "Make a collection": ("run", "status", "review", "validate"),
-    "Adopt and repair": ("import", "audit", "export", "provenance"),
-    "The contract": ("contract", "check", "reveal"),
-    "The page": ("publish", "serve"),
-    "Tools": ("cid", "export-car", "schema"),
+# `mintprep --help` reads in the order a user works: each panel, and each panel's commands, in this order. Each
+# command is the cli module that defines it (imported when the command runs: `status` pays for no other command's
+# imports) and the first paragraph of its help, which `mintprep --help` lists without importing any command
+# (tests/cli/test_help_panels.py checks each against the command's own help).
+HELP_PANELS: dict[str, dict[str, tuple[str, str]]] = {
+    "Make a collection": {
+        "run": ("run_cmd", "Run every stage in order; exit 0 when every piece is pinned, 1 when some failed, 2 on bad "
+                "input."),
+        "status": ("run_cmd", "What is done, per stage and per piece."),
+        "review": ("review_cmd", "A self-contained HTML sheet (OUT, and its pages in OUT-pages/): every token (image, "
+                   "traits, rarity rank,\nguard metrics, pin state), every rejected attempt, near-duplicate pairs side "
+                   "by side, the trait table, a search\nby id and trait. Reads the ledger only."),
+        "validate": ("validate_cmd", "Black, white, flat, border-only, dead tiles and noise checks (posterization is "
+                     "reported, never rejected).\nExit 0 if all pass, 1 if any is rejected, 2 if a file cannot be "
+                     "read as an image (each file still gets its\nown verdict); each line names the metric that "
+                     "decided."),
+    },
+    "Adopt and repair": {
+        "import": ("import_cmd", "Adopt a collection made elsewhere: verify and pin its images and metadata, record "
+                   "them as imported pieces.\nExit 0 when every token was imported, 1 when some were skipped (each "
+                   "named), 2 on bad input."),
+        "audit": ("audit_cmd", "Verify everything already pinned and published; with --repair, fix it. Exit 0 clean, "
+                  "1 problems, 2 bad input."),
+        "export": ("export_cmd", "Write the collection as a HashLips-style folder: images/<id>.png, json/<id>.json, "
+                   "json/_metadata.json."),
+        "provenance": ("chain_cmd", "Recompute the provenance hash from the published images and compare it with the "
+                       "contract's: exit 1 if they differ."),
+    },
+    "The contract": {
+        "contract": ("chain_cmd", "Build, deploy and update the MintprepDrop contract."),
+        "check": ("chain_cmd", "Compare collection.yaml with the deployed contract: exit 0 when all agree, 1 on a "
+                  "mismatch, 2 if unreachable."),
+        "reveal": ("chain_cmd", "Reveal an unrevealed drop from wherever it stands: startReveal, its future block, "
+                   "reveal with the committed\nsecret. A rerun resumes from the chain's state; on a local dev node "
+                   "that mines only on transactions the\nblocks are mined here."),
+    },
+    "The page": {
+        "publish": ("page_cmd", "Rebuild the mint page from the ledger and publish it to page.publish.target (ipfs, "
+                    "netlify or dir)."),
+        "serve": ("page_cmd", "Preview the mint page on 127.0.0.1, with its images from a local IPFS gateway; Ctrl-C "
+                  "stops it."),
+    },
+    "Tools": {
+        "cid": ("ipfs_cmd", "Print the CID `ipfs add --only-hash -Q` prints for PATH with the same flags (streams: "
+                "flat memory)."),
+        "export-car": ("ipfs_cmd", "Write a CAR v1 of SOURCE: one root, blocks in DFS order, each once."),
+        "schema": ("run_cmd", "Print the JSON Schema of collection.yaml (for editor completion)."),
+    },
 }
-_HELP_ORDER = [name for names in HELP_PANELS.values() for name in names]
+_PANEL_OF = {name: panel for panel, commands in HELP_PANELS.items() for name in commands}
+_HELP_ORDER = list(_PANEL_OF)
 
 
 class AnsweringGroup(TyperGroup):
     """The root command: runs a subcommand and turns whatever it raises into one answer; lists its commands in the
-    panels of HELP_PANELS."""
+    panels of HELP_PANELS; builds a command only when it is asked for (its module imported then)."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        for panel, names in HELP_PANELS.items():
-            for name in names:
-                if name in self.commands:
-                    self.commands[name].rich_help_panel = panel  # type: ignore[attr-defined]
+        self._listing = False  # while the help lists the commands: their summaries, nothing imported
+        plain_values(self)
+        for name, command in self.commands.items():
+            command.rich_help_panel = _PANEL_OF.get(name)  # type: ignore[attr-defined]
 
     def list_commands(self, ctx: Any) -> list[str]:
-        return sorted(super().list_commands(ctx),
+        return sorted(set(super().list_commands(ctx)) | set(_HELP_ORDER),
                       key=lambda name: _HELP_ORDER.index(name) if name in _HELP_ORDER else len(_HELP_ORDER))
+
+    def get_command(self, ctx: Any, name: str) -> Any:
+        if name in _PANEL_OF and name not in self.commands:
+            if self._listing:
+                return TyperCommand(name, help=HELP_PANELS[_PANEL_OF[name]][name][1], rich_help_panel=_PANEL_OF[name])
+            self.commands[name] = _build_command(name)
+            self.commands[name].rich_help_panel = _PANEL_OF[name]  # type: ignore[attr-defined]
+        return super().get_command(ctx, name)
+
+    def resolve_command(self, ctx: Any, args: list[str]) -> Any:
+        try:
+            return super().resolve_command(ctx, args)
+        except typer.TyperException as failed:  # typer suggests a name only among the commands built so far
+            names = self.list_commands(ctx)
+            matches = difflib.get_close_matches(args[0], names) if args and args[0] not in names else []
+            if matches and "Did you mean" not in failed.message:
+                failed.message = f"{failed.message.rstrip('.')}. Did you mean {', '.join(map(repr, matches))}?"
+            raise
+
+    def format_help(self, ctx: Any, formatter: Any) -> None:
+        self._listing = True
+        try:
+            super().format_help(ctx, formatter)
+        finally:
+            self._listing = False
 
     def main(self, args: list[str] | None = None, *pos: Any, standalone_mode: bool = True, **kwargs: Any) -> Any:
         argv = list(sys.argv[1:] if args is None else args)
         as_json = _is_json(argv)
+        if not argv or "--help" in argv:
+            help_renderer()
         with _stdout_for_answers_only(as_json):
             try:
                 returned = super().main(argv, *pos, standalone_mode=False, **kwargs)
@@ -161,6 +233,26 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
+
+
+@app.callback()
+def _root() -> None:
+    # Does nothing: it makes typer build `app` as a group (AnsweringGroup) before any command module has registered
+    # a command on it.
+    pass
+
+
+def _build_command(name: str) -> Any:
+    """The click command `name` of HELP_PANELS, built from what its cli module registers on `app` on import."""
+    importlib.import_module(f"mintprep.cli.{HELP_PANELS[_PANEL_OF[name]][name][0]}")
+    for info in app.registered_commands:
+        if (info.name or typer.main.get_command_name(info.callback.__name__)) == name:  # type: ignore[union-attr]
+            return plain_values(typer.main.get_command_from_info(
+                info, pretty_exceptions_short=app.pretty_exceptions_short, rich_markup_mode=app.rich_markup_mode))
+    group = next(info for info in app.registered_groups if info.name == name)
+    return plain_values(typer.main.get_group_from_info(
+        group, pretty_exceptions_short=app.pretty_exceptions_short, rich_markup_mode=app.rich_markup_mode,
+        suggest_commands=app.suggest_commands))
 
 
 def output_file(path: Path, option: str) -> Path:

@@ -8,7 +8,6 @@ from typing import TYPE_CHECKING, Optional
 
 import typer
 from rich.markup import escape
-from rich.table import Table
 
 from mintprep.cli.app import app, console, print_json
 
@@ -51,6 +50,8 @@ def run(
 
 
 def _print_report(report: "RunReport") -> None:
+    from rich.table import Table
+
     table = Table(title="mintprep run", show_header=True)
     for column in ("stage", "done", "skipped (unchanged)", "failed"):
         table.add_column(column)
@@ -78,10 +79,9 @@ def _print_report(report: "RunReport") -> None:
 @app.command()
 def status(collection: Path = CollectionArg, json: bool = JsonOpt) -> None:
     """What is done, per stage and per piece."""
-    from mintprep.collection import load_collection
-    from mintprep.commands import collection_status
+    from mintprep.commands import status_at
 
-    info = collection_status(load_collection(collection))
+    info = status_at(collection)
     if json:
         print_json(info)
         return

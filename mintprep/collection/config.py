@@ -13,10 +13,11 @@ import yaml
 from pydantic import Field, ValidationError, field_validator, model_validator
 
 from mintprep.collection.chain_settings import ChainSettings
-from mintprep.base import STATE_DIR_NAME, ConfigError, StateDir, StrictModel, TemplateError, UserError
+from mintprep.base import STATE_DIR_NAME, ConfigError, StateDir, StrictModel, TemplateError
 from mintprep.executors import ExecutorSettings
 from mintprep.generate import GeneratorSettings
 from mintprep.ipfs import IpfsSettings
+from mintprep.collection.own_folders import check_own_folders
 from mintprep.collection.page_settings import PageSettings
 from mintprep.collection.template import template_names
 from mintprep.net import PublicUrl
@@ -166,6 +167,11 @@ class Collection:
 
 
 def load_collection(path: Path | str) -> Collection:
+    return read_collection(path)[0]
+
+
+def read_collection(path: Path | str) -> tuple[Collection, bytes]:
+    """`load_collection`, and the bytes it validated (what `status` keeps its inputs by)."""
     path = Path(path)
     try:
         if not path.is_file():
@@ -174,12 +180,13 @@ def load_collection(path: Path | str) -> Collection:
         if path.stat().st_size > MAX_FILE_BYTES:
             raise ConfigError(f"{path}: {path.stat().st_size} bytes; a collection file is at most {MAX_FILE_BYTES}",
                               path=str(path))
-        text = path.read_text(encoding="utf-8")
+        source = path.read_bytes()
+        text = source.decode("utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{path}: cannot read ({exc})", path=str(path)) from None
     col = Collection(path=path.resolve(), spec=parse_collection(text, source=str(path)))
     check_folders(col)
-    return col
+    return col, source
 
 
 def parse_collection(text: str, source: str = "collection.yaml") -> CollectionSpec:
@@ -205,19 +212,16 @@ def parse_collection(text: str, source: str = "collection.yaml") -> CollectionSp
                           field=problems[0].partition(": ")[0]) from None
 
 
-def check_folders(col: Collection) -> None:
-    """The folders mintprep would replace whole are its own: never the collection's folder or an ancestor,
-    never the state folder, never one holding files mintprep did not write."""
-    from mintprep.base import ensure_replaceable
-
+def replaced_folders(col: Collection) -> dict[str, Path]:
+    """The folders mintprep replaces whole, by the setting that names them."""
     folders = {"page.out": col.page_dir}
     if col.spec.page.publish.dir:
         folders["page.publish.dir"] = (col.base_dir / col.spec.page.publish.dir).resolve()
-    for field, folder in folders.items():
-        try:
-            ensure_replaceable(folder, protect=(col.base_dir, col.state_dir))
-        except UserError as exc:
-            raise ConfigError(f"{col.path}: {field}: {exc}", path=str(col.path), field=field) from None
+    return folders
+
+
+def check_folders(col: Collection) -> None:
+    check_own_folders(col.path, replaced_folders(col))
 
 
 def describe_errors(exc: ValidationError) -> list[str]:

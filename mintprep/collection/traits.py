@@ -14,6 +14,7 @@ from typing import Any, Literal
 from mintprep.collection.config import CollectionSpec
 from mintprep.collection.recipe import LoggedRecipe
 from mintprep.collection.template import render
+from mintprep.collection.token_range import token_ids
 
 SeedFrom = Literal["yaml", "logged", "new-seed"]
 # How reports name where a piece's seed came from.
@@ -82,11 +83,6 @@ def plan_seed(plan: PiecePlan, first_attempt: int) -> tuple[int | None, SeedFrom
     "new-seed") once a resample or repair has moved past it (the same seed would make the same rejected image
     again), so its seeds are derived from then on."""
     return (plan.seed, plan.seed_from) if first_attempt == 0 and plan.seed is not None else (None, "new-seed")
-
-
-def token_ids(size: int, zero_indexed: bool) -> range:
-    """A collection's `size` ids: from 0 when it has a token 0 (Sugar, thirdweb, ERC721A sources), else from 1."""
-    return range(0, size) if zero_indexed else range(1, size + 1)
 
 
 def plan_collection(spec: CollectionSpec, published: Mapping[int, list[tuple[str, str]]] | None = None,

@@ -26,7 +26,7 @@ __all__, __getattr__ = face(__name__, {
     "write_review": "review_pages",
     "run_collection": "run", "RunReport": "run",
     "serving": "serve",
-    "collection_status": "status",
+    "collection_status": "status", "status_at": "status",
     "TokenRepair": "repair",
     "attention_lines": "status",
 })

@@ -1,14 +1,30 @@
-"""`mintprep status`: what the ledger says is done, per stage and per piece (read-only)."""
+"""`mintprep status`: what the ledger says is done, per stage and per piece (read-only).
+
+What status takes from the collection file is kept beside the ledger (`.mintprep/status-inputs.json`) so that a
+status of an unchanged file reads neither YAML nor the collection's models (pydantic and the settings models were most
+of its start). The file is validated by its one model (collection.config) whenever it is not the file kept: the kept
+inputs are used only while the file's path and bytes and mintprep's code (every module's size and mtime) are those
+they were taken under, and their rarity report only for the imported traits it was computed from. A folder nothing
+may write to keeps nothing (status validates the file each time, as before); a damaged or foreign file is ignored.
+"""
 
 from __future__ import annotations
 
+import functools
+import hashlib
+import json
+import os
 from collections import Counter
-from typing import Any
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
-from mintprep.collection import Collection, plan_collection, rarity_report, token_ids
-from mintprep.state import IMPORTED_KEY, Ledger, withholding, PieceRecord
-from mintprep.base import summarise_ids
-from mintprep.stages import settings_key
+from mintprep.base import STATE_DIR_NAME, DiskFull, StateDir, content_key, summarise_ids
+from mintprep.collection import check_own_folders, token_ids
+from mintprep.state import IMPORTED_KEY, Ledger, PieceRecord, StatusRead, released_among, withholds
+
+if TYPE_CHECKING:
+    from mintprep.collection import Collection
 
 # What a piece may need, in the order status lists them.
 NEEDS = {
@@ -23,28 +39,142 @@ NEEDS = {
 }
 
 
+Imported = dict[int, list[tuple[str, str]]]  # token id -> its published traits (the ledger's imports)
+
+
+@dataclass(frozen=True)
+class StatusInputs:
+    collection: str  # the collection file's resolved path
+    size: int
+    hidden_drop: bool
+    settings_key: str  # the pixel guards' settings: the verdicts status counts
+    page_dir: str
+    folders: dict[str, str]  # the folders mintprep replaces whole, by setting: checked to be its own at every status
+    imported_key: str  # the imported traits `rarity` was computed for
+    rarity: dict[str, Any]
+
+
+def imported_key(imported: Imported) -> str:
+    return content_key(sorted(imported.items()))
+
+
+def inputs_of(col: Collection, imported: Imported) -> StatusInputs:
+    """Everything status takes from the validated collection `col`, its rarity report for `imported`."""
+    from mintprep.collection import plan_collection, rarity_report, replaced_folders
+    from mintprep.state import hidden_drop
+
+    rarity = rarity_report(col.spec, plan_collection(col.spec, imported), imported=set(imported)).to_json()
+    return StatusInputs(str(col.path), col.spec.size, hidden_drop(col), _settings_key(col), str(col.page_dir),
+                        {field: str(folder) for field, folder in replaced_folders(col).items()},
+                        imported_key(imported), rarity)
+
+
+@functools.cache
+def code_fingerprint() -> str:
+    """mintprep's code as installed: every module's path, size and mtime (~2 ms for ~200 modules)."""
+    root = Path(__file__).resolve().parents[1]
+    found = []
+    for folder, _, names in os.walk(root):
+        for name in names:
+            if name.endswith(".py"):
+                stat = os.stat(os.path.join(folder, name))
+                found.append((os.path.join(folder, name), stat.st_size, stat.st_mtime_ns))
+    return content_key(sorted(found))
+
+
+def kept_inputs(state: StateDir, path: Path) -> tuple[StatusInputs, bytes] | None:
+    """The inputs kept for the collection file at `path` as it is now, under this code, and the file's bytes; None
+    when there are none (a file moved with its folder names other folders). The file is read only when it is as
+    large as the one kept (a file of any size is never read whole here)."""
+    try:
+        kept = json.loads(state.status_inputs.read_bytes())
+        if (kept["code"] != code_fingerprint() or kept["inputs"]["collection"] != str(path.resolve())
+                or not path.is_file() or path.stat().st_size != kept["source_bytes"]):
+            return None
+        source = path.read_bytes()
+        if hashlib.sha256(source).hexdigest() != kept["source_sha256"]:
+            return None
+        return StatusInputs(**kept["inputs"]), source
+    except (OSError, ValueError, KeyError, TypeError):  # none kept, or not a file this code wrote
+        return None
+
+
+def keep_inputs(state: StateDir, source: bytes, inputs: StatusInputs) -> None:
+    """Keep `inputs` for the collection file `source`, where the state folder may be written (else nothing)."""
+    from mintprep.base import write_atomic
+
+    kept = {"source_sha256": hashlib.sha256(source).hexdigest(), "source_bytes": len(source), "code": code_fingerprint(),
+            "inputs": asdict(inputs)}
+    try:
+        write_atomic(state.status_inputs, json.dumps(kept).encode())
+    except (OSError, DiskFull):  # a read-only folder or a full disk: status validates the file next time too
+        pass
+
+
 def collection_status(col: Collection) -> dict[str, Any]:
     if not col.state.has_ledger():
-        return {"collection": str(col.path), "pieces": col.spec.size, "counts": {"pending": col.spec.size},
-                "attention": pieces_needing_attention(token_ids(col.spec.size, False), {}, {}, set(), False),
-                "unjudged": 0, "minted_seen": None, "tokens": [], "metadata_root": None, "manifest_cid": None, "page": None, "withheld": False,
-                "rarity": rarity_report(col.spec).to_json()}
+        return _without_ledger(col)
     with Ledger.open(col.state_dir, readonly=True) as ledger:
-        pieces = ledger.pieces()
-        manifest = ledger.current_manifest_names()
-        publish = ledger.latest_publish()
-        imported = ledger.imported_traits()
-        withheld = withholding(col, ledger)
-        verdicts = ledger.piece_verdicts(settings_key(col))
-        minted = ledger.minted_seen()
-    counts = Counter(piece.status for token_id, piece in pieces.items() if token_id <= col.spec.size)
-    counts["pending"] = col.spec.size - sum(counts.values())
-    index = col.page_dir / "index.html"
-    ids = token_ids(col.spec.size, 0 in imported or 0 in pieces)
+        read = ledger.status_read(_settings_key(col))
+    return _status(inputs_of(col, read.imported), read)
+
+
+def status_at(path: Path) -> dict[str, Any]:
+    """`collection_status` of the collection file at `path`, validated as `load_collection` validates it unless it
+    is the file whose inputs the last status kept (above): then neither YAML nor a model is loaded."""
+    path = Path(path)
+    state = StateDir(path.resolve().parent / STATE_DIR_NAME)
+    kept = kept_inputs(state, path) if state.has_ledger() else None
+    col, inputs = None, None
+    if kept is None:
+        col, source = _read(path)
+        if not col.state.has_ledger():
+            return _without_ledger(col)
+    else:
+        inputs, source = kept
+        check_own_folders(Path(inputs.collection), {field: Path(folder) for field, folder in inputs.folders.items()})
+    with Ledger.open(state.root, readonly=True) as ledger:
+        read = ledger.status_read(inputs.settings_key if inputs is not None else _settings_key(col))
+    if inputs is None or inputs.imported_key != imported_key(read.imported):
+        if col is None:
+            col, source = _read(path)
+        inputs = inputs_of(col, read.imported)
+        keep_inputs(state, source, inputs)
+    return _status(inputs, read)
+
+
+def _read(path: Path) -> tuple[Collection, bytes]:
+    from mintprep.collection import read_collection  # the models: only when the file is not the one kept
+
+    return read_collection(path)
+
+
+def _settings_key(col: Collection) -> str:
+    from mintprep.stages import settings_key
+
+    return settings_key(col)
+
+
+def _without_ledger(col: Collection) -> dict[str, Any]:
+    from mintprep.collection import rarity_report
+
+    return {"collection": str(col.path), "pieces": col.spec.size, "counts": {"pending": col.spec.size},
+            "attention": pieces_needing_attention(token_ids(col.spec.size, False), {}, {}, set(), False),
+            "unjudged": 0, "minted_seen": None, "tokens": [], "metadata_root": None, "manifest_cid": None, "page": None,
+            "withheld": False, "rarity": rarity_report(col.spec).to_json()}
+
+
+def _status(inputs: StatusInputs, read: StatusRead) -> dict[str, Any]:
+    pieces, verdicts, manifest, minted = read.pieces, read.verdicts, read.manifest, read.minted_seen
+    withheld = withholds(inputs.hidden_drop, released_among(read.tx_kinds))
+    counts = Counter(piece.status for token_id, piece in pieces.items() if token_id <= inputs.size)
+    counts["pending"] = inputs.size - sum(counts.values())
+    index = Path(inputs.page_dir) / "index.html"
+    ids = token_ids(inputs.size, 0 in read.imported or 0 in pieces)
     attention = pieces_needing_attention(ids, pieces, verdicts, set(minted[0]) if minted else set(), withheld)
     return {
-        "collection": str(col.path),
-        "pieces": col.spec.size,
+        "collection": inputs.collection,
+        "pieces": inputs.size,
         "counts": dict(counts),
         "attention": attention,
         "unjudged": sum(1 for t, ok in verdicts.items() if ok is None and t in ids),  # not yet under today's guards
@@ -56,11 +186,11 @@ def collection_status(col: Collection) -> dict[str, Any]:
         "manifest_cid": manifest.manifest_cid if manifest else None,
         "provenance_hash": manifest.provenance_hash if manifest else None,
         "page": str(index) if index.exists() else None,
-        "published": publish.location if publish else None,
+        "published": read.published,
         # A hidden drop before its reveal: its pinned images and metadata are in the local store only.
         "withheld": withheld,
         # Trait draws vs weights, per-token rarity rank; an imported token's traits are its published ones.
-        "rarity": rarity_report(col.spec, plan_collection(col.spec, imported), imported=set(imported)).to_json(),
+        "rarity": inputs.rarity,
     }
 
 

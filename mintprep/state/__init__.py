@@ -19,5 +19,6 @@ __all__, __getattr__ = face(__name__, {
     "complete_publication": "published", "published_ids": "published", "published_under": "published",
     "require_recorded_base_uri": "published",
     "released": "release", "RELEASED_KIND": "release", "withholding": "release",
+    "hidden_drop": "release", "withholds": "release", "released_among": "release", "StatusRead": "ledger",
     "Workspace": "workspace",
 })

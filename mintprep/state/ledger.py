@@ -15,13 +15,15 @@ import time
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable, Iterator, NamedTuple
+from typing import TYPE_CHECKING, Any, Iterable, Iterator, NamedTuple
 
 from mintprep.base import (DISK_FULL_ERRNOS, DiskFull, LedgerBusy, MintprepError, StateDir, UserError, open_reader,
                            open_writer, scrub, sqlite_disk_full)
-from mintprep.collection import Manifest
 from mintprep.state.objects import ObjectStore
 from mintprep.state.verdict_cache import VerdictCache, VerdictRow, select_rows, verdict_values
+
+if TYPE_CHECKING:  # read when a manifest is: `status` opens the ledger without the collection's models
+    from mintprep.collection import Manifest
 
 SCHEMA_VERSION = 1
 # SQLite result codes (https://www.sqlite.org/rescode.html): only these say the file itself is not a ledger;
@@ -152,6 +154,22 @@ class ManifestRecord:
     manifest_sha256: str
     provenance_hash: str
     manifest: Manifest
+
+
+def _minted_seen(value: str | None) -> tuple[list[int], float] | None:
+    seen = json.loads(value) if value is not None else None
+    return (seen["token_ids"], seen["at"]) if seen else None
+
+
+class StatusRead(NamedTuple):
+    """Everything `status` reads of the ledger (Ledger.status_read)."""
+    pieces: dict[int, PieceRecord]
+    verdicts: dict[int, bool | None]  # token id -> its image's verdict under the settings (None: not judged)
+    manifest: ManifestNames | None  # the newest manifest's names, without reading the manifest
+    published: str | None  # latest_publish's location
+    minted_seen: tuple[list[int], float] | None
+    tx_kinds: frozenset[str]  # the kinds of chain transactions recorded
+    imported: dict[int, list[tuple[str, str]]]  # as imported_traits
 
 
 class ManifestNames(NamedTuple):
@@ -332,14 +350,6 @@ class Ledger:
         return {**found, **{v.png_sha256: (v.ok, v.reasons, {k: v.metrics[k] for k in ("guard", "phash", "tiles")})
                             for v in self._kept_of(shas, settings_key)}}
 
-    def piece_verdicts(self, settings_key: str) -> dict[int, bool | None]:
-        """token id -> whether the image its piece points at passed the pixel guards under `settings_key` (None:
-        not judged under them yet), for every piece with an image, in one query (`status`)."""
-        rows = self._conn.execute(
-            "SELECT p.token_id, v.ok FROM pieces p LEFT JOIN verdicts v ON v.png_sha256 = p.png_sha256 "
-            "AND v.settings_key = ? WHERE p.png_sha256 IS NOT NULL", (settings_key,)).fetchall()
-        return {token_id: None if ok is None else bool(ok) for token_id, ok in rows}
-
     def record_minted_seen(self, token_ids: Iterable[int]) -> None:
         """The minted tokens `run` read from the chain, with when: `status` (which reads no chain) shows them."""
         with self.transaction() as db:
@@ -349,10 +359,26 @@ class Ledger:
     def minted_seen(self) -> tuple[list[int], float] | None:
         """(minted token ids, when) as the last `run` read them from the chain; None when no run read them."""
         row = self._one("SELECT value FROM meta WHERE key = ?", MINTED_SEEN)
-        if row is None:
-            return None
-        seen = json.loads(row[0])
-        return seen["token_ids"], seen["at"]
+        return _minted_seen(row[0] if row else None)
+
+    def status_read(self, settings_key: str) -> StatusRead:
+        """What `status` reads, in one query: a first row of the collection's facts, then a row per piece with its
+        verdict under `settings_key`."""
+        rows = self._conn.execute(
+            "SELECT 0 AS part, NULL, NULL, NULL, NULL, NULL, NULL, NULL, "
+            "(SELECT json_array(metadata_root, manifest_cid, provenance_hash) FROM manifests ORDER BY id DESC LIMIT 1), "
+            "(SELECT location FROM publishes ORDER BY id DESC LIMIT 1), (SELECT value FROM meta WHERE key = ?), "
+            "(SELECT json_group_array(DISTINCT kind) FROM chain_txs), "
+            "(SELECT json_group_array(json_array(token_id, json(traits))) FROM imports) "
+            "UNION ALL SELECT 1, p.token_id, p.request_key, p.png_sha256, p.image_cid, p.metadata_cid, p.status, v.ok, "
+            "NULL, NULL, NULL, NULL, NULL FROM pieces p LEFT JOIN verdicts v ON v.png_sha256 = p.png_sha256 "
+            "AND v.settings_key = ? ORDER BY part, 2", (MINTED_SEEN, settings_key)).fetchall()
+        manifest, published, minted, kinds, imported = rows[0][8:]
+        pieces = {row[1]: PieceRecord(*row[1:7]) for row in rows[1:]}
+        return StatusRead(pieces, {row[1]: None if row[7] is None else bool(row[7]) for row in rows[1:] if row[3]},
+                          ManifestNames(*json.loads(manifest)) if manifest else None, published,
+                          _minted_seen(minted), frozenset(json.loads(kinds)),
+                          {token_id: [tuple(pair) for pair in traits] for token_id, traits in json.loads(imported)})
 
     def passed(self, shas: Iterable[str], settings_key: str) -> set[str]:
         """Those of `shas` that passed under `settings_key` with nothing to report (no property such as
@@ -476,16 +502,12 @@ class Ledger:
     def current_manifest(self) -> ManifestRecord | None:
         return next(self.manifests(), None)
 
-    def current_manifest_names(self) -> ManifestNames | None:
-        """What names the newest manifest, without reading the manifest itself (parsing 10,000 tokens' entries
-        was a quarter of `status`)."""
-        row = self._one("SELECT metadata_root, manifest_cid, provenance_hash FROM manifests ORDER BY id DESC LIMIT 1")
-        return ManifestNames(*row) if row else None
-
     def manifests(self) -> Iterator[ManifestRecord]:
         """Every manifest ever recorded, newest first (read lazily: callers usually stop at the first)."""
         rows = self._conn.execute("SELECT metadata_root, manifest_cid, manifest_sha256, provenance_hash FROM manifests "
                                   "ORDER BY id DESC").fetchall()
+        from mintprep.collection import Manifest
+
         for row in rows:
             yield ManifestRecord(row[0], row[1], row[2], row[3], Manifest.from_json(json.loads(self.objects.get(row[2]))))
 

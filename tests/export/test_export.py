@@ -78,3 +78,18 @@ def test_an_export_that_cannot_read_the_last_token_leaves_no_folder_behind(colle
     code, answer = export(str(collection), "-o", str(parent / "out"))
     assert code == 2 and "cannot be read whole" in answer["error"]["message"]
     assert list(parent.iterdir()) == []
+
+
+def test_an_image_never_judged_under_today_s_guards_is_judged_and_nothing_is_recorded(collection: Path,
+                                                                                       tmp_path: Path):
+    """The verdicts the ledger holds are read; an image without one (here: all of them, the rows deleted) is judged
+    by the pixel guards, and the export, a reader, records none."""
+    import sqlite3
+
+    db = load_collection(collection).state_dir / "state.db"
+    with sqlite3.connect(db) as ledger:
+        ledger.execute("DELETE FROM verdicts")
+    code, report = export(str(collection), "-o", str(tmp_path / "out"))
+    assert code == 0 and report["broken"] == [] and len(report["tokens"]) == SIZE
+    with sqlite3.connect(db) as ledger:
+        assert ledger.execute("SELECT count(*) FROM verdicts").fetchone() == (0,)

@@ -58,3 +58,10 @@ def test_status_imports_only_what_it_needs(tmp_path: Path) -> None:
 
 def test_the_cli_profile_names_are_the_profiles() -> None:
     assert PROFILE_NAMES == tuple(PROFILES)
+
+
+def test_export_of_a_judged_collection_loads_no_pixel_code(collection: Path, tmp_path: Path) -> None:
+    """Every image was judged when it was made: export reads the verdicts and imports neither numpy nor PIL."""
+    outcome = _imported_after(["export", str(collection), "-o", str(tmp_path / "out"), "--json"])
+    assert outcome["codes"] == [0]
+    assert {"numpy", "PIL"} & set(outcome["imported"]) == set()

@@ -112,14 +112,15 @@ def test_batched_pin_and_verdict_rows_are_written_together(tmp_path: Path):
 
 def test_the_newest_manifest_is_named_without_reading_it(tmp_path: Path):
     with Ledger.open(tmp_path) as ledger:
-        assert ledger.current_manifest_names() is None
+        assert ledger.status_read("k").manifest is None
         _record(ledger, "r1", [1])
         _record(ledger, "r2", [1, 2])
         newest = ledger.current_manifest()
         ledger.objects.path(newest.manifest_sha256).unlink()  # `status` needs only the ledger's row
     with Ledger.open(tmp_path, readonly=True) as reader:
-        assert reader.current_manifest_names() == (newest.metadata_root, newest.manifest_cid, newest.provenance_hash)
-        assert reader.current_manifest_names().metadata_root == "r2"
+        names = reader.status_read("k").manifest
+        assert names == (newest.metadata_root, newest.manifest_cid, newest.provenance_hash)
+        assert names.metadata_root == "r2"
 
 
 def test_verdict_hashes_are_the_recorded_facts_the_duplicate_check_reads(tmp_path: Path):
