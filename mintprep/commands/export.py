@@ -72,7 +72,7 @@ def export_collection(col: Collection, out: Path, *, names: Names = "json") -> E
             except (Unreadable, KeyError) as exc:
                 raise UserError(f"ipfs://{record.metadata_root}/ cannot be read whole from the collection's store "
                                 f"({exc}); run `mintprep audit --repair` first") from None
-            _write(staging, "json/_metadata.json", json.dumps(documents, indent=2, ensure_ascii=False).encode())
+            _write(staging, "json/_metadata.json", _metadata_array(documents))
         broken = failing_today(ws, {t.token_id: t.png_sha256 for t in record.manifest.tokens})
         seen = ws.ledger.minted_seen()
     return ExportReport(str(out), names, [t.token_id for t in record.manifest.tokens], record.metadata_root,
@@ -121,11 +121,25 @@ def _staged_folder(out: Path) -> Iterator[Path]:
         raise
 
 
+def _metadata_array(documents: list[Any]) -> bytes:
+    """HashLips' `_metadata.json`: the array of every document, one to a line. (Indented as HashLips writes it,
+    Python's JSON encoder runs in Python, not C: half a second of a 10,000-token export.)"""
+    return ("[\n" + ",\n".join(json.dumps(d, ensure_ascii=False) for d in documents) + "\n]\n").encode()
+
+
 def _write(folder: Path, name: str, data: bytes) -> None:
-    path = folder / name
+    """A new file in the staging folder (os.open, O_EXCL: 20,001 files through pathlib's and io's layers cost as much
+    as creating them)."""
+    path = os.path.join(folder, name)
     try:
-        path.write_bytes(data)
+        handle = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(handle, view):]
+        finally:
+            os.close(handle)
     except OSError as exc:  # a write's ENOSPC names no file: named here, with what it needed
         if exc.errno in DISK_FULL_ERRNOS:
-            raise DiskFull(path, len(data)) from None
+            raise DiskFull(Path(path), len(data)) from None
         raise
