@@ -19,8 +19,8 @@ another:
 and beside them, on the same folder in the same process, the peers (`--only peers`): decode-floor (Pillow decoding
 every image of the folder: what any reader pays), imagehash-phash (`imagehash.phash` of every decoded image, the
 `bench` extra), ipfs-car-pack (`ipfs-car pack` of the folder to a CAR, where `ipfs-car` is on PATH or in
-$IPFS_CAR_BIN), and audit-imported / audit-imported-again (the folder's import audited twice, as `audit` after
-`import`). The JSON's `vs_decode_floor` divides each command's seconds by the decode floor of the same size.
+$IPFS_CAR_BIN), audit-imported / audit-imported-again (the folder's import audited twice, as `audit` after
+`import`), and export / cp-r-of-export (`export` of that import, and `cp -r` of the folder it wrote). The JSON's `vs_decode_floor` divides each command's seconds by the decode floor of the same size.
 Pinning to the kubo, PSA and Pinata stand-ins at 100 ms per request is bench/bench_pinning.py. Prints one JSON
 object (`--markdown`: also the table docs/benchmarks.md shows); `--quick` runs 200 and 1,000 pieces. `--only` names
 the commands to measure after the setup rows (validate, pin, manifest, page: always run, since the rest read what
@@ -242,12 +242,23 @@ def imported(work: Path, size: int, rows: dict[str, dict[str, float]], only: tup
                 report = timed(rows, name, lambda: audit_collection(load_collection(col.path), check_chain=False))
                 found = sum(p.kind == "near-duplicate" for p in report.problems)
                 assert found == planted, report.to_json()["problems"][:3]
+            export_rows(col, work, rows)
     if "import-ipfs" not in only:
         return
     col = load_collection(write_yaml(work / "from-ipfs", size))
     root = ipfs_source(col.state_dir, size, col.spec.ipfs.profile)
     plan = timed(rows, "import-ipfs", lambda: import_collection(load_collection(col.path), f"ipfs://{root}"))
     assert len(plan.tokens) == size, plan.skipped
+
+
+def export_rows(col, work: Path, rows: dict[str, dict[str, float]]) -> None:
+    """`export` of the imported collection, and beside it `cp -r` of the very folder it wrote (the same files: the
+    kernel's copy is the floor). New folders each, nothing deleted first (see `main` on ext4's deletions)."""
+    from mintprep.commands.export import export_collection
+
+    timed(rows, "export", lambda: export_collection(load_collection(col.path), work / "exported"))
+    timed(rows, "cp-r-of-export", lambda: subprocess.run(["cp", "-r", str(work / "exported"), str(work / "copied")],
+                                                          check=True))
 
 
 def peers(folder: Path, rows: dict[str, dict[str, float]]) -> None:
