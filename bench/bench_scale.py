@@ -381,7 +381,9 @@ def main() -> None:
     small, large = min(args.sizes), max(args.sizes)
     ratios = {name: round(per_size[large][name]["ms_per_piece"] / per_size[small][name]["ms_per_piece"], 2)
               for name in per_size[small]} if small != large and per_size else {}
+    # None for a row run in another program (ipfs-car, cp): this process's CPU time holds none of it
     cpu_ratios = {name: round(per_size[large][name]["cpu_ms_per_piece"] / per_size[small][name]["cpu_ms_per_piece"], 2)
+                  if per_size[small][name]["cpu_ms_per_piece"] else None
                   for name in per_size[small]} if small != large and per_size else {}
     floors = {size: rows["decode-floor"]["s"] for size, rows in per_size.items() if "decode-floor" in rows}
     result: dict[str, object] = {"art": args.art, "sizes": per_size, f"per_piece_ratio_{large}_over_{small}": ratios,
@@ -408,7 +410,7 @@ def markdown(per_size: dict[int, dict[str, dict[str, float]]], ratios: dict[str,
     for name, ratio in ratios.items():
         a, b = per_size[small][name], per_size[large][name]
         lines.append(f"| {name} | {a['ms_per_piece']:.2f} | {b['ms_per_piece']:.2f} | **{ratio:.2f}** | "
-                     f"{cpu_ratios[name]:.2f} | {a['pieces_per_s']:,.0f} | {b['pieces_per_s']:,.0f} | {a['peak_rss_mib']} MiB "
+                     f"{'—' if cpu_ratios[name] is None else f'{cpu_ratios[name]:.2f}'} | {a['pieces_per_s']:,.0f} | {b['pieces_per_s']:,.0f} | {a['peak_rss_mib']} MiB "
                      f"(+{a['rss_rise_mib']}) | {b['peak_rss_mib']} MiB (+{b['rss_rise_mib']}) |")
     return "\n".join(lines)
 
