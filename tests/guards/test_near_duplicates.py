@@ -167,3 +167,23 @@ def test_the_tile_grid_follows_the_image_size_and_two_sizes_meet_on_the_coarser(
     fine = tile_difference(tile_signature(sized[256]), tile_signature(patched))
     coarse = tile_difference(tile_signature(sized[64]), tile_signature(patched))
     assert fine > 4 * coarse and fine > GuardSettings().duplicate_tile_diff
+
+
+def test_the_cheap_bound_rejects_only_pairs_the_tiles_would_reject() -> None:
+    """`within` answers from 4x4 block means first; it must decide every pair as the tile comparison does, at
+    every grid and threshold, on pairs near the line (a copy: small noise everywhere; a variant: one block changed)."""
+    rng = np.random.default_rng(7)
+    base = rng.integers(0, 256, (300, 256)).astype(np.int16)
+    noisy = np.clip(base + rng.integers(-6, 7, base.shape), 0, 255)
+    patched = base.copy()
+    patched[:, :24] = np.clip(patched[:, :24] + rng.integers(-40, 41, (300, 1)), 0, 255)
+    grids = rng.choice([4, 8, 16], 900).astype(np.uint8)
+    signatures = [bytes([grid]) + row.astype(np.uint8).tobytes()
+                  for grid, row in zip(grids, np.concatenate([base, noisy, patched]))]
+    table = near_duplicates.signature_table(signatures)
+    first = np.repeat(np.arange(300), 2)
+    second = np.concatenate([np.arange(300, 600)[:, None], np.arange(600, 900)[:, None]], axis=1).ravel()
+    exact = near_duplicates.tile_differences(table, first, second)
+    for threshold in (0.0, 2.5, 3.0, 6.0, 6.0621, 10.0, 40.0):
+        assert np.array_equal(near_duplicates.within(table, first, second, threshold), exact <= threshold), threshold
+    assert 0 < (exact <= 6.0).sum() < len(exact), "pairs on both sides of the default"
