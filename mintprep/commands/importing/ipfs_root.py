@@ -8,9 +8,9 @@ from collections.abc import Callable, Iterator
 
 from mintprep.base import NotAcceptable, UserError, in_order
 from mintprep.collection import checked_document, token_file_name, token_ids
-from mintprep.commands.importing.tokens import (FetchedDag, ImportedToken, ImportPlan, Judging, Source, TokenRead,
+from mintprep.commands.importing.tokens import (FetchedDag, ImportedToken, ImportPlan, Source, TokenRead,
                                                 document_attributes, document_provenance, document_traits)
-from mintprep.guards import MAX_DOCUMENT_BYTES, MAX_IMPORTED_IMAGE_BYTES, decode_raster_image, judge_rgb
+from mintprep.guards import MAX_DOCUMENT_BYTES, MAX_IMPORTED_IMAGE_BYTES, decode_raster_image
 from mintprep.ipfs import CID, BlockFetcher, Unreadable, first_verified, list_directory, read_file, resolve
 from mintprep.state import Workspace
 
@@ -57,14 +57,12 @@ def read_tokens(ws: Workspace, plan: ImportPlan, wanted: list[int], locate: Call
     """Each wanted token's metadata file (where `locate` finds it, or why not) and image, read by `ipfs.pin_concurrency`
     threads in token order where the first token's reads went over the network: one after another, an import from a
     gateway paid three round trips per token (162 ms a token at 50 ms each, measured), 27 minutes for 10,000 tokens.
-    Where the first token was in the local store, one thread (NetworkReads). Each image is judged from the decode
-    that checks it."""
-    judging = Judging.of(ws)
-
+    Where the first token was in the local store, one thread (NetworkReads). The images are judged as each batch
+    is recorded, one at a time, not here: each thread judging at once held a decode and the guards' arrays of its
+    own (tests/importing/test_import_streaming.py)."""
     def read(token_id: int) -> TokenRead | str:
         where = locate(token_id)
-        return where if isinstance(where, str) else _read_token(token_id, where, plan.source, plan.listings, fetch,
-                                                                 judging)
+        return where if isinstance(where, str) else _read_token(token_id, where, plan.source, plan.listings, fetch)
 
     with ws.progress.task(task, len(wanted)) as advance:
         for token_id, read_or_skip in in_order(read, wanted, plan.network.threads(ws.spec.ipfs.pin_concurrency)):
@@ -78,7 +76,7 @@ def read_tokens(ws: Workspace, plan: ImportPlan, wanted: list[int], locate: Call
 
 
 def _read_token(token_id: int, metadata_cid: CID, source: Source, listings: dict[CID, dict[str, CID]],
-                fetch: BlockFetcher, judging: Judging) -> TokenRead | str:
+                fetch: BlockFetcher) -> TokenRead | str:
     """A token's metadata file and image, read and checked; or why it cannot be imported. Safe in threads."""
     document_blocks: dict[CID, bytes] = {}
 
@@ -101,10 +99,9 @@ def _read_token(token_id: int, metadata_cid: CID, source: Source, listings: dict
         if image_cid is None:
             return f"image {document['image']!r} is not an IPFS address"
         image = read_file(image_cid, fetch, MAX_IMPORTED_IMAGE_BYTES)
-        rgb = decode_raster_image(image)
+        decode_raster_image(image)
     except (Unreadable, NotAcceptable) as exc:
         return f"image {document['image']}: {exc}"
     token = ImportedToken(token_id, data, str(metadata_cid), document["image"], str(image_cid), document_traits(document),
                           document_provenance(document, source), document_attributes(document))
-    return TokenRead(token, image, FetchedDag(image_cid, fetch), document_blocks,
-                     judge_rgb(rgb, judging.guards, judging.upscale))
+    return TokenRead(token, image, FetchedDag(image_cid, fetch), document_blocks)
