@@ -229,7 +229,7 @@ def signature_table(signatures: Sequence[bytes]) -> SignatureTable:
     rows = np.frombuffer(b"".join(signatures), np.uint8).reshape(len(signatures), 1 + SIGNATURE_SIDE * SIGNATURE_SIDE)
     block = SIGNATURE_SIDE // COARSE_GRID
     coarse = rows[:, 1:].reshape(-1, COARSE_GRID, block, COARSE_GRID, block).mean(axis=(2, 4), dtype=np.float32)
-    return SignatureTable(rows, coarse.reshape(len(signatures), -1))
+    return SignatureTable(rows, coarse.reshape(len(signatures), COARSE_GRID * COARSE_GRID))
 
 
 def within(table: SignatureTable, first: np.ndarray, second: np.ndarray, max_tile_diff: float) -> np.ndarray:

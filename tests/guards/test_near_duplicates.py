@@ -187,3 +187,10 @@ def test_the_cheap_bound_rejects_only_pairs_the_tiles_would_reject() -> None:
     for threshold in (0.0, 2.5, 3.0, 6.0, 6.0621, 10.0, 40.0):
         assert np.array_equal(near_duplicates.within(table, first, second, threshold), exact <= threshold), threshold
     assert 0 < (exact <= 6.0).sum() < len(exact), "pairs on both sides of the default"
+
+
+def test_no_piece_or_one_piece_has_no_duplicate() -> None:
+    """A collection with nothing judged yet (a first run's first screening) or a single piece."""
+    signature = tile_signature(photo("astronaut"))
+    assert find_duplicates([], DEFAULT, [], GuardSettings().duplicate_tile_diff) == {}
+    assert find_duplicates([(1, 5)], DEFAULT, [signature], GuardSettings().duplicate_tile_diff) == {}
