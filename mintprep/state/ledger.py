@@ -340,6 +340,11 @@ class Ledger:
         found = {row[0]: (bool(row[1]), json.loads(row[2]), json.loads(row[3])) for row in rows}
         return {**found, **{v.png_sha256: (v.ok, v.reasons, v.metrics) for v in self._kept_of(shas, settings_key)}}
 
+    def judged(self, settings_key: str) -> frozenset[str]:
+        """The images (png sha256) the ledger holds a verdict for under `settings_key`."""
+        return frozenset(row[0] for row in self._conn.execute(
+            "SELECT png_sha256 FROM verdicts WHERE settings_key = ?", (settings_key,)))
+
     def verdict_hashes(self, shas: Iterable[str], settings_key: str) -> dict[str, tuple[bool, list[str], dict[str, Any]]]:
         """`verdicts` with only the facts the near-duplicate check reads (guard, phash, tiles), picked out by SQLite:
         parsing each verdict's whole metrics in Python was most of an audit's duplicate check."""

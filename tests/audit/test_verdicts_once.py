@@ -69,6 +69,20 @@ def test_import_records_every_verdict_and_audit_and_review_judge_nothing_again(i
     assert judgements == []
 
 
+def test_an_import_run_again_judges_no_image_it_judged(imported: Path, judgements: list[int]):
+    """An import run again (resumed, or the same folder) reads every token again; the images whose verdicts it
+    recorded are not judged again, while a new image is."""
+    from mintprep.commands.importing import import_collection
+    from tests.support.real_art import art_png
+
+    folder = imported.parent.parent / "export"
+    import_collection(load_collection(imported), str(folder))
+    assert judgements == [] and ledger_verdicts(imported) == SIZE
+    (folder / "images" / "2.png").write_bytes(art_png(SIZE + 40, 256))  # another piece's art for token 2
+    import_collection(load_collection(imported), str(folder))
+    assert len(judgements) == 1 and ledger_verdicts(imported) == SIZE + 1
+
+
 def test_audit_judges_each_image_once_and_a_second_audit_none(imported: Path, judgements: list[int]):
     forget_ledger_verdicts(imported)
     col = load_collection(imported)

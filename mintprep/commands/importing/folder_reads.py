@@ -60,7 +60,7 @@ def metadata_folder(folder: Path) -> Path:
 def read_token(files: FolderFiles, folder: str, meta_dir: str, token_id: int,
                judging: Judging | None = None) -> FolderToken:
     """`<id>.json` (or `<id>`) in `meta_dir`, its `image` a path relative to the folder (or to an images/ subfolder);
-    with `judging`, the image judged from the same decode."""
+    with `judging`, the image judged from the same decode (unless the ledger holds its verdict already)."""
     try:
         found = _first_file(files, (f"{meta_dir}/{token_id}.json", f"{meta_dir}/{token_id}"), MAX_DOCUMENT_BYTES,
                             "metadata file")
@@ -86,7 +86,7 @@ def read_token(files: FolderFiles, folder: str, meta_dir: str, token_id: int,
         rgb = decode_raster_image(image)
     except NotAcceptable as exc:
         return FolderToken(token_id, skipped=f"image {image_path}: {exc}")
-    judgement = judge_rgb(rgb, judging.guards, judging.upscale) if judging else None
+    judgement = judge_rgb(rgb, judging.guards, judging.upscale) if judging and judging.wants(image) else None
     return FolderToken(token_id, document, image_path, image, judgement=judgement)
 
 

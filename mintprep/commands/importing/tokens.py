@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
-from mintprep.base import UserError, summarise_ids
+from mintprep.base import UserError, sha256_hex, summarise_ids
 from mintprep.ipfs import (CID, Block, BlockFetcher, DagImport, NetworkReads, Unreadable, VerifiedBlocks, walk_dag,
                            TooLarge, file_budget)
 from mintprep.guards import MAX_IMPORTED_IMAGE_BYTES, GuardSettings, Judgement
@@ -81,14 +81,21 @@ class TokenRead:
 @dataclass(frozen=True)
 class Judging:
     """How the collection judges an image (its guards, the upscale its images carry): what a reader judges each
-    image by as it decodes it."""
+    image by as it decodes it; `judged`, the images the ledger already holds a verdict for under these settings
+    (png sha256), which it does not judge again (an import run again reads every token again)."""
 
     guards: GuardSettings
     upscale: int = 1
+    judged: frozenset[str] = frozenset()
 
     @classmethod
     def of(cls, ws: Workspace) -> Judging:
-        return cls(ws.spec.guards, ws.spec.generator.upscale)
+        from mintprep.stages import settings_key
+
+        return cls(ws.spec.guards, ws.spec.generator.upscale, ws.ledger.judged(settings_key(ws.col)))
+
+    def wants(self, image: bytes) -> bool:
+        return sha256_hex(image) not in self.judged
 
 
 @dataclass
