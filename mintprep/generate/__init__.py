@@ -13,8 +13,8 @@ on first use (mintprep.base.lazy_face).
 from mintprep.base import face
 
 __all__, __getattr__ = face(__name__, {
-    "environment_identity": "fingerprint", "FingerprintCache": "fingerprint", "key_environment": "fingerprint",
-    "model_fingerprint": "fingerprint", "numeric_versions": "fingerprint",
+    "environment_identity": "machine", "FingerprintCache": "fingerprint", "key_environment": "fingerprint",
+    "model_fingerprint": "fingerprint", "numeric_versions": "machine",
     "Generator": "generator",
     "calls": "key", "check_compatible": "key", "request_key": "key",
     "load_generator": "load",

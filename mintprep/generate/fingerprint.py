@@ -15,37 +15,21 @@ mintprep.state.fingerprints keeps it in the collection's `.mintprep/`.
 
 from __future__ import annotations
 
-import glob
 import hashlib
-import importlib.metadata
 import os
-import socket
 import sys
-import zlib
 from collections.abc import Callable
-from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from mintprep.generate.machine import environment_identity, numeric_versions
 from mintprep.generate.settings import GeneratorSettings
 from mintprep.generate.source import ModelSource, resolve_source
 from mintprep.base import content_key
 
 CHUNK = 1 << 20
 WEIGHT_SUFFIXES = {".safetensors", ".bin", ".ckpt"}
-# The variables torch reads to pick its thread count and the devices it sees.
-ENVIRONMENT_VARIABLES = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "CUDA_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES",
-                         "ROCR_VISIBLE_DEVICES", "PYTORCH_ENABLE_MPS_FALLBACK")
-NUMERIC_DISTRIBUTIONS = ("torch", "diffusers", "transformers", "numpy", "pillow")
 TINY_CODE = ("tiny.py", "tokenizer.py")  # the built-in model is code: its weights come from these files
-
-
-@lru_cache(maxsize=1)
-def numeric_versions() -> dict[str, str]:
-    """Versions whose change may change the bytes of a piece (kernels, model code, rounding, PNG compression),
-    read from the installed distributions' metadata, so asking costs no import of torch."""
-    versions = {name: importlib.metadata.version(name) for name in NUMERIC_DISTRIBUTIONS}
-    return {**versions, "zlib": zlib.ZLIB_RUNTIME_VERSION}
 
 
 class FingerprintCache:
@@ -153,18 +137,3 @@ def probe_environment(device: str) -> dict[str, Any]:
     # CPU kernels split their sums by thread count: 1 and 2 threads give different bytes for one piece.
     return {"device": resolved, "cpu_threads": torch.get_num_threads() if resolved == "cpu" else None,
             "versions": numeric_versions()}
-
-
-def environment_identity(device: str) -> dict[str, Any]:
-    """Everything that decides `probe_environment`'s answer, readable without torch."""
-    boot = Path("/proc/sys/kernel/random/boot_id")
-    affinity = os.sched_getaffinity(0) if hasattr(os, "sched_getaffinity") else None
-    return {
-        "python": [sys.executable, sys.version],
-        "versions": numeric_versions(),
-        "device": device,
-        "cpus": [os.cpu_count(), len(affinity) if affinity is not None else None],
-        "variables": {name: os.environ.get(name) for name in ENVIRONMENT_VARIABLES},
-        "gpu_nodes": sorted(glob.glob("/dev/nvidia*") + glob.glob("/dev/kfd") + glob.glob("/dev/dri/renderD*")),
-        "host": [socket.gethostname(), boot.read_text().strip() if boot.is_file() else None],
-    }

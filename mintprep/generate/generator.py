@@ -29,7 +29,8 @@ import torch
 from mintprep.base import MintprepError, canonical_json, sha256_hex
 from mintprep.generate import guards as tensor_guards
 from mintprep.generate.environment import device_facts
-from mintprep.generate.fingerprint import numeric_versions, probe_environment
+from mintprep.generate.fingerprint import probe_environment
+from mintprep.generate.machine import numeric_versions
 from mintprep.generate.guards import DECODE_NUMERIC, SAMPLING_NUMERIC, Rejected, StepGuard
 from mintprep.generate.images import encode_png, to_uint8, upscale_nearest
 from mintprep.generate.key import (PIECE_FIELDS, batch_position, call_of, check_compatible,

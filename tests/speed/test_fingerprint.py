@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from mintprep.executors import KeysOutdated, check_keys_hold
-from mintprep.generate.fingerprint import environment_identity, model_fingerprint
+from mintprep.generate.fingerprint import model_fingerprint
+from mintprep.generate.machine import environment_identity
 from mintprep.state.fingerprints import fingerprint_cache
 from mintprep.base.state_dir import StateDir
 from mintprep.generate.settings import GeneratorSettings
