@@ -2,7 +2,8 @@
 batch Keccak), progress reporting, the strict base of every config model, work over threads in order
 (ordered_threads), the kill tests' fault hook (faults), and the storage primitives the packages above share: the
 names under `.mintprep/` (state_dir), files written whole (durable_files) and folders replaced whole (sitedir),
-SQLite opened for one writer or any reader (sqlite, wal_image). Imports nothing else of mintprep.
+what a command kept of a collection file it validated (kept_inputs), SQLite opened for one writer or any reader
+(sqlite, wal_image). Imports nothing else of mintprep.
 
 This module is the package's face: other packages import these names from it, never from a submodule; each loads
 on first use (mintprep.base.lazy_face).
@@ -21,6 +22,7 @@ __all__, __getattr__ = face(__name__, {
     "TemplateError": "errors", "TooDeep": "errors", "Unreadable": "errors", "UserError": "errors",
     "VerificationFailed": "errors", "YamlRefused": "errors",
     "fault_point": "faults",
+    "code_fingerprint": "kept_inputs", "keep": "kept_inputs", "read_kept": "kept_inputs",
     "canonical_json": "hashing", "content_key": "hashing", "sha256_hex": "hashing",
     "keccak256_many": "keccak_batch", "sorted_pair_hashes": "keccak_batch",
     "in_order": "ordered_threads",

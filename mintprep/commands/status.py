@@ -10,16 +10,12 @@ may write to keeps nothing (status validates the file each time, as before); a d
 
 from __future__ import annotations
 
-import functools
-import hashlib
-import json
-import os
 from collections import Counter
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from mintprep.base import STATE_DIR_NAME, DiskFull, StateDir, content_key, summarise_ids
+from mintprep.base import STATE_DIR_NAME, StateDir, content_key, keep, read_kept, summarise_ids
 from mintprep.collection import check_own_folders, token_ids
 from mintprep.state import IMPORTED_KEY, Ledger, PieceRecord, StatusRead, released_among, withholds
 
@@ -69,46 +65,17 @@ def inputs_of(col: Collection, imported: Imported) -> StatusInputs:
                         imported_key(imported), rarity)
 
 
-@functools.cache
-def code_fingerprint() -> str:
-    """mintprep's code as installed: every module's path, size and mtime (~2 ms for ~200 modules)."""
-    root = Path(__file__).resolve().parents[1]
-    found = []
-    for folder, _, names in os.walk(root):
-        for name in names:
-            if name.endswith(".py"):
-                stat = os.stat(os.path.join(folder, name))
-                found.append((os.path.join(folder, name), stat.st_size, stat.st_mtime_ns))
-    return content_key(sorted(found))
-
-
 def kept_inputs(state: StateDir, path: Path) -> tuple[StatusInputs, bytes] | None:
-    """The inputs kept for the collection file at `path` as it is now, under this code, and the file's bytes; None
-    when there are none (a file moved with its folder names other folders). The file is read only when it is as
-    large as the one kept (a file of any size is never read whole here)."""
+    """The inputs kept for the collection file at `path` as it is now (base.read_kept), and the file's bytes."""
+    kept = read_kept(state.status_inputs, path)
     try:
-        kept = json.loads(state.status_inputs.read_bytes())
-        if (kept["code"] != code_fingerprint() or kept["inputs"]["collection"] != str(path.resolve())
-                or not path.is_file() or path.stat().st_size != kept["source_bytes"]):
-            return None
-        source = path.read_bytes()
-        if hashlib.sha256(source).hexdigest() != kept["source_sha256"]:
-            return None
-        return StatusInputs(**kept["inputs"]), source
-    except (OSError, ValueError, KeyError, TypeError):  # none kept, or not a file this code wrote
+        return (StatusInputs(**kept[0]), kept[1]) if kept is not None else None
+    except TypeError:  # kept by another version of StatusInputs
         return None
 
 
-def keep_inputs(state: StateDir, source: bytes, inputs: StatusInputs) -> None:
-    """Keep `inputs` for the collection file `source`, where the state folder may be written (else nothing)."""
-    from mintprep.base import write_atomic
-
-    kept = {"source_sha256": hashlib.sha256(source).hexdigest(), "source_bytes": len(source), "code": code_fingerprint(),
-            "inputs": asdict(inputs)}
-    try:
-        write_atomic(state.status_inputs, json.dumps(kept).encode())
-    except (OSError, DiskFull):  # a read-only folder or a full disk: status validates the file next time too
-        pass
+def keep_inputs(state: StateDir, path: Path, source: bytes, inputs: StatusInputs) -> None:
+    keep(state.status_inputs, path, source, asdict(inputs))
 
 
 def collection_status(col: Collection) -> dict[str, Any]:
@@ -139,7 +106,7 @@ def status_at(path: Path) -> dict[str, Any]:
         if col is None:
             col, source = _read(path)
         inputs = inputs_of(col, read.imported)
-        keep_inputs(state, source, inputs)
+        keep_inputs(state, path, source, inputs)
     return _status(inputs, read)
 
 
