@@ -38,7 +38,7 @@ from mintprep.ipfs.store import BlockStore  # noqa: E402
 from mintprep.ipfs.unixfs import get_profile, import_bytes, import_directory  # noqa: E402
 from mintprep.state.ledger import PieceRecord  # noqa: E402
 from mintprep.collection.manifest import PinnedPiece  # noqa: E402
-from mintprep.commands.run import run_collection  # noqa: E402
+from mintprep.commands import run_collection  # noqa: E402
 from mintprep.stages.page import page_stage  # noqa: E402
 from mintprep.stages.publish import publish_metadata  # noqa: E402
 from mintprep.collection.traits import plan_piece  # noqa: E402

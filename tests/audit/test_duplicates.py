@@ -15,7 +15,7 @@ from typer.testing import CliRunner
 import mintprep.cli  # noqa: F401  (registers every command)
 from mintprep.cli.app import app
 from mintprep.collection.config import load_collection
-from mintprep.commands.run import run_collection
+from mintprep.commands import run_collection
 from mintprep.generate import request as request_module
 from mintprep.state.ledger import Ledger
 from tests.conftest import write_collection

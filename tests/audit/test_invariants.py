@@ -18,7 +18,7 @@ from mintprep.ipfs.cid import CID
 from mintprep.ipfs.reader import list_directory, read_file
 from mintprep.ipfs.unixfs import get_profile, import_bytes, import_directory
 from mintprep.state.ledger import Ledger
-from mintprep.commands.run import run_collection
+from mintprep.commands import run_collection
 from mintprep.chain.base_uri import check_base_uri_change
 from mintprep.base.faults import FAULT_ENV
 from mintprep.commands.repair import repair_collection

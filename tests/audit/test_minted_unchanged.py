@@ -15,7 +15,7 @@ from mintprep.cli import app
 from mintprep.collection.config import load_collection
 from mintprep.commands.audit import audit_collection
 from mintprep.commands.repair import repair_collection
-from mintprep.commands.run import run_collection
+from mintprep.commands import run_collection
 from mintprep.guards.image_guards import validate_png
 from mintprep.ipfs.backends import make_backend
 from mintprep.ipfs.reader import read_file

@@ -30,7 +30,7 @@ from mintprep.commands.audit import audit_collection
 from mintprep.commands.repair import repair_collection
 from mintprep.commands.provenance import collection_provenance
 from mintprep.commands.reveal import release_metadata, reveal_collection
-from mintprep.commands.run import run_collection
+from mintprep.commands import run_collection
 from mintprep.commands.status import collection_status
 from mintprep.ipfs.backends.local import LocalBackend
 from mintprep.ipfs.cid import CID

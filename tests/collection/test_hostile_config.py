@@ -190,12 +190,12 @@ def snapshot(folder: Path) -> dict[str, bytes | None]:
 @pytest.fixture
 def tripwire(monkeypatch):
     """A file that passes validation reaches the pipeline: make that a loud failure, not a run."""
-    import mintprep.commands.run
+    import mintprep.commands.run.driver
 
     def refuse(*_: Any, **__: Any) -> None:
         raise AssertionError("this collection was accepted: the pipeline would have started")
 
-    monkeypatch.setattr(mintprep.commands.run, "run_collection", refuse)
+    monkeypatch.setattr(mintprep.commands.run.driver, "run_collection", refuse)
 
 
 def assert_refused(result, folder: Path, before: dict, field: str, *, as_json: bool) -> None:

@@ -174,7 +174,7 @@ OPENSEA_KEYS = {"name", "description", "image", "attributes", "external_url", "b
 def test_two_fresh_runs_give_identical_cids_and_opensea_metadata(tmp_path: Path):
     """Identical art → identical CIDs across two fresh runs (separate ledgers and stores)."""
     from mintprep.ipfs.reader import list_directory, read_file
-    from mintprep.commands.run import run_collection
+    from mintprep.commands import run_collection
 
     reports = [run_collection(load_collection(write_collection(tmp_path / name, size=4, generator__steps=3)))
                for name in ("first", "second")]

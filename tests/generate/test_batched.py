@@ -65,7 +65,7 @@ def test_a_planted_nan_in_one_sample_rejects_exactly_that_piece_and_retries_it(b
 def test_a_collection_at_batch_size_4_gives_the_same_bytes_on_two_runs(tmp_path: Path) -> None:
     from mintprep.collection.config import load_collection
     from mintprep.state.ledger import Ledger
-    from mintprep.commands.run import run_collection
+    from mintprep.commands import run_collection
     from tests.conftest import write_collection
 
     pngs = []

@@ -68,7 +68,7 @@ def test_unknown_tiny_variant_and_scheduler_are_config_errors() -> None:
 def test_run_end_to_end_on_a_saved_diffusers_folder(tmp_path: Path) -> None:
     """`mintprep run` with generator.kind: diffusers pointed at a folder written by save_pretrained."""
     from mintprep.collection.config import load_collection
-    from mintprep.commands.run import run_collection
+    from mintprep.commands import run_collection
     from tests.conftest import write_collection
 
     folder = tmp_path / "tiny-sd"

@@ -20,7 +20,7 @@ from mintprep.collection.config import load_collection
 from mintprep.base.faults import FAULT_ENV
 from mintprep.commands.importing import import_collection
 from mintprep.commands.review import gather_review
-from mintprep.commands.run import run_collection
+from mintprep.commands import run_collection
 from mintprep.commands.status import collection_status
 from mintprep.ipfs.reader import read_file
 from tests.support.foreign import make_foreign_collection

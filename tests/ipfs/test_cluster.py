@@ -17,7 +17,7 @@ from pydantic import ValidationError
 
 from mintprep.base.errors import ConfigError, RemoteError
 from mintprep.collection.config import load_collection
-from mintprep.commands.run import run_collection
+from mintprep.commands import run_collection
 from mintprep.ipfs.backends import CidMismatch, ClusterBackend, PinRequest, make_backend
 from mintprep.ipfs.settings import IpfsSettings
 from mintprep.ipfs.store import BlockStore

@@ -14,7 +14,7 @@ from mintprep.collection.config import load_collection
 from mintprep.ipfs.store import BlockStore
 from mintprep.ipfs.verify import verify_dag
 from mintprep.state.ledger import Ledger
-from mintprep.commands.run import run_collection
+from mintprep.commands import run_collection
 from tests.conftest import write_collection
 from tests.ipfs.fakes import FakeKubo, running
 

@@ -21,7 +21,7 @@ from mintprep.executors.ray import WORKER_NAME_PREFIX, RayExecutor
 from mintprep.executors.settings import ExecutorSettings
 from mintprep.generate import GenerationRequest, GeneratorSettings
 from mintprep.state.ledger import Ledger
-from mintprep.commands.run import run_collection
+from mintprep.commands import run_collection
 from tests.conftest import write_collection
 
 pytestmark = pytest.mark.slow

@@ -14,7 +14,7 @@ import yaml
 
 from mintprep.collection.config import load_collection
 from mintprep.generate import request as request_module
-from mintprep.commands.run import run_collection
+from mintprep.commands import run_collection
 from mintprep.commands.status import collection_status
 from tests.conftest import EXAMPLE, write_collection
 from tests.page.conftest import HOSTILE_TRAIT

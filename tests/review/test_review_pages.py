@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from mintprep.collection.config import load_collection
-from mintprep.commands.run import run_collection
+from mintprep.commands import run_collection
 from tests.audit.test_duplicates import cli, layered_yaml
 from tests.support.layered import export_folder, layered_collection
 

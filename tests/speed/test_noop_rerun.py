@@ -22,7 +22,7 @@ import json, sys
 opened = []
 sys.addaudithook(lambda event, args: opened.append(str(args[0])) if event == "open" else None)
 from mintprep.collection.config import load_collection
-from mintprep.commands.run import run_collection
+from mintprep.commands import run_collection
 report = run_collection(load_collection(sys.argv[1]))
 print(json.dumps({"generated": report.generated, "pinned": report.pinned, "exit_code": report.exit_code,
                   "opened": opened, "imported": sorted({m.split(".")[0] for m in sys.modules})}))

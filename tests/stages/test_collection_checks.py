@@ -15,7 +15,7 @@ from mintprep.collection.config import load_collection
 from mintprep.generate import request as request_module
 from mintprep.state.ledger import Ledger
 from mintprep.guards.near_duplicates import distance
-from mintprep.commands.run import run_collection
+from mintprep.commands import run_collection
 from mintprep.stages.screen import stored_verdicts
 from mintprep.commands.status import collection_status
 from mintprep.guards.image_guards import load_rgb

@@ -15,7 +15,7 @@ SIZE = 5
 
 def build_collection(folder: Path, **changes: object) -> Path:
     from mintprep.collection.config import load_collection
-    from mintprep.commands.run import run_collection  # imported when a test builds one, not by every session
+    from mintprep.commands import run_collection  # imported when a test builds one, not by every session
 
     path = write_collection(folder, size=SIZE, generator__steps=3, **changes)
     report = run_collection(load_collection(path))

@@ -8,52 +8,13 @@ here.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
-from typing import Any
-
 from mintprep.base import ProgressSink
 from mintprep.collection import Collection, PiecePlan, read_recipe_log
 from mintprep.stages import (Candidate, FailedPiece, KeptMinted, chain_gate, generate_pieces, judge, keep_minted,
                              page_stage, piece_pointer, pin_accepted, plan_pieces, publish_metadata, restore_object,
                              validate_candidates)
+from mintprep.commands.run.report import RunReport
 from mintprep.state import IMPORTED_KEY, Workspace
-
-
-@dataclass
-class RunReport:
-    pieces: int
-    generated: int = 0
-    generation_skipped: int = 0
-    resampled: list[dict[str, Any]] = field(default_factory=list)  # rejected after generation, sampled again
-    rejected: list[FailedPiece] = field(default_factory=list)
-    kept_published: list[int] = field(default_factory=list)  # rejected now, their published piece stays
-    minted_failing: list[FailedPiece] = field(default_factory=list)  # minted, kept as live, fail today's guards
-    pinned: int = 0
-    pin_skipped: int = 0
-    metadata_root: str | None = None
-    manifest_cid: str | None = None
-    provenance_hash: str | None = None
-    page: str | None = None
-    page_blocked: str | None = None  # why no page was built: the contract disagrees, or the page could not mint
-    chain_check: dict[str, Any] | None = None
-    recipes: dict[str, list[int]] = field(default_factory=dict)  # logged | yaml | new-seed -> pieces generated so
-    # Ids the imported contract already serves that the import did not read: never given new art here.
-    not_imported: list[int] = field(default_factory=list)
-    not_imported_advice: str | None = None
-
-    @property
-    def complete(self) -> bool:
-        return not self.rejected and not self.minted_failing and self.page_blocked is None and not self.not_imported
-
-    @property
-    def exit_code(self) -> int:
-        return 0 if self.complete else 1
-
-    def to_json(self) -> dict[str, Any]:
-        data = asdict(self)
-        data["skipped"] = {"generate": self.generation_skipped, "pin": self.pin_skipped}
-        data["exit_code"] = self.exit_code
-        return data
 
 
 def run_collection(col: Collection, *, include_minted: bool = False,
