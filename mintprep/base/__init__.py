@@ -2,8 +2,8 @@
 batch Keccak), progress reporting, the strict base of every config model, work over threads in order
 (ordered_threads), the kill tests' fault hook (faults), and the storage primitives the packages above share: the
 names under `.mintprep/` (state_dir), files written whole (durable_files) and folders replaced whole (sitedir),
-what a command kept of a collection file it validated (kept_inputs), SQLite opened for one writer or any reader
-(sqlite, wal_image). Imports nothing else of mintprep.
+what a command kept of a collection file it validated (kept_inputs), whether files changed since a look at them
+(watched_files), SQLite opened for one writer or any reader (sqlite, wal_image). Imports nothing else of mintprep.
 
 This module is the package's face: other packages import these names from it, never from a submodule; each loads
 on first use (mintprep.base.lazy_face).
@@ -39,5 +39,6 @@ __all__, __getattr__ = face(__name__, {
     "NOT_JSON": "untrusted_json",
     "shown": "visible_text", "shown_html": "visible_text", "shown_text": "visible_text",
     "summarise_ids": "token_ids",
+    "FilesSeen": "watched_files", "files_unchanged": "watched_files", "look_at_files": "watched_files",
     "sqlite_disk_full": "errors",
 })

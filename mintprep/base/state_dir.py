@@ -1,6 +1,6 @@
 """Every path under a collection's `.mintprep/`, named once: the ledger, its lock, the object store, the embedded
-IPFS store, the drop log, the fingerprint cache, the allowlist trees and what `status` keeps of the collection file.
-Nothing else spells a name under `.mintprep/`."""
+IPFS store, the drop log, the fingerprint cache, the allowlist trees, what `status` and `run` keep of the collection
+file, and review's thumbnails. Nothing else spells a name under `.mintprep/`."""
 
 from __future__ import annotations
 
@@ -54,6 +54,16 @@ class StateDir:
         """What `status` took from the validated collection file, kept while the file is unchanged
         (mintprep.commands.status)."""
         return self.root / "status-inputs.json"
+
+    @property
+    def run_stamp(self) -> Path:
+        """What the last `run` that found nothing to do saw and reported (mintprep.commands.run.unchanged)."""
+        return self.root / "run-stamp.json"
+
+    @property
+    def thumbnails(self) -> Path:
+        """Review thumbnails by image hash (mintprep.state.thumbnail_cache)."""
+        return self.root / "thumbnails"
 
     def has_ledger(self) -> bool:
         return self.ledger.exists()

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 from pathlib import Path
 from typing import TYPE_CHECKING, Optional
 
@@ -13,6 +12,7 @@ from mintprep.cli.app import app, console, print_json
 
 # Each command imports what it needs when it runs: `mintprep --help` and `status` start at once.
 if TYPE_CHECKING:
+    from mintprep.base import RichProgress
     from mintprep.commands import RunReport
 
 CollectionArg = typer.Argument(..., help="the collection file (collection.yaml)", exists=False)
@@ -29,19 +29,18 @@ def run(
                                         "default each keeps its live metadata and image in the next root)"),
 ) -> None:
     """Run every stage in order; exit 0 when every piece is pinned, 1 when some failed, 2 on bad input."""
-    from mintprep.collection import load_collection
-    from mintprep.executors import with_cli_overrides
-    from mintprep.base import RichProgress
+    from mintprep.commands import run_at
 
-    col = load_collection(collection)
     if executor not in (None, "local", "ray"):
         raise typer.BadParameter(f"must be local or ray, got {executor!r}", param_hint="--executor")
-    chosen = with_cli_overrides(col.spec.executor, kind=executor, address=ray_address)
-    col = dataclasses.replace(col, spec=col.spec.model_copy(update={"executor": chosen}))
-    from mintprep.commands import run_collection
 
-    with RichProgress(console) as progress:
-        report = run_collection(col, include_minted=include_minted, progress=progress)
+    def progress() -> "RichProgress":
+        from mintprep.base import RichProgress
+
+        return RichProgress(console)
+
+    report = run_at(collection, include_minted=include_minted, executor=executor, ray_address=ray_address,
+                    progress=progress)
     if json:
         print_json(report.to_json())
     else:
@@ -58,6 +57,8 @@ def _print_report(report: "RunReport") -> None:
     table.add_row("generate", str(report.generated), str(report.generation_skipped), str(len(report.rejected)))
     table.add_row("pin", str(report.pinned), str(report.pin_skipped), "")
     console.print(table)
+    if report.unchanged:
+        console.print("nothing changed since the last run that found nothing to do: no stage ran", highlight=False)
     if report.recipes:
         from mintprep.base import summarise_ids
         from mintprep.collection import SEED_FROM_WORDS

@@ -24,7 +24,7 @@ __all__, __getattr__ = face(__name__, {
     "planned_reveal_txs": "reveal", "reveal_drop": "reveal",
     "gather_review": "review",
     "write_review": "review_pages",
-    "run_collection": "run.driver", "RunReport": "run.report",
+    "run_at": "run.at", "run_collection": "run.driver", "RunReport": "run.report",
     "serving": "serve",
     "collection_status": "status", "status_at": "status",
     "TokenRepair": "repair",

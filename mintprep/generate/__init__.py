@@ -14,7 +14,7 @@ from mintprep.base import face
 
 __all__, __getattr__ = face(__name__, {
     "environment_identity": "machine", "FingerprintCache": "fingerprint", "key_environment": "fingerprint",
-    "model_fingerprint": "fingerprint", "numeric_versions": "machine",
+    "model_fingerprint": "fingerprint", "resolve_source": "source", "numeric_versions": "machine",
     "Generator": "generator",
     "calls": "key", "check_compatible": "key", "request_key": "key",
     "load_generator": "load",

@@ -15,13 +15,14 @@ import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
-FOLDER = "thumbnails"
+from mintprep.base import StateDir
+
 PNG_START, PNG_END = b"\x89PNG\r\n\x1a\n", b"IEND\xaeB`\x82"
 
 
 class ThumbnailCache:
     def __init__(self, state_dir: Path, variant: str) -> None:
-        self.folder = Path(state_dir) / FOLDER
+        self.folder = StateDir(Path(state_dir)).thumbnails
         self.variant = variant
         self.writable = True  # until a write fails: then the rest of this command only reads
 

@@ -15,7 +15,7 @@ from mintprep.commands import review as review_module
 from mintprep.commands.audit import audit_collection
 from mintprep.commands.review import gather_review
 from mintprep.commands.review_pages import PER_PAGE, review_files
-from mintprep.state.thumbnail_cache import FOLDER
+from mintprep.base import StateDir
 from tests.support.real_art import imported_collection
 
 SIZE = 7
@@ -61,7 +61,7 @@ def test_review_shows_the_pairs_audit_names_and_keeps_fast_thumbnails(tmp_path: 
     assert made == ["made"] * SIZE  # each thumbnail made once, though the pair shows two of them again
     pairs = re.findall(r'class="pair" data-token="(\d+)" data-collides-with="(\d+)"', files["review.html"])
     assert pairs == [(str(COPY), str(ORIGINAL))]
-    thumbnails = sorted((path.parent / ".mintprep" / FOLDER).iterdir())
+    thumbnails = sorted(StateDir(path.parent / ".mintprep").thumbnails.iterdir())
     assert len(thumbnails) == SIZE
     for thumbnail in thumbnails:
         data = thumbnail.read_bytes()
@@ -86,7 +86,7 @@ def test_no_link_leads_to_a_page_that_is_not_written(tmp_path: Path):
 
 def test_a_thumbnail_folder_that_cannot_be_written_leaves_the_sheet_whole(tmp_path: Path, made: list[str]):
     path = imported_collection(tmp_path, 3, {})
-    (path.parent / ".mintprep" / FOLDER).write_bytes(b"not a folder")  # mkdir and every write there fail
+    StateDir(path.parent / ".mintprep").thumbnails.write_bytes(b"not a folder")  # mkdir and every write there fail
     first = render_review(gather_review(load_collection(path)))
     once = len(made)  # the summary's cards ask again for what their page shows: nothing kept, so made again
     assert once >= 3 and first["review.html"].count('class="card"') == 3

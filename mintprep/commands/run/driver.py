@@ -64,10 +64,10 @@ def run_collection(col: Collection, *, include_minted: bool = False,
             metadata_root=publication.manifest.metadata_root, manifest_cid=publication.manifest_cid,
             provenance_hash=publication.manifest.provenance_hash,
             page=page, page_blocked=page_blocked, chain_check=gate.check,
-            not_imported=served, not_imported_advice=served and (
+            not_imported=served, not_imported_advice=(
                 f"the contract {ws.deployed_contract()} already serves token(s) {', '.join(map(str, served))}, which "
                 f"the import did not read: run `mintprep import --from {ws.deployed_contract()}` again (new art is "
-                "never made for them)"),
+                "never made for them)") if served else None,
         )
 
 

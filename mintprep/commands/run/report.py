@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -30,6 +30,7 @@ class RunReport:
     # Ids the imported contract already serves that the import did not read: never given new art here.
     not_imported: list[int] = field(default_factory=list)
     not_imported_advice: str | None = None
+    unchanged: bool = False  # nothing the last run that found nothing to do saw had changed: no stage ran
 
     @property
     def complete(self) -> bool:
@@ -44,3 +45,12 @@ class RunReport:
         data["skipped"] = {"generate": self.generation_skipped, "pin": self.pin_skipped}
         data["exit_code"] = self.exit_code
         return data
+
+    @classmethod
+    def of_unchanged(cls, data: dict[str, Any]) -> "RunReport":
+        """The report `to_json` gave for a complete run (nothing rejected or failing), marked unchanged; ValueError
+        (or KeyError, TypeError) for anything else."""
+        report = cls(**{f.name: data[f.name] for f in fields(cls) if f.name != "unchanged"}, unchanged=True)
+        if not report.complete or not isinstance(report.pieces, int):
+            raise ValueError("not a complete run's report")
+        return report
