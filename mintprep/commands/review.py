@@ -129,7 +129,7 @@ def judged_pairs(col: Collection, ledger: Ledger, pieces: dict[int, PieceRecord]
     logged = {(d.token_id, d.collides_with) for d in drops if d.guard == "duplicate"}
     return [DropView(r.token_id, None, None, None, "duplicate", None, "validate", r.reason, r.collides_with,
                      images[r.token_id], None)
-            for r in judge(col, ledger, images, record=False)
+            for r in judge(col, ledger, images, record=False, pieces=pieces)
             if r.collides_with is not None and (r.token_id, r.collides_with) not in logged]
 
 
