@@ -16,7 +16,9 @@ Each command runs alone in a fresh process, as a user runs it, in two steps:
      holds. A third process does the same under tracemalloc (its peak of traced allocations, Python's and
      numpy's, is the cross-check; it leaves out SQLite's and Pillow's own C allocations).
 Rounds alternate the sizes; the median rise of the rounds is kept. Per piece: rise / pieces, and the target
-(issue 32): the per-piece rise at the largest size within 1.2 times that at the smallest.
+(issue 32): the per-piece rise at the largest size within 1.2 times that at the smallest. Beside it, the marginal
+cost between consecutive sizes (the rise's growth over the pieces added): with three sizes, a marginal cost that
+grows from one pair to the next is memory growing faster than the collection.
 """
 
 from __future__ import annotations
@@ -160,7 +162,12 @@ def main() -> None:
         small, large = min(args.sizes), max(args.sizes)
         ratio = rows[large]["kib_per_piece"] / rows[small]["kib_per_piece"] if rows[small]["kib_per_piece"] else None
         traced_ratio = rows[large]["traced_kib_per_piece"] / rows[small]["traced_kib_per_piece"]
-        result[name] = {"modules": len(modules), "sizes": rows,
+        ordered = sorted(args.sizes)
+        # What each piece more adds between two sizes: a constant one is memory linear in the pieces, whatever
+        # fixed part (past the base) the smallest size's rise still holds.
+        marginal = {f"{a}-{b}": round((rows[b]["rise_mib"] - rows[a]["rise_mib"]) * 1024 / (b - a), 2)
+                    for a, b in zip(ordered, ordered[1:])}
+        result[name] = {"modules": len(modules), "sizes": rows, "marginal_kib_per_piece": marginal,
                         "per_piece_ratio": None if ratio is None else round(ratio, 2),
                         "traced_per_piece_ratio": round(traced_ratio, 2),
                         "target_met": ratio is not None and ratio <= 1.2}
