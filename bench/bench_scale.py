@@ -60,6 +60,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bench.bench_audit import healthy_png  # noqa: E402
+from bench.resident import memory_kib, reset_peak  # noqa: E402
 from tests.support.real_art import copy_of, metadata, near_copy, png_of, art_rgb  # noqa: E402
 from mintprep.collection.config import load_collection  # noqa: E402
 from mintprep.collection.traits import plan_piece  # noqa: E402
@@ -104,23 +105,6 @@ def write_yaml(folder: Path, size: int) -> Path:
     path = folder / "collection.yaml"
     path.write_text(yaml.safe_dump(data, sort_keys=False))
     return path
-
-
-def memory_kib(field: str) -> int:
-    """A VmRSS / VmHWM line of /proc/self/status, in KiB (0 where there is no /proc)."""
-    try:
-        status = Path("/proc/self/status").read_text()
-    except OSError:
-        return 0
-    return next((int(line.split()[1]) for line in status.splitlines() if line.startswith(field + ":")), 0)
-
-
-def reset_peak() -> None:
-    """Start VmHWM afresh at the current resident set (Linux >= 4.0: `5` in clear_refs)."""
-    try:
-        Path("/proc/self/clear_refs").write_text("5")
-    except OSError:
-        pass
 
 
 def timed(rows: dict[str, dict[str, float]], name: str, work: Callable[[], object], repeat: int = 1,

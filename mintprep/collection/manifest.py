@@ -100,13 +100,35 @@ class Manifest:
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> "Manifest":
         """A manifest as written, or a partial one recorded by hand (only `metadata_root` is required)."""
-        tokens = sorted((ManifestToken(**t) for t in data.get("tokens", [])), key=lambda t: t.token_id)
+        entries: dict[tuple, Any] = {}
+        tokens = sorted((ManifestToken(**_with_shared_entries(t, entries)) for t in data.get("tokens", [])),
+                        key=lambda t: t.token_id)
         root = data["metadata_root"]
         derived = {"base_uri": base_uri_for(root), "contract_uri": contract_uri_for(root)}
         return cls(**{**derived, **data, "tokens": tuple(tokens)})
 
     def encode(self) -> bytes:
         return encode_json(self.to_json())
+
+
+def _with_shared_entries(token: Any, entries: dict[tuple, Any]) -> Any:
+    """A token of a manifest as written, each entry of its attributes equal to one an earlier token holds replaced
+    by that one (`entries`: those held so far, by key): a trait's entry recurs across a collection, and parsed anew
+    for every token the entries were half a manifest's memory (8 of 16.5 MiB at 10,000 tokens, tracemalloc). Equal
+    means the same keys in the same order, value types and values (True is not 1, 1.0 is not 1, -0.0 is not 0.0),
+    so the manifest encodes to the same bytes; an entry holding a list or a mapping is kept as it is. The entries
+    are shared, as the frozen tokens share them, and never changed in place."""
+    if not isinstance(token, dict) or not isinstance(token.get("attributes"), list):
+        return token
+    shared = []
+    for entry in token["attributes"]:
+        try:
+            key = tuple((name, type(value), repr(value) if isinstance(value, float) else value)
+                        for name, value in entry.items())
+            shared.append(entries.setdefault(key, entry))
+        except (AttributeError, TypeError):  # not a mapping, or a value that is (a list or mapping): not shared
+            shared.append(entry)
+    return {**token, "attributes": shared}
 
 
 def encode_json(value: Any) -> bytes:

@@ -95,7 +95,7 @@ def gather_review(col: Collection) -> Review:
             names = {t.token_id: t.name for t in record.manifest.tokens} if record else {}
             stored = {p.png_sha256 for p in pieces.values() if p.png_sha256 and ledger.objects.has(p.png_sha256)}
             verdicts = stored_verdicts(col, ledger, sorted(stored), record=False)
-            drops += judged_pairs(col, ledger, pieces, drops)
+            drops += judged_pairs(col, ledger, pieces, drops, verdicts)
             stored |= {d.png_sha256 for d in drops if d.png_sha256 and ledger.objects.has(d.png_sha256)}
             images = Thumbnails(ledger.objects, spec.generator.upscale, stored,
                                 {d.thumbnail_sha256 for d in drops
@@ -119,17 +119,18 @@ def gather_review(col: Collection) -> Review:
     return Review(spec.name, summary, tokens, drops, rarity, images)
 
 
-def judged_pairs(col: Collection, ledger: Ledger, pieces: dict[int, PieceRecord],
-                 drops: list[DropView]) -> list[DropView]:
+def judged_pairs(col: Collection, ledger: Ledger, pieces: dict[int, PieceRecord], drops: list[DropView],
+                 verdicts: Mapping[str, StoredVerdict]) -> list[DropView]:
     """Near-duplicate pairs among the published pieces, judged as `audit` judges them (the same verdicts and
     hashes, from the ledger or the verdict cache), that the drop log does not already name: an imported
-    collection's pairs, which only `run` would have logged. Without the chain, no piece counts as minted."""
+    collection's pairs, which only `run` would have logged. Without the chain, no piece counts as minted.
+    `verdicts`: those the review read (by png sha256), judged from rather than read again."""
     images = {t: p.png_sha256 for t, p in pieces.items()
               if p.status in PUBLISHED and p.png_sha256 and ledger.objects.has(p.png_sha256)}
     logged = {(d.token_id, d.collides_with) for d in drops if d.guard == "duplicate"}
     return [DropView(r.token_id, None, None, None, "duplicate", None, "validate", r.reason, r.collides_with,
                      images[r.token_id], None)
-            for r in judge(col, ledger, images, record=False)
+            for r in judge(col, ledger, images, record=False, pieces=pieces, held=verdicts)
             if r.collides_with is not None and (r.token_id, r.collides_with) not in logged]
 
 

@@ -160,7 +160,10 @@ def near_pairs(values: list[int], max_distance: int,
     return first, second, popcount(hashes[first] ^ hashes[second])
 
 
-PAIRS_PER_LOOKUP = 1 << 18  # candidate pairs a look-up block holds at most (clustered hashes fill a few keys)
+# Candidate pairs a look-up block holds at most (clustered hashes fill a few keys). Each pair of a block holds its
+# indices and, in `within`, 16 block means a side: 1 << 18 was 15.5 MiB of an audit's peak at 10,000 real-size
+# avatars (tracemalloc, the screening alone), 1 << 14 is 5.6 MiB for the same CPU time (0.28 s against 0.31 s).
+PAIRS_PER_LOOKUP = 1 << 14
 
 
 def _blocks(count: np.ndarray) -> list[np.ndarray]:

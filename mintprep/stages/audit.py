@@ -148,7 +148,7 @@ def audit_workspace(ws: Workspace, *, gateways: Sequence[str] = (), check_chain:
     audit_published(ws, record.manifest, report)
     intact = audit_objects(ws, record.manifest, report)
     audit_images(col, record.manifest, pieces, published_sources, report, ledger)
-    audit_duplicates(ws, record.manifest, report, intact)
+    audit_duplicates(ws, record.manifest, report, intact, pieces)
     audit_metadata(record, pieces, published_sources, report)
     audit_page(col, ledger, record, report)
     if live is not None:
@@ -282,20 +282,23 @@ def _judge_image(col: Collection, token_id: int, cid: CID, data: bytes, report: 
     return fresh
 
 
-def audit_duplicates(ws: Workspace, manifest: Manifest, report: AuditReport, intact: set[int]) -> None:
+def audit_duplicates(ws: Workspace, manifest: Manifest, report: AuditReport, intact: set[int],
+                     pieces: dict[int, PieceRecord]) -> None:
     """Near-duplicate pairs among the published images, decided as the validate stage decides them (one problem
     per pair, on the member a repair replaces: the later or unminted one). Judged on the local copies, which
-    `audit_objects` has just checked hash to the manifest's sha256 (a garbled one is left out)."""
+    `audit_objects` has just checked hash to the manifest's sha256 (a garbled one is left out). `pieces`: the
+    ledger's, as the audit read them."""
     from mintprep.stages.screen import judge
 
     broken = set(report.tokens_with(ART_KINDS))
     images = {t.token_id: t.png_sha256 for t in manifest.tokens if t.token_id not in broken and t.token_id in intact}
-    for rejection in judge(ws.col, ws.ledger, images, minted=set(report.minted), excluded=broken, record=False):
-        if rejection.collides_with is None:
-            continue  # a pixel-guard failure: audit_images judged the served bytes already
+    pairs = [r for r in judge(ws.col, ws.ledger, images, minted=set(report.minted), excluded=broken, record=False,
+                              pieces=pieces)
+             if r.collides_with is not None]  # a pixel-guard failure: audit_images judged the served bytes already
+    tokens = manifest.by_token() if pairs else {}
+    for rejection in pairs:
         report.add(rejection.token_id, "near-duplicate", collides_with=rejection.collides_with,
-                   cid=manifest.by_token()[rejection.token_id].image_cid, reason=rejection.reason,
-                   metrics=rejection.metrics)
+                   cid=tokens[rejection.token_id].image_cid, reason=rejection.reason, metrics=rejection.metrics)
     report.checked["duplicates"] = len(images)
 
 

@@ -20,13 +20,13 @@ from __future__ import annotations
 
 import contextlib
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from collections.abc import Collection as Ids
 from typing import Any
 
 from mintprep.collection import Collection
-from mintprep.state import GenerationRow, Ledger, VerdictRow, append_drops, attempt_drop, imported_drop
+from mintprep.state import GenerationRow, Ledger, PieceRecord, VerdictRow, append_drops, attempt_drop, imported_drop
 from mintprep.guards import GuardSettings, Judgement, find_duplicates, hex_hash, judge_rgb, load_rgb
 from mintprep.stages.verdict_key import settings_key
 from mintprep.base import MAX_PIXELS, UserError
@@ -136,23 +136,26 @@ def _known_verdicts(ledger: Ledger, shas: list[str], key: str,
 
 
 def judge(col: Collection, ledger: Ledger, images: Images, *, minted: Ids[int] = (), settled: Ids[int] = (),
-          excluded: Ids[int] = (), record: bool = True) -> list[Rejection]:
+          excluded: Ids[int] = (), record: bool = True, pieces: dict[int, PieceRecord] | None = None,
+          held: Mapping[str, StoredVerdict] | None = None) -> list[Rejection]:
     """Pixel-guard failures, then near-duplicates among the pieces that passed (pure but for the verdict cache).
 
     `images`: token id -> png sha256 of the pieces being judged. Published pieces not among them are compared
     against too (a repair regenerates a few), except `excluded` ones (rejected earlier in this run: a decision is
     not taken back). `minted` and then published pieces, then `settled` ones (passed an earlier round of this run),
-    win a pair; among equals the lower token id wins. `record` False: judge without writing (a read-only reader)."""
+    win a pair; among equals the lower token id wins. `record` False: judge without writing (a read-only reader).
+    `pieces`: the ledger's pieces, and `held`: stored verdicts by png sha256, where the caller holds them already
+    (second copies were ~6 MiB of an audit's peak at 10,000 pieces, and ~11 MiB of a review's)."""
     guards = col.spec.guards
-    by_sha = stored_verdicts(col, ledger, sorted(set(images.values())), record=record, details=False)
+    by_sha = _verdicts(col, ledger, set(images.values()), record, held or {})
     verdicts = {t: by_sha[sha] for t, sha in sorted(images.items())}
     rejections = [Rejection(t, v.guard or "pixels", "stored image fails today's guards: " + "; ".join(v.reasons),
                             v.metrics) for t, v in verdicts.items() if not v.ok]
-    pieces = ledger.pieces()
+    pieces = ledger.pieces() if pieces is None else pieces
     others = {t: p.png_sha256 for t, p in sorted(pieces.items())
               if t not in images and t not in excluded and t <= col.spec.size and p.status in PUBLISHED
               and p.png_sha256 and ledger.objects.has(p.png_sha256)}
-    by_sha = stored_verdicts(col, ledger, set(others.values()), record=record, details=False)
+    by_sha = _verdicts(col, ledger, set(others.values()), record, held or {})
     verdicts.update({t: by_sha[sha] for t, sha in others.items()})
 
     def published(token_id: int) -> bool:
@@ -174,6 +177,13 @@ def judge(col: Collection, ledger: Ledger, images: Images, *, minted: Ids[int] =
             {"phash_distance": match.distance, "tile_diff": match.tile_diff,
              "phash": hex_hash(verdicts[token_id].phash)}, match.key))
     return sorted(rejections, key=lambda r: r.token_id)
+
+
+def _verdicts(col: Collection, ledger: Ledger, shas: set[str], record: bool,
+              held: Mapping[str, StoredVerdict]) -> dict[str, StoredVerdict]:
+    """`stored_verdicts` of `shas` (with only what judging reads), but those `held` already."""
+    found = stored_verdicts(col, ledger, sorted(shas - held.keys()), record=record, details=False)
+    return {**found, **{sha: held[sha] for sha in shas & held.keys()}}
 
 
 def log_rejection(col: Collection, ledger: Ledger, request_key: str, png_sha256: str, rejection: Rejection,
