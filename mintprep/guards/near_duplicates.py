@@ -38,13 +38,16 @@ HASH_SIDE = 8
 DCT_SIDE = 32  # imagehash's highfreq_factor 4
 BANDS = 4
 BAND_BITS = 64 // BANDS
-SIGNATURE_SIDE = 16
-# A tile is about 16x16 pixels of the image (4x4 tiles at 64 px, 8x8 at 128, 16x16 from 256 px): a trait layer
-# (eyes, a mouth) fills whole tiles at every size, and a tile still averages a re-encoding's noise away. With 4x4
-# tiles at any size, two 256 px avatars that differ only in their eyes were one tile difference apart from 1.9
-# levels on, as close as a JPEG round trip (bench/bench_duplicates.py --real).
+SIGNATURE_SIDE = 32
+# A tile is about 16x16 pixels of the image (4x4 tiles at 64 px, 8x8 at 128, 16x16 at 256, 32x32 from 384 px): a
+# trait layer (eyes, a mouth) fills whole tiles at every size, and a tile still averages a re-encoding's noise away.
+# With 4x4 tiles at any size, two 256 px avatars that differ only in their eyes were one tile difference apart from
+# 1.9 levels on, as close as a JPEG round trip; with at most 16x16 (24 px tiles at 384 px), 46 of 10,000 pairs of
+# 384 px avatars that differ by one small accessory were 5-6 levels apart, within the default 6, where 32x32 tiles
+# put them 10 or more apart and the planted copies still at 5 or less (bench/bench_duplicates.py --real).
 TILE_PIXELS = 16
 MIN_GRID, MAX_GRID = 4, SIGNATURE_SIDE
+CELL_GRID = 16  # the cells a grid up to 16 compares: a sixteenth of the side (_largest_tile_mean)
 
 
 def _dct_matrix(n: int) -> np.ndarray:
@@ -71,9 +74,11 @@ def phash(rgb: np.ndarray) -> int:
 
 
 def tile_grid(height: int, width: int) -> int:
-    """Tiles across the image: tiles of about TILE_PIXELS pixels, a power of two from MIN_GRID to MAX_GRID."""
-    grid = MIN_GRID
-    while grid < MAX_GRID and grid * 2 * TILE_PIXELS <= min(height, width):
+    """Tiles across the image: the power of two from MIN_GRID to MAX_GRID whose tiles come nearest TILE_PIXELS
+    pixels by ratio (the next grid is taken once the tiles would be over sqrt(2) x TILE_PIXELS: 384 px gets 12 px
+    tiles, not 24)."""
+    side, grid = min(height, width), MIN_GRID
+    while grid < MAX_GRID and side * side > 2 * (grid * TILE_PIXELS) ** 2:
         grid *= 2
     return grid
 
@@ -218,7 +223,7 @@ def find_duplicates(hashes: list[tuple[int, int]], max_distance: int, tiles: Seq
     return duplicates
 
 
-PAIRS_PER_BLOCK = 4096  # tile differences computed at a time: ~7 MiB held (both sides, their differences, a grid)
+PAIRS_PER_BLOCK = 1024  # tile differences computed at a time: ~4 MiB held (both sides, their differences, a grid)
 COARSE_GRID = 4  # blocks of the cheap bound: every tile grid (4, 8, 16) divides them
 
 
@@ -255,13 +260,26 @@ def tile_differences(table: SignatureTable, first: np.ndarray, second: np.ndarra
     for start in range(0, len(first), PAIRS_PER_BLOCK):
         a, b = table.rows[first[start:start + PAIRS_PER_BLOCK]], table.rows[second[start:start + PAIRS_PER_BLOCK]]
         grids = np.minimum(a[:, 0], b[:, 0])
-        a, b = a[:, 1:], b[:, 1:]
-        diff = np.maximum(a, b) - np.minimum(a, b)  # |a - b| without leaving uint8
         for grid in np.unique(grids).tolist():
-            pick = grids == grid
-            tile = SIGNATURE_SIDE // grid
-            # The largest tile sum over the tile's size: the largest mean, in integers until the one division.
-            sums = diff[pick].reshape(-1, grid, tile, grid, tile).sum(axis=(2, 4), dtype=np.int32) if tile > 1 \
-                else diff[pick]
-            out[start + np.flatnonzero(pick)] = np.round(sums.reshape(len(sums), -1).max(axis=1) / (tile * tile), 3)
+            pick = np.flatnonzero(grids == grid)
+            out[start + pick] = _largest_tile_mean(a[pick, 1:], b[pick, 1:], grid)
     return out
+
+
+def _largest_tile_mean(a: np.ndarray, b: np.ndarray, grid: int) -> np.ndarray:
+    """Each pair's largest mean |luma difference| over a tile, on a `grid` of tiles. The difference is taken between
+    cells of a sixteenth of the side (2x2 of the signature's) on grids up to 16, and between the signature's own
+    cells on the 32 grid: a tile's mean |difference| grows as its cells get finer (a 1-pixel resize of a 64 px
+    image, 3.1 levels on its 4 px cells, 7.9 on 2 px ones), so only the 32 grid, whose tiles are 12-16 px, uses
+    cells as fine as the signature's. In integers (sums) until the one division."""
+    cells = max(grid, CELL_GRID)
+    group = SIGNATURE_SIDE // cells  # signature cells summed into one compared cell, across and down
+    if group > 1:
+        a = a.reshape(-1, cells, group, cells, group).sum(axis=(2, 4), dtype=np.int32)
+        b = b.reshape(-1, cells, group, cells, group).sum(axis=(2, 4), dtype=np.int32)
+        diff = np.abs(a - b)
+    else:
+        diff = (np.maximum(a, b) - np.minimum(a, b)).reshape(-1, cells, cells)  # |a - b| without leaving uint8
+    tile = cells // grid
+    sums = diff.reshape(-1, grid, tile, grid, tile).sum(axis=(2, 4), dtype=np.int32) if tile > 1 else diff
+    return np.round(sums.reshape(len(sums), -1).max(axis=1) / (tile * tile * group * group), 3)

@@ -8,7 +8,7 @@ from mintprep.base import content_key
 from mintprep.collection import Collection
 
 CHECK_VERSION = "mintprep.screening/v3"  # + tile signatures (#20); older verdicts are recomputed
-PHASH_VERSION = "phash-imagehash/v1+tiles16/v2"  # v2: the tile grid follows the image size (16 px tiles); a change recomputes them
+PHASH_VERSION = "phash-imagehash/v1+tiles32/v3"  # v3: a 32x32 signature, tiles nearest 16 px (12 at 384); a change recomputes them
 
 
 def settings_key(col: Collection) -> str:

@@ -154,13 +154,15 @@ def test_on_real_size_art_a_one_layer_variant_is_distinct_and_a_re_encoding_a_du
 
 
 def test_the_tile_grid_follows_the_image_size_and_two_sizes_meet_on_the_coarser() -> None:
-    """Tiles of about 16 px: 4x4 at 64 px, 8x8 at 128, 16x16 from 256 (the signature's first byte). A 64 px
+    """Tiles of about 16 px: 4x4 at 64 px, 8x8 at 128, 16x16 at 256, 32x32 from 384 (the signature's first byte:
+    384 px gets 12 px tiles, nearer 16 than 24). A 64 px
     and a 256 px copy of one picture compare on the 4x4 grid, and one changed 16 px tile of a 256 px image, which
     moves a 64 px tile by only a sixteenth as much, stands out."""
     picture = photo("astronaut")
     sized = {side: np.asarray(Image.fromarray(picture).resize((side, side), Image.Resampling.LANCZOS))
-             for side in (64, 128, 256, 512)}
-    assert {side: tile_signature(rgb)[0] for side, rgb in sized.items()} == {64: 4, 128: 8, 256: 16, 512: 16}
+             for side in (64, 128, 256, 300, 384, 512)}
+    assert {side: tile_signature(rgb)[0] for side, rgb in sized.items()} == {64: 4, 128: 8, 256: 16, 300: 16, 384: 32,
+                                                                           512: 32}
     assert tile_difference(tile_signature(sized[64]), tile_signature(sized[256])) <= GuardSettings().duplicate_tile_diff
     patched = sized[256].copy()
     patched[96:112, 96:112] = 255 - patched[96:112, 96:112]
@@ -173,11 +175,11 @@ def test_the_cheap_bound_rejects_only_pairs_the_tiles_would_reject() -> None:
     """`within` answers from 4x4 block means first; it must decide every pair as the tile comparison does, at
     every grid and threshold, on pairs near the line (a copy: small noise everywhere; a variant: one block changed)."""
     rng = np.random.default_rng(7)
-    base = rng.integers(0, 256, (300, 256)).astype(np.int16)
+    base = rng.integers(0, 256, (300, near_duplicates.SIGNATURE_SIDE ** 2)).astype(np.int16)
     noisy = np.clip(base + rng.integers(-6, 7, base.shape), 0, 255)
     patched = base.copy()
     patched[:, :24] = np.clip(patched[:, :24] + rng.integers(-40, 41, (300, 1)), 0, 255)
-    grids = rng.choice([4, 8, 16], 900).astype(np.uint8)
+    grids = rng.choice([4, 8, 16, 32], 900).astype(np.uint8)
     signatures = [bytes([grid]) + row.astype(np.uint8).tobytes()
                   for grid, row in zip(grids, np.concatenate([base, noisy, patched]))]
     table = near_duplicates.signature_table(signatures)
