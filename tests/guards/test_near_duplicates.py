@@ -124,7 +124,7 @@ def one_layer_pairs(count: int) -> list[tuple[int, int]]:
     return sorted((a, b) for ids in by_rest.values() for i, a in enumerate(ids) for b in ids[i + 1:])
 
 
-@pytest.mark.parametrize("side", [256, 512])
+@pytest.mark.parametrize("side", [256, 384, 512])
 def test_on_real_size_art_a_one_layer_variant_is_distinct_and_a_re_encoding_a_duplicate(side: int) -> None:
     """A 10,000-piece collection of layered avatars holds pairs that differ in one small layer (another pair of
     eyes); on a 4x4 grid of tiles at any size such a pair sat as close as a JPEG round trip (tokens 290 and 1154 of
@@ -151,6 +151,21 @@ def test_on_real_size_art_a_one_layer_variant_is_distinct_and_a_re_encoding_a_du
         candidates += candidate(art_a, art_b)
         assert not duplicate(art_a, art_b), (a, b)
     assert candidates >= 3, "these pairs are pHash candidates: the tiles are what tells them apart"
+
+
+def test_at_384_px_an_accessory_variant_is_distinct() -> None:
+    """Tokens 809 and 6569 of the bench art differ only in a small accessory; at 384 px, on 16x16 tiles of 24 px,
+    their tile difference was 6.0, the default's own value (46 such pairs among 10,000 pieces were flagged).
+    32x32 tiles of 12 px put them well apart."""
+    from tests.support.real_art import art_rgb, traits
+
+    first, second = traits(809), traits(6569)
+    assert [layer for layer in first if first[layer] != second[layer]] == ["accessory"]
+    a, b = art_rgb(809, 384), art_rgb(6569, 384)
+    defaults = GuardSettings()
+    assert distance(phash(a), phash(b)) <= defaults.duplicate_distance, "a pHash candidate: the tiles decide"
+    assert tile_signature(a)[0] == 32
+    assert tile_difference(tile_signature(a), tile_signature(b)) > defaults.duplicate_tile_diff + 2
 
 
 def test_the_tile_grid_follows_the_image_size_and_two_sizes_meet_on_the_coarser() -> None:
