@@ -230,14 +230,18 @@ COARSE_GRID = 4  # blocks of the cheap bound: every tile grid (4, 8, 16) divides
 @dataclass(frozen=True)
 class SignatureTable:
     rows: np.ndarray  # (n, 1 + SIGNATURE_SIDE**2) uint8: each signature's grid byte and luma
+    cells: np.ndarray  # (n, CELL_GRID**2) uint16: each signature's luma summed 2x2, the cells grids up to 16 compare
     coarse: np.ndarray  # (n, COARSE_GRID**2) float32: each signature's luma averaged over 4x4 blocks
 
 
 def signature_table(signatures: Sequence[bytes]) -> SignatureTable:
     rows = np.frombuffer(b"".join(signatures), np.uint8).reshape(len(signatures), 1 + SIGNATURE_SIDE * SIGNATURE_SIDE)
+    group = SIGNATURE_SIDE // CELL_GRID
+    cells = rows[:, 1:].reshape(-1, CELL_GRID, group, CELL_GRID, group).sum(axis=(2, 4), dtype=np.uint16)
     block = SIGNATURE_SIDE // COARSE_GRID
     coarse = rows[:, 1:].reshape(-1, COARSE_GRID, block, COARSE_GRID, block).mean(axis=(2, 4), dtype=np.float32)
-    return SignatureTable(rows, coarse.reshape(len(signatures), COARSE_GRID * COARSE_GRID))
+    count = len(signatures)
+    return SignatureTable(rows, cells.reshape(count, CELL_GRID ** 2), coarse.reshape(count, COARSE_GRID ** 2))
 
 
 def within(table: SignatureTable, first: np.ndarray, second: np.ndarray, max_tile_diff: float) -> np.ndarray:
@@ -255,31 +259,30 @@ def within(table: SignatureTable, first: np.ndarray, second: np.ndarray, max_til
 def tile_differences(table: SignatureTable, first: np.ndarray, second: np.ndarray) -> np.ndarray:
     """`tile_difference` of each pair (rows first[k] and second[k] of `table`), in numpy a block at a time: a
     collection of layered art has many candidate pairs (225,291 among 10,000 real-size avatars), one Python call
-    each took seconds."""
+    each took seconds.
+
+    The difference inside a tile is taken between the table's 16x16 cells (a sixteenth of the side) on grids up to
+    16, and between the signature's own 32x32 cells on the 32 grid: a tile's mean |difference| grows as its cells
+    get finer (a 1-pixel resize of a 64 px image, 2.9 levels on its 4 px cells, 7.9 on 2 px ones), so only the 32
+    grid, whose tiles are 12-16 px, compares cells as fine as the signature's."""
     out = np.zeros(len(first))
     for start in range(0, len(first), PAIRS_PER_BLOCK):
-        a, b = table.rows[first[start:start + PAIRS_PER_BLOCK]], table.rows[second[start:start + PAIRS_PER_BLOCK]]
-        grids = np.minimum(a[:, 0], b[:, 0])
+        ones, others = first[start:start + PAIRS_PER_BLOCK], second[start:start + PAIRS_PER_BLOCK]
+        grids = np.minimum(table.rows[ones, 0], table.rows[others, 0])
         for grid in np.unique(grids).tolist():
             pick = np.flatnonzero(grids == grid)
-            out[start + pick] = _largest_tile_mean(a[pick, 1:], b[pick, 1:], grid)
+            if grid > CELL_GRID:
+                a, b, summed = table.rows[ones[pick], 1:], table.rows[others[pick], 1:], 1
+            else:
+                a, b, summed = table.cells[ones[pick]], table.cells[others[pick]], (SIGNATURE_SIDE // CELL_GRID) ** 2
+            out[start + pick] = _largest_tile_mean(np.maximum(a, b) - np.minimum(a, b), grid, summed)
     return out
 
 
-def _largest_tile_mean(a: np.ndarray, b: np.ndarray, grid: int) -> np.ndarray:
-    """Each pair's largest mean |luma difference| over a tile, on a `grid` of tiles. The difference is taken between
-    cells of a sixteenth of the side (2x2 of the signature's) on grids up to 16, and between the signature's own
-    cells on the 32 grid: a tile's mean |difference| grows as its cells get finer (a 1-pixel resize of a 64 px
-    image, 3.1 levels on its 4 px cells, 7.9 on 2 px ones), so only the 32 grid, whose tiles are 12-16 px, uses
-    cells as fine as the signature's. In integers (sums) until the one division."""
-    cells = max(grid, CELL_GRID)
-    group = SIGNATURE_SIDE // cells  # signature cells summed into one compared cell, across and down
-    if group > 1:
-        a = a.reshape(-1, cells, group, cells, group).sum(axis=(2, 4), dtype=np.int32)
-        b = b.reshape(-1, cells, group, cells, group).sum(axis=(2, 4), dtype=np.int32)
-        diff = np.abs(a - b)
-    else:
-        diff = (np.maximum(a, b) - np.minimum(a, b)).reshape(-1, cells, cells)  # |a - b| without leaving uint8
+def _largest_tile_mean(diff: np.ndarray, grid: int, summed: int) -> np.ndarray:
+    """Each row's largest mean over a tile of a `grid` of tiles, from its cells' |differences| (`diff`, each a sum
+    of `summed` signature cells): in integers until the one division."""
+    cells = int(np.sqrt(diff.shape[1]))
     tile = cells // grid
     sums = diff.reshape(-1, grid, tile, grid, tile).sum(axis=(2, 4), dtype=np.int32) if tile > 1 else diff
-    return np.round(sums.reshape(len(sums), -1).max(axis=1) / (tile * tile * group * group), 3)
+    return np.round(sums.reshape(len(sums), -1).max(axis=1) / (tile * tile * summed), 3)
