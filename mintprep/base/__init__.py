@@ -11,7 +11,8 @@ on first use (mintprep.base.lazy_face).
 from mintprep.base.lazy_face import face
 
 __all__, __getattr__ = face(__name__, {
-    "read_whole": "durable_files", "write_atomic": "durable_files", "write_atomic_with": "durable_files", "write_durably": "durable_files",
+    "read_whole": "durable_files", "write_atomic": "durable_files", "write_atomic_with": "durable_files",
+    "write_durably": "durable_files",
     "checksum_digits": "eip55", "has_valid_checksum": "eip55", "HEX_ADDRESS": "eip55", "to_checksum_address": "eip55",
     "BlockNotFound": "errors", "CarError": "errors", "CidMismatch": "errors", "ConfigError": "errors",
     "CorruptBlock": "errors", "DISK_FULL_ERRNOS": "errors", "DiskFull": "errors", "PageCannotMint": "errors", "ResponseTooLarge": "errors", "FileTooLarge": "errors", "TooLarge": "errors",
@@ -23,7 +24,7 @@ __all__, __getattr__ = face(__name__, {
     "fault_point": "faults",
     "canonical_json": "hashing", "content_key": "hashing", "sha256_hex": "hashing",
     "keccak256_many": "keccak_batch", "sorted_pair_hashes": "keccak_batch",
-    "in_order": "ordered_threads", "InBackground": "ordered_threads",
+    "in_order": "ordered_threads",
     "NoProgress": "progress", "ProgressSink": "progress", "RichProgress": "progress",
     "register_secret": "secrets", "scrub": "secrets", "ScrubbingStream": "secrets", "secret_from_env": "secrets",
     "STATE_DIR_NAME": "state_dir", "StrictModel": "settings_model",

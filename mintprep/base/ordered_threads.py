@@ -1,15 +1,12 @@
 """Work mapped over threads, its results taken in input order: round trips to a gateway overlapped, consumed as if
-made one after another (`in_order`); or one list worked through on a thread of its own while the caller does other
-work (`InBackground`)."""
+made one after another."""
 
 from __future__ import annotations
 
-import threading
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
-from types import TracebackType
-from typing import Generic, TypeVar
+from typing import TypeVar
 
 Item = TypeVar("Item")
 Result = TypeVar("Result")
@@ -44,49 +41,3 @@ def in_order(work: Callable[[Item], Result], items: Iterable[Item],
             yield done, future.result()
     finally:
         pool.shutdown(wait=False, cancel_futures=True)
-
-
-class InBackground(Generic[Item, Result]):
-    """[work(item) for item in items] on a thread of its own, in order, while the caller does other work in a `with`
-    block (no future an item: for a small file one costs as much as the work). Its first error stops it (`failed`
-    says so, for the caller to stop too) and is raised by `results()`, which waits for the end; leaving the block
-    normally waits the same way. Leaving it with an exception stops the thread before its next item and waits for
-    it: once the block is left, no `work` is running (the caller may remove what it was writing into)."""
-
-    def __init__(self, work: Callable[[Item], Result], items: Sequence[Item]) -> None:
-        self._work, self._items = work, items
-        self._stop = threading.Event()
-        self._done: list[Result] = []
-        self._error: BaseException | None = None
-        self._thread = threading.Thread(target=self._run, name="background", daemon=True)
-
-    def _run(self) -> None:
-        try:
-            for item in self._items:
-                if self._stop.is_set():
-                    return
-                self._done.append(self._work(item))
-        except BaseException as exc:  # raised on the caller's thread, by results()
-            self._error = exc
-
-    @property
-    def failed(self) -> bool:
-        return self._error is not None
-
-    def results(self) -> list[Result]:
-        self._thread.join()
-        if self._error is not None:
-            raise self._error
-        return self._done
-
-    def __enter__(self) -> InBackground[Item, Result]:
-        self._thread.start()
-        return self
-
-    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
-                 trace: TracebackType | None) -> None:
-        if kind is None:
-            self.results()
-            return
-        self._stop.set()
-        self._thread.join()

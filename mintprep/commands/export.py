@@ -22,11 +22,11 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from mintprep.base import ObjectCorrupt, UserError, sha256_hex, DISK_FULL_ERRNOS, DiskFull, InBackground
-from mintprep.collection import Collection, ManifestToken, token_file_name
-from mintprep.ipfs import BlockFetcher, Unreadable, list_directory, read_file
+from mintprep.base import ObjectCorrupt, UserError, sha256_hex, DISK_FULL_ERRNOS, DiskFull
+from mintprep.collection import Collection, token_file_name
+from mintprep.ipfs import Unreadable, list_directory, read_file
 from mintprep.stages import publication_backend
-from mintprep.state import ObjectStore, Workspace
+from mintprep.state import Workspace
 
 Names = Literal["json", "extensionless"]
 NAMERS = {"json": token_file_name, "extensionless": str}
@@ -57,38 +57,23 @@ def export_collection(col: Collection, out: Path, *, names: Names = "json") -> E
         record = ws.ledger.current_manifest()
         if record is None:
             raise UserError(f"{col.path}: nothing pinned yet; run `mintprep run` or `mintprep import` first")
-        fetch, objects = publication_backend(ws).fetch_block, ws.ledger.objects
-        namer, tokens = NAMERS[names], record.manifest.tokens
+        fetch = publication_backend(ws).fetch_block
+        lines = []
         with _staged_folder(out) as staging:
             for folder in ("images", "json"):
                 (staging / folder).mkdir()
-
-            def copy_image(token: ManifestToken) -> None:
-                _write(staging, f"images/{token.token_id}.png", _image(objects, fetch, token))
-
-            def copy_document(token: ManifestToken) -> str:
-                """The token's document written; its line of `_metadata.json`."""
-                name = record.manifest.file_name(token.token_id)
-                if (cid := published.get(name)) is None:
-                    raise Unreadable(f"it holds no {name}")
-                document = read_file(cid, fetch)
-                _write(staging, f"json/{namer(token.token_id)}", document)
-                return _metadata_line(document)
-
-            # Each file written as it is read (holding them all held every image of the collection at once). The
-            # images are copied on a thread of their own (their hashing and the kernel's copying let go of the
-            # interpreter) while this one lists the documents, copies them and reads the verdicts (the ledger's
-            # connection belongs to this thread): each thread creates files in its own folder, and the kernel
-            # creates a folder's files one at a time.
-            try:
-                with InBackground(copy_image, tokens) as images:
-                    published = list_directory(record.metadata_root, fetch)
-                    lines = [copy_document(token) for token in tokens if not images.failed]
-                    broken = [] if images.failed else failing_today(ws, {t.token_id: t.png_sha256 for t in tokens})
-            except Unreadable as exc:
+            try:  # each file written as it is read: holding them all held every image of the collection at once
+                published = list_directory(record.metadata_root, fetch)
+                for token in record.manifest.tokens:
+                    document = read_file(published[record.manifest.file_name(token.token_id)], fetch)
+                    _write(staging, f"images/{token.token_id}.png", _image(ws, token.png_sha256, token.image_cid))
+                    _write(staging, f"json/{NAMERS[names](token.token_id)}", document)
+                    lines.append(_metadata_line(document))
+            except (Unreadable, KeyError) as exc:
                 raise UserError(f"ipfs://{record.metadata_root}/ cannot be read whole from the collection's store "
                                 f"({exc}); run `mintprep audit --repair` first") from None
             _write(staging, "json/_metadata.json", _metadata_array(lines))
+        broken = failing_today(ws, {t.token_id: t.png_sha256 for t in record.manifest.tokens})
         seen = ws.ledger.minted_seen()
     return ExportReport(str(out), names, [t.token_id for t in record.manifest.tokens], record.metadata_root,
                         2 * len(record.manifest.tokens) + 1, broken, sorted(set(broken) & set(seen[0] if seen else ())))
@@ -110,16 +95,13 @@ def failing_today(ws: Workspace, images: dict[int, str]) -> list[int]:
     return sorted(token_id for token_id, sha in images.items() if not passed[sha])
 
 
-def _image(objects: ObjectStore, fetch: BlockFetcher, token: ManifestToken) -> bytes:
-    """The token's pinned PNG: the object store's copy, or where that one rotted, its blocks (each checked against
-    its CID) checked against its sha256."""
+def _image(ws: Workspace, png_sha256: str, image_cid: str) -> bytes:
     try:
-        return objects.get(token.png_sha256)
+        return ws.ledger.objects.get(png_sha256)
     except (ObjectCorrupt, OSError):
-        data = read_file(token.image_cid, fetch)
-        if sha256_hex(data) != token.png_sha256:
-            pinned = f"the pinned PNG {token.png_sha256}"
-            raise UserError(f"image {token.image_cid} is not {pinned}; run `mintprep audit`") from None
+        data = read_file(image_cid, publication_backend(ws).fetch_block)  # verified block by block against its CID
+        if sha256_hex(data) != png_sha256:
+            raise UserError(f"image {image_cid} is not the pinned PNG {png_sha256}; run `mintprep audit`") from None
         return data
 
 

@@ -1,7 +1,6 @@
 """mintprep.base.ordered_threads.in_order: results in input order whatever order the threads finish in, at most
 `threads` running, the first item alone before the rest start, an error raised at its item's turn, and an early
-stop that starts nothing more. InBackground: work on a thread beside the caller's, its results in order, its error
-raised to the caller, and no work of it running once the caller's block is left."""
+stop that starts nothing more."""
 
 from __future__ import annotations
 
@@ -10,7 +9,7 @@ import time
 
 import pytest
 
-from mintprep.base.ordered_threads import InBackground, in_order
+from mintprep.base.ordered_threads import in_order
 
 
 class _Watched:
@@ -71,58 +70,3 @@ def test_closing_early_starts_nothing_more():
     started = len(work.started)
     time.sleep(0.05)
     assert started == len(work.started) <= 3 + 2 * 4 + 1
-
-
-
-def test_in_background_runs_beside_the_caller_and_keeps_its_order():
-    """The background's first item and the caller meet at a barrier: were the work not on a thread of its own,
-    they never would (BrokenBarrierError after the timeout)."""
-    met = threading.Barrier(2, timeout=30)
-
-    def square(item: int) -> int:
-        if item == 0:
-            met.wait()
-        return item * item
-
-    with InBackground(square, range(50)) as squares:
-        met.wait()
-    assert squares.results() == [i * i for i in range(50)] and not squares.failed
-
-
-def test_in_background_raises_its_error_to_the_caller_and_starts_nothing_after_it():
-    started: list[int] = []
-
-    def work(item: int) -> int:
-        started.append(item)
-        if item == 3:
-            raise ValueError("three")
-        return item
-
-    with pytest.raises(ValueError, match="three"):
-        with InBackground(work, range(10)):
-            pass  # leaving the block waits for the background and raises what it raised
-    assert started == [0, 1, 2, 3]
-
-
-def test_leaving_the_block_with_an_error_stops_the_background_and_waits_for_it():
-    """When the caller's block raises, the background stops before its next item, and nothing of it is running once
-    the block is left (the export removes its staging folder next: a thread still writing there would leave files
-    behind)."""
-    met = threading.Barrier(2, timeout=30)
-    lock = threading.Lock()
-    running, done = [0], [0]
-
-    def work(item: int) -> None:
-        with lock:
-            running[0] += 1
-        if item == 0:
-            met.wait()
-        with lock:
-            running[0] -= 1
-            done[0] += 1
-
-    with pytest.raises(RuntimeError, match="caller"):
-        with InBackground(work, range(10_000_000)):
-            met.wait()
-            raise RuntimeError("caller")
-    assert running[0] == 0 and done[0] < 10_000_000

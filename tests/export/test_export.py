@@ -83,9 +83,9 @@ def test_an_export_that_cannot_read_the_last_token_leaves_no_folder_behind(colle
 
 def test_a_garbled_stored_image_is_exported_from_its_checked_blocks_and_refused_when_they_are_garbled_too(
         collection: Path, tmp_path: Path):
-    """Files are copied on threads side by side, each image still checked: token 4's copy in the object store garbled,
-    the export writes the pinned PNG read from its blocks (each checked against its CID); its blocks garbled as well,
-    exit 2 and neither the folder nor its staging copy left, the other thread's files included."""
+    """Each image is checked as it is copied: token 4's copy in the object store garbled, the export writes the pinned
+    PNG read from its blocks (each checked against its CID); its blocks garbled as well, exit 2 and neither the
+    folder nor its staging copy left (tokens 1 to 3 were written by then)."""
     from mintprep.ipfs.store import BlockStore
 
     files, images = published(collection)
