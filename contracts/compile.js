@@ -18,7 +18,7 @@ const TARGETS = [
   target('MintprepDrop.sol', 'MintprepDrop', '../mintprep/chain/artifacts/MintprepDrop.json'),
   target('test/ReentrantMinter.sol', 'ReentrantMinter', '../tests/chain/artifacts/ReentrantMinter.json'),
   // Contracts in the shapes real collections use, for the contract-family tests.
-  ...['HashLipsTutorial', 'AzukiStyle', 'PerTokenURIs', 'SimpleNft', 'SimpleNftLowerGas'].map((name) => target(
+  ...['AzukiStyle', 'PerTokenURIs', 'SimpleNft', 'SimpleNftLowerGas'].map((name) => target(
     `test/families/${name}.sol`, name === 'SimpleNft' ? 'NFT' : name, `../tests/chain/artifacts/${name}.json`)),
   // A stranger's contract as an attacker writes it, for the hostile-input tests (tests/hostile).
   target('test/hostile/HostileERC721.sol', 'HostileERC721', '../tests/chain/artifacts/HostileERC721.json'),

@@ -12,7 +12,8 @@ on first use (mintprep.base.lazy_face).
 from mintprep.base.lazy_face import face
 
 __all__, __getattr__ = face(__name__, {
-    "write_atomic": "durable_files", "write_atomic_with": "durable_files", "write_durably": "durable_files",
+    "read_whole": "durable_files", "write_atomic": "durable_files", "write_atomic_with": "durable_files",
+    "write_durably": "durable_files",
     "checksum_digits": "eip55", "has_valid_checksum": "eip55", "HEX_ADDRESS": "eip55", "to_checksum_address": "eip55",
     "BlockNotFound": "errors", "CarError": "errors", "CidMismatch": "errors", "ConfigError": "errors",
     "CorruptBlock": "errors", "DISK_FULL_ERRNOS": "errors", "DiskFull": "errors", "PageCannotMint": "errors", "ResponseTooLarge": "errors", "FileTooLarge": "errors", "TooLarge": "errors",

@@ -19,7 +19,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Protocol
 
-from mintprep.base import write_durably
+from mintprep.base import read_whole, write_durably
 from mintprep.ipfs.cid import CID, as_cid
 from mintprep.ipfs.dag import walk_dag
 from mintprep.ipfs.errors import BlockNotFound
@@ -62,8 +62,7 @@ class BlockStore:
         if cid.inline is not None:  # an identity CID is its own block: nothing is stored for it
             return cid.inline
         try:
-            with open(self._file_name(cid), "rb") as block:
-                return block.read()
+            return read_whole(self._file_name(cid))
         except FileNotFoundError:
             raise BlockNotFound(str(cid)) from None
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from pathlib import Path
 
-from mintprep.base import ObjectCorrupt, sha256_hex, write_atomic, write_durably
+from mintprep.base import ObjectCorrupt, read_whole, sha256_hex, write_atomic, write_durably
 
 
 class ObjectStore:
@@ -45,8 +45,7 @@ class ObjectStore:
         return digests
 
     def get(self, sha256: str) -> bytes:
-        with open(self.file_name(sha256), "rb") as stored:
-            data = stored.read()
+        data = read_whole(self.file_name(sha256))
         if sha256_hex(data) != sha256:
             raise ObjectCorrupt(f"{self.path(sha256)} is corrupt: its bytes hash to {sha256_hex(data)}")
         return data

@@ -17,8 +17,8 @@ from mintprep.base.errors import UserError
 from tests.support.tools import require_tool
 
 # Contracts in the shapes real collections use (contracts/test/families): artifact file name -> contract name.
-FAMILY_TEST_CONTRACTS = {"HashLipsTutorial": "HashLipsTutorial", "AzukiStyle": "AzukiStyle",
-                         "PerTokenURIs": "PerTokenURIs", "SimpleNft": "NFT", "SimpleNftLowerGas": "SimpleNftLowerGas"}
+FAMILY_TEST_CONTRACTS = {"AzukiStyle": "AzukiStyle", "PerTokenURIs": "PerTokenURIs", "SimpleNft": "NFT",
+                         "SimpleNftLowerGas": "SimpleNftLowerGas"}
 # The platforms' own contracts, built by contracts/compile_platforms.js from their npm packages: artifact ->
 # (npm package, version) it must record.
 PLATFORM_CONTRACTS = {

@@ -12,6 +12,7 @@ from typer.testing import CliRunner
 from mintprep.cli import app
 from mintprep.collection.config import load_collection
 from mintprep.ipfs.backends import make_backend
+from mintprep.ipfs.cid import as_cid
 from mintprep.ipfs.reader import list_directory, read_file
 from mintprep.state.ledger import Ledger
 from tests.support.built_collection import SIZE
@@ -74,6 +75,30 @@ def test_an_export_that_cannot_read_the_last_token_leaves_no_folder_behind(colle
         root = ledger.current_manifest().metadata_root
     store = BlockStore(col.state_dir / "ipfs")
     store.path_for(list_directory(root, store.get)[f"{SIZE}.json"]).unlink()
+    parent = tmp_path / "exports"
+    code, answer = export(str(collection), "-o", str(parent / "out"))
+    assert code == 2 and "cannot be read whole" in answer["error"]["message"]
+    assert list(parent.iterdir()) == []
+
+
+def test_a_garbled_stored_image_is_exported_from_its_checked_blocks_and_refused_when_they_are_garbled_too(
+        collection: Path, tmp_path: Path):
+    """Each image is checked as it is copied: token 4's copy in the object store garbled, the export writes the pinned
+    PNG read from its blocks (each checked against its CID); its blocks garbled as well, exit 2 and neither the
+    folder nor its staging copy left (tokens 1 to 3 were written by then)."""
+    from mintprep.ipfs.store import BlockStore
+
+    files, images = published(collection)
+    col = load_collection(collection)
+    with Ledger.open(col.state_dir, readonly=True) as ledger:
+        token = ledger.current_manifest().manifest.by_token()[4]
+        stored = ledger.objects.path(token.png_sha256)
+    stored.write_bytes(b"rot" + stored.read_bytes()[3:])
+    code, report = export(str(collection), "-o", str(tmp_path / "out"))
+    assert code == 0 and (tmp_path / "out" / "images" / "4.png").read_bytes() == images[4], report
+
+    block = BlockStore(col.state_dir / "ipfs").path_for(as_cid(token.image_cid))
+    block.write_bytes(b"rot" + block.read_bytes()[3:])
     parent = tmp_path / "exports"
     code, answer = export(str(collection), "-o", str(parent / "out"))
     assert code == 2 and "cannot be read whole" in answer["error"]["message"]

@@ -1,10 +1,11 @@
 """`write_durably` with links (real files, a real second file system for the cross-device case): files and links
 land whole under their names, a link shares its source's file, a link across file systems becomes a copy, and a
-batch that fails midway leaves neither a real name nor a temp file."""
+batch that fails midway leaves neither a real name nor a temp file; `read_whole` reads a file whole."""
 
 from __future__ import annotations
 
 import os
+import threading
 from pathlib import Path
 
 import pytest
@@ -51,3 +52,27 @@ def test_a_batch_that_fails_midway_leaves_no_name_and_no_temp(tmp_path: Path):
         write_durably([(tmp_path / "a" / "one", b"1"), (tmp_path / "b" / "two", b"2")],
                       [(tmp_path / "c" / "three", str(tmp_path / "no such source"))])
     assert names(tmp_path) == []
+
+
+def test_read_whole_reads_to_the_end_whatever_the_size_said(tmp_path: Path):
+    """read_whole trusts the size fstat gives only when the read agrees with it: an empty file, a file, and a pipe
+    (size 0, 300,000 bytes behind it, written by another thread) all come back whole."""
+    from mintprep.base import read_whole
+
+    (tmp_path / "empty").write_bytes(b"")
+    (tmp_path / "file").write_bytes(b"x" * 70_000)
+    assert read_whole(str(tmp_path / "empty")) == b"" and read_whole(str(tmp_path / "file")) == b"x" * 70_000
+    pipe = tmp_path / "pipe"
+    os.mkfifo(pipe)
+    sent = bytes(range(256)) * 1172
+
+    def write() -> None:
+        with open(pipe, "wb") as writer:
+            writer.write(sent)
+
+    writer = threading.Thread(target=write)
+    writer.start()
+    try:
+        assert read_whole(str(pipe)) == sent
+    finally:
+        writer.join()

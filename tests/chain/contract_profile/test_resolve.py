@@ -26,7 +26,7 @@ from tests.support.servers import JsonHandler, http_server
 
 # artifact -> (family, its own function that sets URIs)
 SHAPES = {"MintprepDrop": ("mintprep-drop", "setBaseURI(string,string)"),
-          "HashLipsTutorial": ("hashlips-simple", "setBaseURI(string)"),
+          "SimpleNft": ("hashlips-simple", "setBaseURI(string)"),
           "AzukiStyle": ("erc721a", "setBaseURI(string)"),
           "PerTokenURIs": ("uri-storage", "setTokenURI(uint256,string)")}
 
@@ -71,7 +71,7 @@ def test_two_families_that_do_not_contain_each_other_are_ambiguous_not_guessed()
 
 def test_erc165_answers_are_not_a_family():
     """The HashLips shape and Zora's drop both answer ERC-4906 in the wild; only functions decide."""
-    functions = abi_signatures(artifact("HashLipsTutorial").abi)
+    functions = abi_signatures(artifact("SimpleNft").abi)
     assert family_of(functions, "x").name == "hashlips-simple"
     assert selector("supportsInterface(bytes4)") in functions  # evidence it has, never consulted for the family
 
@@ -134,7 +134,7 @@ def test_bytecode_and_a_verified_abi_resolve_what_the_declaration_says(chain: Ch
 
 
 def test_a_service_without_the_contract_falls_back_to_its_code(chain: Chain, tmp_path: Path):
-    hashlips = deploy_artifact(chain, "HashLipsTutorial", "ipfs://bafkqaaa/", "", 6)
+    hashlips = deploy_artifact(chain, "SimpleNft", "HashLips Shape", "HLS", "ipfs://bafkqaaa/", "", 6)
     with http_server(sourcify_stand_in({}, [])) as url:
         profile = resolve_profile(chain.w3, hashlips.address, ChainSettings(verify={"sourcify_url": url}),
                                   tmp_path, 8453)

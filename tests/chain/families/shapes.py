@@ -1,7 +1,7 @@
 """A small collection made elsewhere (tests.support.foreign), deployed with each contract family on anvil.
 
 The contracts are the test contracts in contracts/test/families (compiled by contracts/compile.js with the
-project's solc-js into tests/chain/artifacts): the HashLips tutorial shape, the ERC721A shape (npm erc721a),
+project's solc-js into tests/chain/artifacts): HashLips' SimpleNft.sol, the ERC721A shape (npm erc721a),
 OpenZeppelin ERC721URIStorage; MintprepDrop is the committed artifact."""
 
 from __future__ import annotations
@@ -54,8 +54,10 @@ def deploy_shape(shape: Shape, chain: Chain, node: Path) -> tuple[Foreign, Contr
     base = f"ipfs://{foreign.metadata_root}/"
     owner, collector = chain.owner.address, chain.accounts[1].address
     if shape.family == "hashlips-simple":
-        contract = deploy_artifact(chain, "HashLipsTutorial", base, "", shape.size)
-        contract.functions.mint(shape.minted).transact({"from": collector})
+        contract = deploy_artifact(chain, "SimpleNft", "HashLips Shape", "HLS", base, "", shape.size)
+        contract.functions.reveal().transact({"from": owner})  # SimpleNft serves notRevealedUri until then
+        cost = contract.functions.cost().call()
+        contract.functions.mint(shape.minted).transact({"from": collector, "value": shape.minted * cost})
     elif shape.family == "erc721a":
         contract = deploy_artifact(chain, "AzukiStyle", base)
         contract.functions.mint(shape.minted).transact({"from": collector})
