@@ -24,7 +24,7 @@ __all__, __getattr__ = face(__name__, {
     "VerificationFailed": "errors", "YamlRefused": "errors",
     "fault_point": "faults",
     "code_fingerprint": "kept_inputs", "keep": "kept_inputs", "read_kept": "kept_inputs",
-    "canonical_json": "hashing", "content_key": "hashing", "sha256_hex": "hashing",
+    "canonical_json": "hashing", "content_key": "hashing", "sha256_file": "hashing", "sha256_hex": "hashing",
     "keccak256_many": "keccak_batch", "sorted_pair_hashes": "keccak_batch",
     "in_order": "ordered_threads",
     "NoProgress": "progress", "ProgressSink": "progress", "RichProgress": "progress",

@@ -1,8 +1,12 @@
-"""Content keys: sha256 over bytes or over canonical JSON (sorted keys, no whitespace)."""
+"""Content keys: sha256 over bytes, a file's bytes, or canonical JSON (sorted keys, no whitespace)."""
 
 import hashlib
 import json
+import os
+from pathlib import Path
 from typing import Any
+
+CHUNK = 1 << 20
 
 
 def canonical_json(value: Any) -> bytes:
@@ -11,6 +15,15 @@ def canonical_json(value: Any) -> bytes:
 
 def sha256_hex(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
+
+
+def sha256_file(path: str | os.PathLike[str]) -> str:
+    """The sha256 of the file at `path`, read a chunk at a time (a model's weights are gigabytes)."""
+    digest = hashlib.sha256()
+    with Path(path).open("rb") as handle:
+        while chunk := handle.read(CHUNK):
+            digest.update(chunk)
+    return digest.hexdigest()
 
 
 def content_key(value: Any) -> str:

@@ -19,6 +19,8 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from mintprep.base.hashing import sha256_file
+
 MAX_FILES = 250_000
 MAX_RACY_BYTES = 256 << 20
 RACY_NS = 2_000_000_000  # far wider than any file system's timestamp tick (ext4 and tmpfs: a jiffy, 1-10 ms)
@@ -67,7 +69,7 @@ def look_at_files(roots: Iterable[str], skip: Callable[[str], bool]) -> FilesSee
                 return None
             racy[path] = (size, content)
         else:
-            digest.update(f"{path}\0{size}\0{mtime}\0{ctime}\0{ino}\n".encode("utf-8", "surrogateescape"))
+            digest.update(_line(path, size, mtime, ctime, ino))
     return FilesSeen(roots, digest.hexdigest(), racy, began)
 
 
@@ -83,7 +85,7 @@ def files_unchanged(seen: FilesSeen, skip: Callable[[str], bool]) -> bool:
                 return False
             racy_found += 1
         else:
-            digest.update(f"{path}\0{size}\0{mtime}\0{ctime}\0{ino}\n".encode("utf-8", "surrogateescape"))
+            digest.update(_line(path, size, mtime, ctime, ino))
     return racy_found == len(seen.racy) and digest.hexdigest() == seen.digest
 
 
@@ -127,11 +129,12 @@ def _identity(path: str, info: os.stat_result) -> tuple[str, int, int, int, int]
 
 
 def _content_sha256(path: str) -> str | None:
-    digest = hashlib.sha256()
     try:
-        with open(path, "rb") as file:
-            while chunk := file.read(1 << 20):
-                digest.update(chunk)
+        return sha256_file(path)
     except OSError:
         return None
-    return digest.hexdigest()
+
+
+def _line(path: str, size: int, mtime: int, ctime: int, ino: int) -> bytes:
+    """What the digest of a look takes of one file that is not racy."""
+    return f"{path}\0{size}\0{mtime}\0{ctime}\0{ino}\n".encode("utf-8", "surrogateescape")

@@ -15,7 +15,6 @@ mintprep.state.fingerprints keeps it in the collection's `.mintprep/`.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import sys
 from collections.abc import Callable
@@ -25,9 +24,8 @@ from typing import Any
 from mintprep.generate.machine import environment_identity, numeric_versions
 from mintprep.generate.settings import GeneratorSettings
 from mintprep.generate.source import ModelSource, resolve_source
-from mintprep.base import content_key
+from mintprep.base import content_key, sha256_file
 
-CHUNK = 1 << 20
 WEIGHT_SUFFIXES = {".safetensors", ".bin", ".ckpt"}
 TINY_CODE = ("tiny.py", "tokenizer.py")  # the built-in model is code: its weights come from these files
 
@@ -56,13 +54,10 @@ class FingerprintCache:
         remembered = self._data["files"].get(str(file))
         if remembered is not None and remembered["identity"] == identity:
             return remembered["sha256"]
-        digest = hashlib.sha256()
-        with file.open("rb") as handle:
-            while chunk := handle.read(CHUNK):
-                digest.update(chunk)
-        self._data["files"][str(file)] = {"identity": identity, "sha256": digest.hexdigest()}
+        sha256 = sha256_file(file)
+        self._data["files"][str(file)] = {"identity": identity, "sha256": sha256}
         self._save()
-        return digest.hexdigest()
+        return sha256
 
     def environment(self, identity: dict[str, Any]) -> dict[str, Any] | None:
         return self._data["environments"].get(content_key(identity))
