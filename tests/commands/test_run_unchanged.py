@@ -19,7 +19,7 @@ from mintprep.base import StateDir
 from mintprep.cli import app
 from mintprep.collection import read_collection
 from mintprep.commands import RunReport
-from mintprep.commands.run.unchanged import named_paths, stamp_if_unchanged, watched_roots
+from mintprep.commands.run.unchanged import existing_paths, named_strings, stamp_if_unchanged, watched_roots
 from tests.conftest import write_collection
 
 RUN_IN_FRESH_PROCESS = """
@@ -174,9 +174,12 @@ def test_the_files_the_collection_file_names_are_watched_wherever_they_lie(settl
     outside.parent.mkdir()
     outside.write_text("address\n")
     base = settled.parent
-    found = named_paths({"a": [str(outside), "a cat, oil on canvas"], "b": {"c": "site"}}, (base,))
+    dump = {"a": [str(outside), "a cat, oil on canvas"], "b": {"c": "site", "token_env": "T"}}
+    assert list(named_strings(dump)) == [("a", str(outside)), ("a", "a cat, oil on canvas"), ("c", "site"),
+                                         ("token_env", "T")]
+    found = [p for _, value in named_strings(dump) for p in existing_paths(value, (base,))]
     assert found == [outside.resolve(), (base / "site").resolve()]
     col, _ = read_collection(settled)
-    roots = watched_roots(col)
+    roots = watched_roots(col, col.spec.model_dump())
     assert str(col.state_dir) in roots and str((base / "site").resolve()) in roots
     assert str(base) not in roots, "the collection's own folder is not walked: a report saved there is no input"

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -29,9 +30,9 @@ from mintprep.commands.run.report import RunReport
 if TYPE_CHECKING:
     from mintprep.collection import Collection
 
-# Where a hub model's files are looked up (huggingface_hub's constants), and a kill test's fault point.
-VARIABLES = ("HF_HOME", "HF_HUB_CACHE", "HUGGINGFACE_HUB_CACHE", "HF_HUB_OFFLINE", "XDG_CACHE_HOME", "HOME",
-             "MINTPREP_FAULT_AT")
+# Where a hub model's files are looked up (huggingface_hub's constants). A kill test's fault point is no input:
+# with MINTPREP_FAULT_AT set every run runs in full (unchanged_report), so the point is reached.
+VARIABLES = ("HF_HOME", "HF_HUB_CACHE", "HUGGINGFACE_HUB_CACHE", "HF_HUB_OFFLINE", "XDG_CACHE_HOME", "HOME")
 
 
 def unchanged_report(path: Path, *, include_minted: bool) -> RunReport | None:
@@ -62,19 +63,15 @@ def unchanged_report(path: Path, *, include_minted: bool) -> RunReport | None:
 def stamp_if_unchanged(col: Collection, source: bytes, report: RunReport, *, include_minted: bool) -> None:
     """After `report`'s run of `col` (loaded from `source`): keep what it saw when it found nothing to do, else
     forget any stamp (the next run must run)."""
-    from mintprep.state import Ledger, find_contract
-
-    state = col.state
-    with Ledger.open(col.state_dir, readonly=True) as ledger:
-        contract = find_contract(col, ledger)
-    found_nothing = (report.complete and not (report.generated or report.pinned or report.resampled or report.recipes)
-                     and contract is None)
-    seen = look_at_files(watched_roots(col), not_inputs(state)) if found_nothing else None
+    state, settings = col.state, col.spec.model_dump()
+    found_nothing = report.complete and not (report.generated or report.pinned or report.resampled or report.recipes)
+    seen = (look_at_files(watched_roots(col, settings), not_inputs(state))
+            if found_nothing and not has_contract(col) else None)
     if seen is None:
         with contextlib.suppress(OSError):  # a folder nothing may write to has no stamp to forget
             state.run_stamp.unlink(missing_ok=True)
         return
-    secrets = sorted(secret_variables(col.spec.model_dump()))
+    secrets = sorted({value for key, value in named_strings(settings) if key.endswith("_env")})
     keep(state.run_stamp, col.path, source, {
         "include_minted": include_minted, "device": col.spec.generator.device, "secrets": secrets,
         "environment": environment(col.spec.generator.device, secrets), "files": seen.to_json(),
@@ -89,33 +86,51 @@ def environment(device: str, secrets: list[str]) -> dict[str, Any]:
             "secrets_set": {name: bool(os.environ.get(name)) for name in secrets}}
 
 
-def not_inputs(state: StateDir) -> Any:
+def has_contract(col: Collection) -> bool:
+    """Whether the collection has a contract, in its file or its ledger (`mintprep contract deploy`)."""
+    from mintprep.state import Ledger, find_contract
+
+    with Ledger.open(col.state_dir, readonly=True) as ledger:
+        return find_contract(col, ledger) is not None
+
+
+def not_inputs(state: StateDir) -> Callable[[str], bool]:
     """What may change under the collection's folder without changing what a run does: the stamp and what status
     keeps, review's thumbnails, the writer's lock and SQLite's shared-memory index (rebuilt from the log)."""
     skipped = {str(state.run_stamp), str(state.status_inputs), str(state.thumbnails), str(state.writer_lock)}
     return lambda path: path in skipped or path.endswith("-shm")
 
 
-def watched_roots(col: Collection) -> list[str]:
+def watched_roots(col: Collection, settings: dict[str, Any]) -> list[str]:
     """What a run reads or writes: the state folder, the folders it replaces (the page), every file or folder the
-    collection file names (a model folder or checkpoint, an allowlist, an ABI, a generation log), resolved as the
-    run resolves it (against the collection's folder, a model path against the working folder), and a hub model's
-    cache folder. A name of the collection's own folder or one above it is no file a run reads: not walked."""
+    collection file (`settings`: its dump) names (a model folder or checkpoint, an allowlist, an ABI, a generation
+    log), resolved as the run resolves it (against the collection's folder, a model path against the working
+    folder), and a hub model's cache folder. A name of the collection's own folder or one above it is no file a run
+    reads: not walked."""
     from mintprep.collection import replaced_folders
 
     base = col.base_dir.resolve()
-    named = [p for p in named_paths(col.spec.model_dump(), (base, Path.cwd())) if not base.is_relative_to(p)]
+    named = [p for _, value in named_strings(settings) for p in existing_paths(value, (base, Path.cwd()))
+             if not base.is_relative_to(p)]
     return sorted({str(col.state_dir), *(str(f) for f in replaced_folders(col).values()), *(str(p) for p in named),
                    *hub_folders(col)})
 
 
-def named_paths(value: Any, bases: tuple[Path, ...]) -> list[Path]:
-    """Each existing file or folder a string in `value` (a settings dump) names, resolved against each of `bases`."""
+def named_strings(value: Any, key: str = "") -> Iterator[tuple[str, str]]:
+    """Each string in `value` (a settings dump) with the name of the field that holds it."""
     if isinstance(value, dict):
-        return [p for item in value.values() for p in named_paths(item, bases)]
-    if isinstance(value, (list, tuple)):
-        return [p for item in value for p in named_paths(item, bases)]
-    if not isinstance(value, str) or not value or "\0" in value or len(value) > 4096:
+        for name, item in value.items():
+            yield from named_strings(item, str(name))
+    elif isinstance(value, (list, tuple)):
+        for item in value:
+            yield from named_strings(item, key)
+    elif isinstance(value, str):
+        yield key, value
+
+
+def existing_paths(value: str, bases: tuple[Path, ...]) -> list[Path]:
+    """The existing files or folders the string `value` names, resolved against each of `bases`."""
+    if not value or "\0" in value or len(value) > 4096:
         return []
     found = []
     for base in bases:
@@ -139,13 +154,3 @@ def hub_folders(col: Collection) -> list[str]:
         if part is not None and part.kind == "hub" and part.path is not None:
             folders.append(str(part.path.parents[1]))  # <cache>/models--org--name/snapshots/<commit>
     return folders
-
-
-def secret_variables(value: Any) -> set[str]:
-    """The names of the environment variables the settings dump `value` names for secrets (every `*_env` field)."""
-    if isinstance(value, dict):
-        return {str(v) for k, v in value.items() if str(k).endswith("_env") and isinstance(v, str)} | {
-            name for v in value.values() for name in secret_variables(v)}
-    if isinstance(value, (list, tuple)):
-        return {name for item in value for name in secret_variables(item)}
-    return set()
