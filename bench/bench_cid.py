@@ -3,7 +3,7 @@
     python bench/bench_cid.py [--size-mib 1024] [--vectors]
 
 Goal (issue 4): importer throughput >= 0.8 x sha256 on a 1 GiB file; peak memory flat in file size.
---vectors also checks research/ipfs.md's two 1 GiB unixfs-v1-2025 vectors (1024 x 1 MiB and +1 byte,
+--vectors also checks the two 1 GiB unixfs-v1-2025 vectors (IPIP-0499; kubo test/cli/add_test.go) (1024 x 1 MiB and +1 byte,
 seed "v1-2025-seed"; derived by the research prototype, never run there) — too big for the test suite.
 """
 

@@ -24,20 +24,40 @@ from wsgiref.simple_server import WSGIRequestHandler, WSGIServer
 
 import requests
 
-from mintprep.base import ResponseTooLarge, UserError
+from mintprep.base import MintprepError, ResponseTooLarge, ServiceUnavailable, UserError
 from mintprep.net import RetryPolicy, pooled_session, send
 from mintprep.ipfs.car import CarReader, iter_car
 from mintprep.ipfs.cid import CID, RAW, as_cid
 from mintprep.ipfs.dagpb import DIRECTORY, HAMT_SHARD, SYMLINK, decode_pbnode, decode_unixfs
-from mintprep.ipfs.dag import MAX_BLOCK_BYTES
+from mintprep.ipfs.dag import MAX_BLOCK_BYTES, BlockFetcher
 from mintprep.ipfs.errors import BlockNotFound, TooLarge
 from mintprep.ipfs.reader import iter_file
 from mintprep.ipfs.store import BlockStore
 from mintprep.ipfs.unixfs import Block, hamt_hash, hamt_label
-from mintprep.ipfs.verify import VerifyReport, verify_from_car
+from mintprep.ipfs.verify import VerifyReport, verify_dag
 
 CAR_MEDIA_TYPE = "application/vnd.ipld.car"
 RAW_MEDIA_TYPE = "application/vnd.ipld.raw"
+
+
+def verify_from_car(root: CID | str, car_blocks: Callable[[], Iterable["Block"]],
+                    fetch_block: BlockFetcher) -> VerifyReport:
+    """`verify_dag` over the blocks of one CAR of the DAG (one request, not one per block); whatever the CAR lacks
+    (it failed, was truncated, or a block is corrupt) is fetched block by block. `car_blocks` may raise
+    MintprepError (a CarError, a RemoteError): the walk then fetches what it lacks."""
+    received: dict[CID, bytes] = {}
+    try:
+        for block in car_blocks():
+            received[block.cid] = block.data
+    except ServiceUnavailable:
+        raise  # the service is down: asking it block by block would only wait the give-up time again
+    except (MintprepError, requests.RequestException):
+        pass  # a truncated or failed stream: whatever it lacked is fetched block by block
+
+    def fetch(cid: CID) -> bytes | None:
+        return received.pop(cid) if cid in received else fetch_block(cid)
+
+    return verify_dag(root, fetch)
 
 
 class TrustlessGateway:

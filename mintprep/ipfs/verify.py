@@ -1,17 +1,14 @@
 """Prove a DAG is retrievable: walk it from the root, hash every block, require every link present.
 
 "Pinned" is only believed after this walk succeeds against the place the content was pinned to;
-a service's status field is advisory (research/ipfs.md §6: "pinned" with an incomplete DAG).
+a service's status field is advisory (a service that reported "pinned" while the DAG was incomplete: nftstorage/nft.storage#2062).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
-import requests
-
-from mintprep.base import MintprepError, RemoteError, ServiceUnavailable, VerificationFailed
+from mintprep.base import VerificationFailed  # noqa: F401 - raised by the backends that verify with this module
 from mintprep.ipfs.cid import CID, as_cid
 from mintprep.ipfs.dag import BlockFetcher, fetch_verified, walk_dag
 from mintprep.ipfs.errors import BlockNotFound
@@ -38,26 +35,6 @@ class VerifyReport:
         if self.corrupt:
             parts.append(f"{len(self.corrupt)} corrupt ({', '.join(map(str, self.corrupt[:5]))})")
         return f"{self.root}: DAG incomplete or corrupt: {'; '.join(parts)}"
-
-
-def verify_from_car(root: CID | str, car_blocks: Callable[[], Iterable["Block"]],
-                    fetch_block: BlockFetcher) -> VerifyReport:
-    """`verify_dag` over the blocks of one CAR of the DAG (one request, not one per block); whatever the CAR lacks
-    (it failed, was truncated, or a block is corrupt) is fetched block by block. `car_blocks` may raise
-    MintprepError (a CarError, a RemoteError): the walk then fetches what it lacks."""
-    received: dict[CID, bytes] = {}
-    try:
-        for block in car_blocks():
-            received[block.cid] = block.data
-    except ServiceUnavailable:
-        raise  # the service is down: asking it block by block would only wait the give-up time again
-    except (MintprepError, requests.RequestException):
-        pass  # a truncated or failed stream: whatever it lacked is fetched block by block
-
-    def fetch(cid: CID) -> bytes | None:
-        return received.pop(cid) if cid in received else fetch_block(cid)
-
-    return verify_dag(root, fetch)
 
 
 def verify_dag(root: CID | str, fetch_block: BlockFetcher) -> VerifyReport:

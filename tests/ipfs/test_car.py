@@ -1,4 +1,4 @@
-"""CAR v1: the header bytes of research/ipfs.md §2, round trips and tamper detection (hypothesis)."""
+"""CAR v1: the header bytes the CARv1 spec gives (ipld.io/specs/transport/car/carv1), round trips and tamper detection (hypothesis)."""
 
 from __future__ import annotations
 

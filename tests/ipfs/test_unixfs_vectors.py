@@ -1,4 +1,4 @@
-"""Every reproduced (✔) vector of research/ipfs.md §1.9, plus kubo's own add_test vectors.
+"""The published CID vectors, reproduced, plus kubo's own add_test vectors.
 
 Sources: kubo test/cli/add_test.go, cid_profiles_test.go, sharness t0040, the UnixFS spec, IPIP-0499.
 Vectors marked "derived" in the research were computed by its prototype, not by kubo; they are kept
@@ -117,7 +117,7 @@ def test_hamt_threshold_vectors(profile, seed, count, length, last, expected, sh
 
 
 def test_nft_directory_shards_at_5851_entries_in_kubo_cidv1() -> None:
-    """research §1.8: names 0.json…N-1.json cross the links estimate at 5851 entries with 36-byte CIDs."""
+    """boxo ipld/unixfs/io/directory.go's size estimate: names 0.json…N-1.json cross the links estimate at 5851 entries with 36-byte CIDs."""
     leaf = import_bytes(b"{}", V1)
 
     def listing(count: int):

@@ -60,8 +60,11 @@ def test_the_cli_profile_names_are_the_profiles() -> None:
     assert PROFILE_NAMES == tuple(PROFILES)
 
 
-def test_export_of_a_judged_collection_loads_no_pixel_code(collection: Path, tmp_path: Path) -> None:
-    """Every image was judged when it was made: export reads the verdicts and imports neither numpy nor PIL."""
+def test_export_of_a_judged_collection_loads_no_pixel_or_http_code(collection: Path, tmp_path: Path) -> None:
+    """Every image was judged when it was made: export reads the verdicts and imports neither numpy nor PIL; its
+    pieces are in the local store, so neither an HTTP client (requests, urllib3: a sixth of its start) nor a
+    remote backend."""
     outcome = _imported_after(["export", str(collection), "-o", str(tmp_path / "out"), "--json"])
     assert outcome["codes"] == [0]
-    assert {"numpy", "PIL"} & set(outcome["imported"]) == set()
+    assert {"numpy", "PIL", "requests", "urllib3"} & set(outcome["imported"]) == set()
+    assert {"mintprep.ipfs.backends.http", "mintprep.ipfs.gateway", "mintprep.net.http"} & set(outcome["mintprep"]) == set()

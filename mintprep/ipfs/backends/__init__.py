@@ -3,18 +3,22 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from mintprep.net import RetryPolicy
-from mintprep.ipfs.backends.base import CidMismatch, PinBackend, PinReceipt, PinRequest
-from mintprep.ipfs.backends.cluster import ClusterBackend
-from mintprep.ipfs.backends.kubo import KuboBackend
-from mintprep.ipfs.backends.local import LocalBackend
-from mintprep.ipfs.backends.pinata import PinataBackend
-from mintprep.ipfs.backends.psa import PsaBackend
-from mintprep.ipfs.settings import IpfsSettings
+from mintprep.base import face
 
-__all__ = ["CidMismatch", "ClusterBackend", "KuboBackend", "LocalBackend", "PinBackend", "PinReceipt", "PinRequest", "PinataBackend", "PsaBackend", "make_backend"]
+if TYPE_CHECKING:
+    from mintprep.ipfs.backends.base import PinBackend
+    from mintprep.ipfs.settings import IpfsSettings
+
+# The remote backends load on first use: a command that reads only the local store (export, status) loads no HTTP
+# client (requests and urllib3 were a third of `export`'s start).
+__all__, __getattr__ = face(__name__, {
+    "CidMismatch": "base", "PinBackend": "base", "PinReceipt": "base", "PinRequest": "base",
+    "ClusterBackend": "cluster", "KuboBackend": "kubo", "LocalBackend": "local", "PinataBackend": "pinata",
+    "PsaBackend": "psa",
+})
+__all__ = sorted([*__all__, "make_backend"])
 
 
 def make_backend(settings: IpfsSettings, state_dir: Path, **http: Any) -> PinBackend:
@@ -24,7 +28,15 @@ def make_backend(settings: IpfsSettings, state_dir: Path, **http: Any) -> PinBac
     impatient callers.
     """
     if settings.backend == "local":
+        from mintprep.ipfs.backends.local import LocalBackend
+
         return LocalBackend(state_dir)
+    from mintprep.net import RetryPolicy
+    from mintprep.ipfs.backends.cluster import ClusterBackend
+    from mintprep.ipfs.backends.kubo import KuboBackend
+    from mintprep.ipfs.backends.pinata import PinataBackend
+    from mintprep.ipfs.backends.psa import PsaBackend
+
     http.setdefault("policy", RetryPolicy(timeout=settings.request_timeout_s, give_up_after=settings.give_up_after_s,
                                           min_bytes_per_s=settings.min_throughput_kib_s * 1024))
     token = settings.token()

@@ -12,11 +12,9 @@ keeps a single writer; a piece that fails is reported with its error and the oth
 
 from __future__ import annotations
 
-import contextlib
 import heapq
 import itertools
 import queue
-import tempfile
 import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -24,14 +22,9 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, Union
 
-import requests
-
-from mintprep.base import CidMismatch, RemoteError, register_secret
-from mintprep.net import RetryPolicy, pooled_session, redact, send
-from mintprep.ipfs.car import car_bytes, write_car
+from mintprep.base import CidMismatch, RemoteError
 from mintprep.ipfs.cid import CID, as_cid
-from mintprep.ipfs.gateway import TrustlessGateway
-from mintprep.ipfs.unixfs import Block, DagImport
+from mintprep.ipfs.unixfs import DagImport
 from mintprep.ipfs.verify import VerificationFailed, VerifyReport, verify_dag
 
 
@@ -81,38 +74,6 @@ def check_root(expected: CID, answered: str | None, backend: str, piece: str) ->
         same = False
     if not same:
         raise CidMismatch(f"{piece}: {backend} answered root CID {answered!r} but the local CID is {expected}; refusing it")
-
-
-IN_MEMORY_CAR_BYTES = 1 << 20  # a CAR up to this size is built in memory: a temp file per small piece cost more
-
-
-@contextlib.contextmanager
-def spooled_car(dags: Sequence[DagImport], filename: str) -> Iterator[Callable[[], dict[str, Any]]]:
-    """The DAGs as one CAR (a root each) and a `files=` factory giving it from byte 0 for each HTTP attempt (a retry
-    must re-send it whole). A CAR larger than IN_MEMORY_CAR_BYTES waits in a temp file, not in memory."""
-    roots = [dag.root for dag in dags]
-    if sum(dag.size for dag in dags) <= IN_MEMORY_CAR_BYTES:
-        body = car_bytes(roots, _each_once(dags))
-        yield lambda: {"file": (filename, body, "application/vnd.ipld.car")}
-        return
-    with tempfile.TemporaryFile() as spooled:
-        write_car(roots, _each_once(dags), spooled)
-
-        def multipart() -> dict[str, Any]:
-            spooled.seek(0)
-            return {"file": (filename, spooled, "application/vnd.ipld.car")}
-
-        yield multipart
-
-
-def _each_once(dags: Sequence[DagImport]) -> Iterator[Block]:
-    """The blocks of every DAG, a block two pieces share sent once."""
-    seen: set[CID] = set()
-    for dag in dags:
-        for block in dag.blocks:
-            if block.cid not in seen:
-                seen.add(block.cid)
-                yield block
 
 
 class PinBackend(ABC):
@@ -221,46 +182,3 @@ class PinBackend(ABC):
 
     @abstractmethod
     def list_pins(self) -> list[str]: ...
-
-
-class HttpBackend(PinBackend):
-    """A backend reached over HTTP through mintprep.net.http: retries, Retry-After, no secrets in errors."""
-
-    api_url: str
-
-    @property
-    def ledger_key(self) -> str:
-        # Two kubo nodes (or two PSA services) are two places: moving to a new one must pin everything there.
-        return f"{self.name} {redact(self.api_url)}"
-
-    def __init__(
-        self,
-        *,
-        token: str | None,
-        policy: RetryPolicy = RetryPolicy(),
-        sleep: Callable[[float], None] = time.sleep,
-        concurrency: int = 1,
-    ) -> None:
-        self.concurrency = concurrency
-        self._session = pooled_session(concurrency)
-        if token:
-            self._session.headers["Authorization"] = f"Bearer {register_secret(token)}"
-        self._policy = policy
-        self._sleep = sleep
-
-    def _send(self, method: str, url: str, **kwargs: object) -> requests.Response:
-        return send(method, url, session=self._session, policy=self._policy, sleep=self._sleep, **kwargs)
-
-
-class GatewayVerifiedBackend(HttpBackend):
-    """A pinning service that cannot hand blocks back: content is read back through a trustless gateway."""
-
-    def __init__(self, *, gateway: str, token: str | None, concurrency: int = 1, **http: Any) -> None:
-        super().__init__(token=token, concurrency=concurrency, **http)
-        self.gateway = TrustlessGateway(gateway, session=pooled_session(concurrency), **http)
-
-    def fetch_block(self, cid: CID | str) -> bytes | None:
-        return self.gateway.fetch_block(cid)
-
-    def verify(self, cid: CID | str) -> VerifyReport:
-        return self.gateway.verify(cid)

@@ -23,8 +23,8 @@ import requests
 
 from mintprep.base import NOT_JSON, RemoteError, loads, register_secret, scrub
 from mintprep.ipfs.backends.base import (
-    FIRST_POLL_S, LONGEST_POLL_S, GatewayVerifiedBackend, PinRequest, UploadResult, Uploaded, Waiting, check_root,
-    spooled_car)
+    FIRST_POLL_S, LONGEST_POLL_S, PinRequest, UploadResult, Uploaded, Waiting, check_root)
+from mintprep.ipfs.backends.http import GatewayVerifiedBackend, spooled_car
 from mintprep.ipfs.cid import CID, as_cid
 from mintprep.ipfs.unixfs import DagImport
 

@@ -21,12 +21,13 @@ import requests
 
 from mintprep.base import NOT_JSON, KuboError, RemoteError, loads, scrub
 from mintprep.net import json_object
-from mintprep.ipfs.backends.base import (
-    CidMismatch, HttpBackend, PinRequest, UploadResult, Uploaded, check_root, spooled_car)
+from mintprep.ipfs.backends.base import CidMismatch, PinRequest, UploadResult, Uploaded, check_root
+from mintprep.ipfs.backends.http import HttpBackend, spooled_car
 from mintprep.ipfs.car import CarReader
 from mintprep.ipfs.cid import CID, as_cid
 from mintprep.ipfs.unixfs import Block, DagImport
-from mintprep.ipfs.verify import VerifyReport, verify_from_car
+from mintprep.ipfs.gateway import verify_from_car
+from mintprep.ipfs.verify import VerifyReport
 
 MAX_PIECES_PER_CAR = 1000  # a bound on one answer's NDJSON and one pin/add's query string
 

@@ -10,7 +10,8 @@ from __future__ import annotations
 from typing import Any
 
 from mintprep.net import json_object
-from mintprep.ipfs.backends.base import GatewayVerifiedBackend, check_root, spooled_car
+from mintprep.ipfs.backends.base import check_root
+from mintprep.ipfs.backends.http import GatewayVerifiedBackend, spooled_car
 from mintprep.ipfs.cid import CID, as_cid
 from mintprep.ipfs.unixfs import DagImport
 

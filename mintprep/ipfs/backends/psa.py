@@ -22,7 +22,8 @@ from typing import Any
 from mintprep.base import RemoteError
 from mintprep.net import json_object
 from mintprep.ipfs.backends.base import (
-    FIRST_POLL_S, LONGEST_POLL_S, GatewayVerifiedBackend, PinRequest, UploadResult, Uploaded, Waiting, check_root)
+    FIRST_POLL_S, LONGEST_POLL_S, PinRequest, UploadResult, Uploaded, Waiting, check_root)
+from mintprep.ipfs.backends.http import GatewayVerifiedBackend
 from mintprep.ipfs.cid import CID, as_cid
 from mintprep.ipfs.unixfs import DagImport
 
