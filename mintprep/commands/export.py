@@ -85,8 +85,7 @@ def failing_today(ws: Workspace, images: dict[int, str]) -> list[int]:
     PIL: a tenth of a 2,000-piece export) is loaded only when an image needs judging."""
     from mintprep.stages import settings_key
 
-    known = ws.ledger.verdict_hashes(set(images.values()), settings_key(ws.col))
-    passed = {sha: ok for sha, (ok, _, _) in known.items()}
+    passed = ws.ledger.verdict_oks(set(images.values()), settings_key(ws.col))
     if unjudged := set(images.values()) - passed.keys():
         from mintprep.stages import stored_verdicts
 

@@ -355,6 +355,12 @@ class Ledger:
         return {**found, **{v.png_sha256: (v.ok, v.reasons, {k: v.metrics[k] for k in ("guard", "phash", "tiles")})
                             for v in self._kept_of(shas, settings_key)}}
 
+    def verdict_oks(self, shas: Iterable[str], settings_key: str) -> dict[str, bool]:
+        """Whether each image's verdict under `settings_key` passed, for the images that have one: `verdicts` with
+        nothing parsed (reading each verdict's facts was most of an export's look at the guards)."""
+        found = {row[0]: bool(row[1]) for row in self._verdict_rows("png_sha256, ok", shas, settings_key)}
+        return {**found, **{v.png_sha256: v.ok for v in self._kept_of(shas, settings_key)}}
+
     def record_minted_seen(self, token_ids: Iterable[int]) -> None:
         """The minted tokens `run` read from the chain, with when: `status` (which reads no chain) shows them."""
         with self.transaction() as db:

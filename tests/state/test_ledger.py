@@ -133,3 +133,16 @@ def test_verdict_hashes_are_the_recorded_facts_the_duplicate_check_reads(tmp_pat
         hashes = ledger.verdict_hashes(["a" * 64, "b" * 64, "c" * 64], "k")
     assert hashes == {"a" * 64: (True, [], {"guard": None, "phash": facts["phash"], "tiles": facts["tiles"]}),
                       "b" * 64: (False, ["black"], {"guard": "black", "phash": facts["phash"], "tiles": facts["tiles"]})}
+
+
+def test_verdict_oks_are_the_recorded_outcomes_from_the_ledger_and_the_verdict_cache(tmp_path: Path):
+    """The ledger's verdicts, then what a read-only command kept in the verdict cache beside it, each under its own
+    settings only."""
+    with Ledger.open(tmp_path) as ledger:
+        ledger.record_verdicts([VerdictRow("a" * 64, "k", True, [], {}),
+                                VerdictRow("b" * 64, "k", False, ["black"], {"guard": "black"}),
+                                VerdictRow("c" * 64, "other settings", True, [], {})])
+    with Ledger.open(tmp_path, readonly=True) as reader:
+        assert reader.keep_verdicts([VerdictRow("d" * 64, "k", False, ["noise"], {"guard": "noise"})]) is None
+        oks = reader.verdict_oks(["a" * 64, "b" * 64, "c" * 64, "d" * 64, "e" * 64], "k")
+    assert oks == {"a" * 64: True, "b" * 64: False, "d" * 64: False}
