@@ -19,6 +19,7 @@ __all__, __getattr__ = face(__name__, {
     "CorruptBlock": "errors", "DISK_FULL_ERRNOS": "errors", "DiskFull": "errors", "PageCannotMint": "errors", "ResponseTooLarge": "errors", "FileTooLarge": "errors", "TooLarge": "errors",
     "KeysOutdated": "errors", "KuboError": "errors", "LedgerBusy": "errors", "NoContract": "errors", "ProfileError": "errors", "MintprepError": "errors",
     "NotAcceptable": "errors", "NotRevealed": "errors", "NotUnixFS": "errors", "ObjectCorrupt": "errors",
+    "ObjectMissing": "errors",
     "PinsFailed": "errors", "Rejected": "errors", "RemoteError": "errors", "ServiceUnavailable": "errors",
     "TemplateError": "errors", "TooDeep": "errors", "Unreadable": "errors", "UserError": "errors",
     "VerificationFailed": "errors", "YamlRefused": "errors",

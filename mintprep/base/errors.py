@@ -28,6 +28,7 @@
     ├── TooDeep                            JSON from elsewhere nested deeper than its reader allows
     ├── CarError                           a malformed CAR stream, or a block in it that does not hash to its CID
     ├── ObjectCorrupt                      a stored blob no longer hashes to its name
+    │   └── ObjectMissing                  a stored blob the ledger names is not in the store at all
     ├── KeysOutdated                       the loaded model or machine is not what the request keys describe
     ├── DiskFull                           no space where mintprep writes; what was there is unchanged
     └── Rejected                           a sample a generation guard refused (recorded as an attempt)
@@ -231,7 +232,13 @@ class CarError(MintprepError):
 
 
 class ObjectCorrupt(MintprepError):
-    """A stored blob no longer hashes to its name (disk rot, a hand edit); putting the bytes again heals it."""
+    """A stored blob no longer hashes to its name (disk rot, a hand edit), and no pinned copy of it could be read
+    back (mintprep.state.pinned_copies); putting the bytes again heals it."""
+
+
+class ObjectMissing(ObjectCorrupt):
+    """A stored blob the ledger names is not in the object store at all (the folder copied or cleaned without it),
+    and no pinned copy of it could be read back."""
 
 
 class KeysOutdated(MintprepError):

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, Iterable, Iterator, NamedTuple
 from mintprep.base import (DISK_FULL_ERRNOS, DiskFull, LedgerBusy, MintprepError, StateDir, UserError, open_reader,
                            open_writer, scrub, sqlite_disk_full)
 from mintprep.state.objects import ObjectStore
+from mintprep.state.pinned_copies import PinnedCopies
 from mintprep.state.verdict_cache import VerdictCache, VerdictRow, select_rows, verdict_values
 
 if TYPE_CHECKING:  # read when a manifest is: `status` opens the ledger without the collection's models
@@ -207,7 +208,9 @@ class PublishRecord:
 class Ledger:
     def __init__(self, state_dir: Path, conn: sqlite3.Connection, lock_fd: int | None):
         self.state_dir = state_dir
-        self.objects = ObjectStore(StateDir(state_dir).objects)
+        self.pinned_copies = PinnedCopies(self._pinned_as, StateDir(state_dir).ipfs)
+        # Only the writer (it holds the lock) puts a copy back: `audit` reports the store as it found it.
+        self.objects = ObjectStore(StateDir(state_dir).objects, copies=self.pinned_copies, heal=lock_fd is not None)
         self._conn = conn
         self._lock_fd = lock_fd
         self._kept: dict[str, dict[str, VerdictRow]] = {}  # settings key -> sha256 -> verdict the cache did not take
@@ -431,6 +434,14 @@ class Ledger:
         row = self._one("SELECT cid FROM pins WHERE content_sha256=? AND profile=? AND backend=? "
                         "AND unpinned_at IS NULL", content_sha256, profile, backend)
         return row[0] if row else None
+
+    def _pinned_as(self, content_sha256: str) -> list[str]:
+        """Every CID these bytes were pinned as (unpinned since or not: the blocks may still be kept), a manifest's
+        too, newest first."""
+        return [row[0] for row in self._conn.execute(
+            "SELECT cid FROM (SELECT cid, pinned_at AS at FROM pins WHERE content_sha256 = ?1 UNION "
+            "SELECT manifest_cid, created FROM manifests WHERE manifest_sha256 = ?1) GROUP BY cid ORDER BY max(at) DESC",
+            (content_sha256,))]
 
     def record_pin(self, *, cid: str, backend: str, content_sha256: str, profile: str, kind: str, name: str,
                    remote_id: str | None) -> None:

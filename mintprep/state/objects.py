@@ -1,23 +1,27 @@
 """Content-addressed blob store: `objects/<aa>/<sha256>`, written temp → fsync → rename.
 
 A blob either exists whole under its hash or not at all, so a ledger row written after `put`
-never points at a half file. `put_many` (and `write_durably` under it) keeps that promise for a batch at
+never points at a half file. A blob lost or garbled since is read again from its pinned copy where it has one
+(`copies`: the ledger's, mintprep.state.pinned_copies) and put back. `put_many` (and `write_durably` under it) keeps that promise for a batch at
 two syncs in all, not three fsyncs per file: an fsync costs milliseconds, and a 10,000-piece import wrote
 two objects per piece.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
-from mintprep.base import ObjectCorrupt, read_whole, sha256_hex, write_atomic, write_durably
+from mintprep.base import ObjectCorrupt, ObjectMissing, read_whole, sha256_hex, write_atomic, write_durably
 
 
 class ObjectStore:
-    def __init__(self, root: Path):
+    def __init__(self, root: Path, copies: Callable[[str], bytes] | None = None, *, heal: bool = False):
         self.root = root
         self._root = str(root)
+        # A blob's bytes from elsewhere, checked against its sha256, or ObjectMissing saying why none could be read.
+        self.copies = copies
+        self.heal = heal  # put such a copy back in the store (a read-only command leaves the folder as it was)
 
     def path(self, sha256: str) -> Path:
         return Path(self.file_name(sha256))
@@ -29,7 +33,7 @@ class ObjectStore:
     def put(self, data: bytes) -> str:
         digest = sha256_hex(data)
         target = self.path(digest)
-        if not (target.exists() and sha256_hex(target.read_bytes()) == digest):
+        if not self.intact(digest):
             write_atomic(target, data)
         return digest
 
@@ -45,18 +49,33 @@ class ObjectStore:
         return digests
 
     def get(self, sha256: str) -> bytes:
-        data = read_whole(self.file_name(sha256))
-        if sha256_hex(data) != sha256:
-            raise ObjectCorrupt(f"{self.path(sha256)} is corrupt: its bytes hash to {sha256_hex(data)}")
-        return data
+        """The blob's bytes, checked against its name; one lost or garbled is read from `copies` (and put back when
+        `heal`), else ObjectMissing / ObjectCorrupt."""
+        data = self._stored(sha256)
+        if data is not None and sha256_hex(data) == sha256:
+            return data
+        fault, problem = ((ObjectMissing, "is missing") if data is None else
+                          (ObjectCorrupt, f"is corrupt: its bytes hash to {sha256_hex(data)}"))
+        if self.copies is None:
+            raise fault(f"{self.path(sha256)} {problem}")
+        try:
+            copy = self.copies(sha256)
+        except ObjectMissing as why:
+            raise fault(f"{self.path(sha256)} {problem}, and no pinned copy of it could be read ({why})") from None
+        if self.heal:
+            write_atomic(self.path(sha256), copy)
+        return copy
+
+    def _stored(self, sha256: str) -> bytes | None:
+        try:
+            return read_whole(self.file_name(sha256))
+        except FileNotFoundError:
+            return None
 
     def has(self, sha256: str) -> bool:
         return self.path(sha256).is_file()
 
     def intact(self, sha256: str) -> bool:
-        """Present and still hashing to its name (a garbled file is as good as absent)."""
-        try:
-            self.get(sha256)
-        except (FileNotFoundError, ObjectCorrupt):
-            return False
-        return True
+        """Present here and still hashing to its name (a garbled file is as good as absent; no copy is read)."""
+        data = self._stored(sha256)
+        return data is not None and sha256_hex(data) == sha256

@@ -38,6 +38,7 @@ class Workspace:
              progress: ProgressSink | None = None) -> Iterator["Workspace"]:
         with Ledger.open(col.state_dir, readonly=readonly) as ledger:
             workspace = cls(col, ledger, progress or NoProgress())
+            ledger.pinned_copies.sources.append(workspace._backend_block)
             try:
                 yield workspace
             finally:
@@ -50,6 +51,11 @@ class Workspace:
     @cached_property
     def backend(self) -> PinBackend:
         return make_backend(self.spec.ipfs, self.col.state_dir)
+
+    def _backend_block(self, cid: str) -> bytes | None:
+        """A block from the collection's pinning backend, where it is not the local store the ledger reads first
+        (mintprep.state.pinned_copies: a stored object lost since it was pinned is read back from there)."""
+        return self.backend.fetch_block(cid) if self.backend.reads_over_network else None
 
     @cached_property
     def profile(self) -> Profile:
