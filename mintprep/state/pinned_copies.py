@@ -11,9 +11,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from mintprep.base import MintprepError, ObjectMissing, sha256_hex
-from mintprep.ipfs import BlockFetcher, BlockStore, read_file
+
+if TYPE_CHECKING:
+    from mintprep.ipfs import BlockFetcher
 
 MAX_REASONS = 3  # why the last few copies could not be read, in the error: enough to act on, short enough to read
 
@@ -28,6 +31,8 @@ class PinnedCopies:
         self.sources: list[BlockFetcher] = []  # read after the local block store, in order
 
     def __call__(self, sha256: str) -> bytes:
+        from mintprep.ipfs import read_file  # the IPFS reader loads only when a copy is wanted (`status` never does)
+
         cids = self._pinned_as(sha256)
         if not cids:
             raise ObjectMissing("the ledger records no pin of it")
@@ -45,6 +50,8 @@ class PinnedCopies:
         raise ObjectMissing("; ".join(reasons[-MAX_REASONS:]) or "no block store to read it from")
 
     def _fetchers(self) -> Iterator[BlockFetcher]:
-        if self._blocks.is_dir():  # opened only when a copy is wanted: most commands never need one
+        from mintprep.ipfs import BlockStore
+
+        if self._blocks.is_dir():
             yield BlockStore(self._blocks).get
         yield from self.sources
