@@ -8,6 +8,7 @@ it, mintprep's pHash and tile signature, `imagehash.phash` where installed: the 
 slows them alike; a figure
 is the median over the rounds of process CPU time per image, and the ratio is to the decode floor of the same
 round. The decode floor is Pillow opening the PNG and converting it to an RGB array, what every reader must pay.
+One round runs untimed first (lazy imports, per-shape caches, a fresh process's first allocations).
 The load average before and after is printed with the figures.
 
 With `--before TREE` (a tree holding an older `mintprep/` and `tests/support/`, e.g. `git archive COMMIT mintprep
@@ -113,6 +114,9 @@ def measured(side: int, pieces: int, rounds: int) -> dict[str, list[float]]:
     pngs = [art_png(token_id, side) for token_id in range(1, pieces + 1)]
     images = [Piece(data, rgb, pm.luma_of(rgb), pm.edge_maps(rgb)) for data in pngs for rgb in [load_rgb(data)]]
     chosen = measures(guards)
+    for measure in chosen.values():  # one round untimed: lazy imports (imagehash's scipy), per-shape caches, and
+        for piece in images:  # the allocator's first growth (a fresh process decoded at ~1.8x its later cost)
+            measure(piece)
     times: dict[str, list[float]] = {name: [] for name in chosen}
     for _ in range(rounds):
         for name, measure in chosen.items():

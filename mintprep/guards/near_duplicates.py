@@ -3,8 +3,8 @@ distance without comparing every pair.
 
 The hash is pHash as `imagehash.phash` computes it (the library most Python dedup tools use): greyscale, Lanczos
 resize to 32x32, 2-D DCT-II, the 8x8 lowest frequencies compared with their median, bits row-major with the first
-bit most significant. It is written here in numpy (the DCT as a matrix product, the resize as Pillow's to the bit:
-mintprep.guards.resample) rather than imported, so the runtime does not take on scipy and PyWavelets for ten lines;
+bit most significant. It is written here in numpy (the DCT as a matrix product, the Lanczos resize as Pillow's to the
+bit: mintprep.guards.resample) rather than imported, so the runtime does not take on scipy and PyWavelets for ten lines;
 tests check it gives imagehash's bits.
 
 The search is multi-index hashing (Norouzi et al., "Fast Search in Hamming Space with Multi-Index Hashing", CVPR
@@ -35,7 +35,7 @@ from itertools import combinations
 import numpy as np
 from PIL import Image
 
-from mintprep.guards.resample import resized
+from mintprep.guards.resample import lanczos_resized
 
 HASH_SIDE = 8
 DCT_SIDE = 32  # imagehash's highfreq_factor 4
@@ -64,22 +64,22 @@ _DCT = _dct_matrix(DCT_SIDE)
 
 def phash(rgb: np.ndarray) -> int:
     """64-bit pHash of an HxWx3 uint8 image, equal to int(str(imagehash.phash(image)), 16)."""
-    return _phash_of(resized(grey(rgb), DCT_SIDE, ("lanczos",))[0])
-
-
-def grey(rgb: np.ndarray) -> np.ndarray:
-    """The image in Pillow's greyscale (`convert("L")`), what both hashes read."""
-    return np.asarray(Image.fromarray(rgb).convert("L"))
+    return _phash_of(_grey(rgb))
 
 
 def image_hashes(rgb: np.ndarray) -> tuple[int, bytes]:
-    """`phash(rgb)` and `tile_signature(rgb)` from one greyscale conversion and one horizontal resampling pass."""
-    dct_input, signature = resized(grey(rgb), DCT_SIDE, ("lanczos", "box"))
-    return _phash_of(dct_input), _signature_of(rgb.shape, signature)
+    """`phash(rgb)` and `tile_signature(rgb)` from one greyscale conversion."""
+    grey = _grey(rgb)
+    return _phash_of(grey), _signature_of(rgb.shape, grey)
 
 
-def _phash_of(pixels: np.ndarray) -> int:
-    """pHash of the DCT_SIDE x DCT_SIDE Lanczos-resized greyscale image."""
+def _grey(rgb: np.ndarray) -> Image.Image:
+    """The image in Pillow's greyscale (`convert("L")`), what both hashes read."""
+    return Image.fromarray(rgb).convert("L")
+
+
+def _phash_of(grey: Image.Image) -> int:
+    pixels = lanczos_resized(np.asarray(grey), DCT_SIDE)
     # Rounded: a matrix product leaves ~1e-9 where scipy's FFT gives the exact zeros of a flat or symmetric image,
     # and the bits of coefficients tied at the median must come out as imagehash's.
     low = np.round((_DCT @ pixels.astype(np.float64) @ _DCT.T)[:HASH_SIDE, :HASH_SIDE], 6)
@@ -101,13 +101,14 @@ def tile_grid(height: int, width: int) -> int:
 
 
 def tile_signature(rgb: np.ndarray) -> bytes:
-    """The image's tile grid (one byte), then its luma box-averaged to SIGNATURE_SIDE squared (Pillow's BOX resize
-    of its greyscale): what `tile_difference` compares."""
-    return _signature_of(rgb.shape, resized(grey(rgb), SIGNATURE_SIDE, ("box",))[0])
+    """The image's tile grid (one byte), then its luma box-averaged to SIGNATURE_SIDE squared: what
+    `tile_difference` compares."""
+    return _signature_of(rgb.shape, _grey(rgb))
 
 
-def _signature_of(shape: tuple[int, ...], box_averaged: np.ndarray) -> bytes:
-    return bytes([tile_grid(*shape[:2])]) + box_averaged.tobytes()
+def _signature_of(shape: tuple[int, ...], grey: Image.Image) -> bytes:
+    averaged = grey.resize((SIGNATURE_SIDE, SIGNATURE_SIDE), Image.Resampling.BOX)
+    return bytes([tile_grid(*shape[:2])]) + np.asarray(averaged, dtype=np.uint8).tobytes()
 
 
 def tile_difference(a: bytes, b: bytes) -> float:

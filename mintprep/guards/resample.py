@@ -1,5 +1,5 @@
-"""Pillow's resize of a greyscale ("L") image, `Image.resize(size, LANCZOS or BOX)`, reproduced in numpy to the bit,
-so that the near-duplicate hashes shrink one greyscale image to both their sizes with one horizontal product.
+"""Pillow's Lanczos resize of a greyscale ("L") image, `Image.resize(size, LANCZOS)`, reproduced in numpy to the bit:
+the pHash's shrink to 32x32, at half Pillow's CPU time.
 
 Pillow (libImaging/Resample.c: precompute_coeffs, normalize_coeffs_8bpc, ImagingResampleHorizontal_8bpc and
 ..._Vertical_8bpc) resizes in two passes, horizontal first, each skipped where that side keeps its size: every output
@@ -13,7 +13,8 @@ shrink a 256 px image to 32x32 (Lanczos: ~49 taps an output pixel), the products
 Pillow 13 takes the vertical pass first for some images taller than wide (for a 32 px output: where twice the width
 is under the height + 32; earlier Pillows always went horizontal first), and the rounding between the passes makes
 the order matter. So an image taller than wide is left to Pillow itself: what is computed here is only ever the
-order every Pillow since 10 takes (tests/guards/test_resample.py compares both filters over shapes of every kind).
+order every Pillow since 10 takes (tests/guards/test_resample.py compares them over shapes of every kind). A BOX
+resize (the tile signature's: ~8 taps a pixel each way) costs Pillow no more than a product here, so it stays Pillow's.
 """
 
 from __future__ import annotations
@@ -30,10 +31,6 @@ PRECISION_BITS = 32 - 8 - 2  # Pillow's fixed point for 8-bit images: two bits o
 PRODUCT_SIZE = 1 << 18
 
 
-def _box(x: float) -> float:
-    return 1.0 if -0.5 < x <= 0.5 else 0.0
-
-
 def _sinc(x: float) -> float:
     if x == 0.0:
         return 1.0
@@ -45,25 +42,24 @@ def _lanczos(x: float) -> float:
     return _sinc(x) * _sinc(x / 3) if -3.0 <= x < 3.0 else 0.0
 
 
-FILTERS = {"box": (_box, 0.5), "lanczos": (_lanczos, 3.0)}  # (filter, support) as Resample.c defines them
-PILLOW_FILTERS = {"box": Image.Resampling.BOX, "lanczos": Image.Resampling.LANCZOS}
+LANCZOS_SUPPORT = 3.0  # as Resample.c defines it
 
 
 @functools.lru_cache(maxsize=16)
-def weights(in_size: int, out_size: int, name: str) -> np.ndarray:
-    """(in_size, out_size) float64: the fixed-point weight of each input pixel in each output pixel, as Pillow's
-    precompute_coeffs and normalize_coeffs_8bpc compute them (C's int casts truncate toward zero, as int() does)."""
-    function, support = FILTERS[name]
+def weights(in_size: int, out_size: int) -> np.ndarray:
+    """(in_size, out_size) float64: the fixed-point Lanczos weight of each input pixel in each output pixel, as
+    Pillow's precompute_coeffs and normalize_coeffs_8bpc compute them (C's int casts truncate toward zero, as int()
+    does)."""
     scale = in_size / out_size
     filterscale = max(scale, 1.0)
-    support *= filterscale
+    support = LANCZOS_SUPPORT * filterscale
     step = 1.0 / filterscale
     matrix = np.zeros((in_size, out_size))
     for out in range(out_size):
         center = (out + 0.5) * scale
         start = max(0, int(center - support + 0.5))
         stop = min(in_size, int(center + support + 0.5))
-        taps = [function((x - center + 0.5) * step) for x in range(start, stop)]
+        taps = [_lanczos((x - center + 0.5) * step) for x in range(start, stop)]
         total = 0.0
         for tap in taps:  # summed in order, as the C loop does (numpy's sum pairs them)
             total += tap
@@ -75,22 +71,17 @@ def weights(in_size: int, out_size: int, name: str) -> np.ndarray:
     return matrix
 
 
-def resized(grey: np.ndarray, side: int, names: tuple[str, ...]) -> list[np.ndarray]:
-    """`Image.fromarray(grey).resize((side, side), filter)` as a uint8 array, for each filter named in `names`
-    ("lanczos", "box"), from one float copy of `grey` (H x W uint8) and one horizontal product for all of them."""
+def lanczos_resized(grey: np.ndarray, side: int) -> np.ndarray:
+    """`Image.fromarray(grey).resize((side, side), LANCZOS)` as a uint8 array (`grey`: H x W uint8)."""
     height, width = grey.shape
     if height > width:
-        image = Image.fromarray(grey)
-        return [np.asarray(image.resize((side, side), PILLOW_FILTERS[name])) for name in names]
+        return np.asarray(Image.fromarray(grey).resize((side, side), Image.Resampling.LANCZOS))
     pixels = grey.astype(np.float64)
     if width != side:
-        both = _rounded(_product(pixels, np.hstack([weights(width, side, name) for name in names])))
-        passes = [both[:, i * side:(i + 1) * side] for i in range(len(names))]
-    else:
-        passes = [pixels] * len(names)
+        pixels = _rounded(_product(pixels, weights(width, side)))
     if height != side:
-        passes = [_rounded(_product(weights(height, side, name).T, rows)) for name, rows in zip(names, passes)]
-    return [np.ascontiguousarray(result, dtype=np.uint8) for result in passes]
+        pixels = _rounded(_product(weights(height, side).T, pixels))
+    return pixels.astype(np.uint8)
 
 
 def _product(a: np.ndarray, b: np.ndarray) -> np.ndarray:
