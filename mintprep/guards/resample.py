@@ -10,8 +10,8 @@ the C library's `sin`, as Pillow's is) and the integer sums are float64 matrix p
 sum is an integer below 2^53, so exact in whatever order the product adds them. Pillow's loops took 0.28 ms to
 shrink a 256 px image to 32x32 (Lanczos: ~49 taps an output pixel), the products ~0.1 ms.
 
-Pillow 13 takes the vertical pass first for some images taller than wide (for a 32 px output: where twice the width
-is under the height + 32; earlier Pillows always went horizontal first), and the rounding between the passes makes
+Pillow 13 takes the vertical pass first for some images taller than wide (seen, for a 32 px output, wherever twice
+the width is under the height + 32; earlier Pillows always went horizontal first), and the rounding between the passes makes
 the order matter. So an image taller than wide is left to Pillow itself: what is computed here is only ever the
 order every Pillow since 10 takes (tests/guards/test_resample.py compares them over shapes of every kind). A BOX
 resize (the tile signature's: ~8 taps a pixel each way) costs Pillow no more than a product here, so it stays Pillow's.
@@ -26,6 +26,7 @@ import numpy as np
 from PIL import Image
 
 PRECISION_BITS = 32 - 8 - 2  # Pillow's fixed point for 8-bit images: two bits of headroom for negative lobes
+LANCZOS_SUPPORT = 3.0  # as Resample.c defines it
 # Output rows a product takes at a time: OpenBLAS runs a product of at most 2^18 multiply-adds on the calling thread;
 # a larger one used both cores for the same work (twice the CPU time, measured with time.process_time).
 PRODUCT_SIZE = 1 << 18
@@ -40,9 +41,6 @@ def _sinc(x: float) -> float:
 
 def _lanczos(x: float) -> float:
     return _sinc(x) * _sinc(x / 3) if -3.0 <= x < 3.0 else 0.0
-
-
-LANCZOS_SUPPORT = 3.0  # as Resample.c defines it
 
 
 @functools.lru_cache(maxsize=16)
@@ -76,7 +74,7 @@ def lanczos_resized(grey: np.ndarray, side: int) -> np.ndarray:
     height, width = grey.shape
     if height > width:
         return np.asarray(Image.fromarray(grey).resize((side, side), Image.Resampling.LANCZOS))
-    pixels = grey.astype(np.float64)
+    pixels = grey
     if width != side:
         pixels = _rounded(_product(pixels, weights(width, side)))
     if height != side:
@@ -85,11 +83,12 @@ def lanczos_resized(grey: np.ndarray, side: int) -> np.ndarray:
 
 
 def _product(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """a @ b, a block of rows at a time (PRODUCT_SIZE)."""
+    """a @ b in float64, a block of a's rows at a time: each block a product of at most PRODUCT_SIZE multiply-adds,
+    and a's rows made float only a block at a time (a whole 4096 px greyscale image in float64 is 128 MiB)."""
     out = np.empty((a.shape[0], b.shape[1]))
     rows = max(1, PRODUCT_SIZE // (a.shape[1] * b.shape[1]))
     for first in range(0, a.shape[0], rows):
-        np.matmul(a[first:first + rows], b, out=out[first:first + rows])
+        np.matmul(a[first:first + rows].astype(np.float64, copy=False), b, out=out[first:first + rows])
     return out
 
 
