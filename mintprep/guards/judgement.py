@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 
 from mintprep.guards.image_guards import check_pixels
-from mintprep.guards.near_duplicates import hex_hash, phash, tile_signature
+from mintprep.guards.near_duplicates import hex_hash, image_hashes
 from mintprep.guards.settings import GuardSettings
 
 
@@ -26,6 +26,7 @@ def judge_rgb(rgb: np.ndarray, guards: GuardSettings, upscale: int = 1) -> Judge
     (every `upscale`-th pixel) adds nothing."""
     rgb = rgb[::upscale, ::upscale]
     verdict = check_pixels(rgb, guards)
+    phash, tiles = image_hashes(rgb)
     facts = {"guard": verdict.guard, "decided_by": verdict.decided_by, "properties": list(verdict.properties),
-             "phash": hex_hash(phash(rgb)), "tiles": tile_signature(rgb).hex(), "pixels": verdict.metrics}
+             "phash": hex_hash(phash), "tiles": tiles.hex(), "pixels": verdict.metrics}
     return Judgement(verdict.ok, list(verdict.reasons), facts)

@@ -3,8 +3,9 @@ distance without comparing every pair.
 
 The hash is pHash as `imagehash.phash` computes it (the library most Python dedup tools use): greyscale, Lanczos
 resize to 32x32, 2-D DCT-II, the 8x8 lowest frequencies compared with their median, bits row-major with the first
-bit most significant. It is written here in numpy (the DCT as a matrix product) rather than imported, so the runtime
-does not take on scipy and PyWavelets for ten lines; tests check it gives imagehash's bits.
+bit most significant. It is written here in numpy (the DCT as a matrix product, the Lanczos resize as Pillow's to the
+bit: mintprep.guards.resample) rather than imported, so the runtime does not take on scipy and PyWavelets for ten lines;
+tests check it gives imagehash's bits.
 
 The search is multi-index hashing (Norouzi et al., "Fast Search in Hamming Space with Multi-Index Hashing", CVPR
 2012): the hash is cut into 4 bands of 16 bits. If two hashes differ in at most d bits, some band differs in at
@@ -34,6 +35,8 @@ from itertools import combinations
 import numpy as np
 from PIL import Image
 
+from mintprep.guards.resample import lanczos_resized
+
 HASH_SIDE = 8
 DCT_SIDE = 32  # imagehash's highfreq_factor 4
 BANDS = 4
@@ -61,11 +64,25 @@ _DCT = _dct_matrix(DCT_SIDE)
 
 def phash(rgb: np.ndarray) -> int:
     """64-bit pHash of an HxWx3 uint8 image, equal to int(str(imagehash.phash(image)), 16)."""
-    grey = Image.fromarray(rgb).convert("L").resize((DCT_SIDE, DCT_SIDE), Image.Resampling.LANCZOS)
-    pixels = np.asarray(grey, dtype=np.float64)
+    return _phash_of(_grey(rgb))
+
+
+def image_hashes(rgb: np.ndarray) -> tuple[int, bytes]:
+    """`phash(rgb)` and `tile_signature(rgb)` from one greyscale conversion."""
+    grey = _grey(rgb)
+    return _phash_of(grey), _signature_of(rgb.shape, grey)
+
+
+def _grey(rgb: np.ndarray) -> Image.Image:
+    """The image in Pillow's greyscale (`convert("L")`), what both hashes read."""
+    return Image.fromarray(rgb).convert("L")
+
+
+def _phash_of(grey: Image.Image) -> int:
+    pixels = lanczos_resized(np.asarray(grey), DCT_SIDE)
     # Rounded: a matrix product leaves ~1e-9 where scipy's FFT gives the exact zeros of a flat or symmetric image,
     # and the bits of coefficients tied at the median must come out as imagehash's.
-    low = np.round((_DCT @ pixels @ _DCT.T)[:HASH_SIDE, :HASH_SIDE], 6)
+    low = np.round((_DCT @ pixels.astype(np.float64) @ _DCT.T)[:HASH_SIDE, :HASH_SIDE], 6)
     # np.median's value (the mean of the two middle coefficients), without the numpy.ma it imports on first use:
     # 1.1 MiB of code loaded mid-import, on the first image an import judges (tracemalloc).
     ordered = np.sort(low, axis=None)
@@ -86,8 +103,12 @@ def tile_grid(height: int, width: int) -> int:
 def tile_signature(rgb: np.ndarray) -> bytes:
     """The image's tile grid (one byte), then its luma box-averaged to SIGNATURE_SIDE squared: what
     `tile_difference` compares."""
-    grey = Image.fromarray(rgb).convert("L").resize((SIGNATURE_SIDE, SIGNATURE_SIDE), Image.Resampling.BOX)
-    return bytes([tile_grid(*rgb.shape[:2])]) + np.asarray(grey, dtype=np.uint8).tobytes()
+    return _signature_of(rgb.shape, _grey(rgb))
+
+
+def _signature_of(shape: tuple[int, ...], grey: Image.Image) -> bytes:
+    averaged = grey.resize((SIGNATURE_SIDE, SIGNATURE_SIDE), Image.Resampling.BOX)
+    return bytes([tile_grid(*shape[:2])]) + np.asarray(averaged, dtype=np.uint8).tobytes()
 
 
 def tile_difference(a: bytes, b: bytes) -> float:

@@ -3,9 +3,10 @@
 Each reference below is mintprep's code before the guards were made a small multiple of a decode (issue 32), kept
 here as the definition: channel spreads by numpy's two-pass float64 `std` per channel and region, the FFT mask
 and column weights built per image, 4x4 block means from the blocks copied out to rows, constant tiles by comparing
-every pixel with its tile's first, shares and dark rows by `mean`. Most rewrites keep every bit (integer and
-boolean work, or the same float operations in the same order); the channel spreads are exact integer sums where
-numpy's `std` rounds, so those are held to 1e-12 raw and to the dict's rounding. The images: the vectorised-metrics
+every pixel with its tile's first, shares and dark rows by `mean`, edge maps on the interleaved channels, the luma
+histogram by `np.bincount`. Most rewrites keep every bit (integer and boolean work, or the same float operations in
+the same order); the channel spreads are exact integer sums where numpy's `std` rounds, so those are held to 1e-12
+raw and to the dict's rounding. The images: the vectorised-metrics
 corpus (layered art 256-512 px, banded, quantized gradients, pixel art, noise, black, 1-pixel lines), every
 legitimate and broken image of the guard corpus, the hard cases (half-black, banded skies), and 160 seeded random
 images of random shapes (1-300 px) and kinds (near-flat with a few changed pixels, dead tiles over art, noise,
@@ -28,6 +29,18 @@ from tests.generate.test_vectorised_metrics import IMAGES, quantized_gradient, r
 from tests.support.real_art import art_rgb
 
 GUARDS = GuardSettings()
+
+
+def reference_edge_maps(rgb: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def largest(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        diff = np.maximum(a, b) - np.minimum(a, b)
+        return np.maximum(np.maximum(diff[..., 0], diff[..., 1]), diff[..., 2])
+
+    return largest(rgb[:, 1:], rgb[:, :-1]), largest(rgb[1:], rgb[:-1])
+
+
+def reference_luma_histogram(luma: np.ndarray) -> np.ndarray:
+    return np.bincount(np.rint(luma).astype(np.uint8).ravel(), minlength=256)
 
 
 def reference_spread(rgb: np.ndarray, luma: np.ndarray) -> float:
@@ -108,13 +121,13 @@ def reference_dark_run(luma: np.ndarray, black_level: float, lit_share: float = 
 def reference_pixel_metrics(rgb: np.ndarray, guards: GuardSettings) -> dict[str, float]:
     """`pixel_metrics` as it was, on the reference metrics above."""
     luma = pm.luma_of(rgb)
-    histogram = pm.luma_histogram(luma)
+    histogram = reference_luma_histogram(luma)
     p1, p99 = pm.percentile_level(histogram, 1), pm.percentile_level(histogram, 99)
     inset = pm.border_width(rgb.shape, guards.border_share)
     if min(rgb.shape[:2]) <= 2 * inset + 1:
         inset = 0
     interior = rgb[inset:-inset, inset:-inset] if inset else rgb
-    maps = pm.edge_maps(rgb)
+    maps = reference_edge_maps(rgb)
     dark_run, dark_cut = reference_dark_run(luma, guards.black_level)
     return {
         "luma_p1": p1,
@@ -189,6 +202,8 @@ def test_each_rewritten_metric_unrounded(name: str) -> None:
     """Bit for bit where the arithmetic is kept; the channel spreads within 1e-12 of numpy's two-pass `std`."""
     rgb = CORPUS[name]()
     luma = pm.luma_of(rgb)
+    assert all(np.array_equal(new, old) for new, old in zip(pm.edge_maps(rgb), reference_edge_maps(rgb), strict=True))
+    assert np.array_equal(pm.luma_histogram(luma), reference_luma_histogram(luma))
     for new, old in ((pm.hf_ratio, reference_hf_ratio), (pm.coarse_corr, reference_coarse_corr)):
         assert same(new(luma), old(luma)), new.__name__
     assert pm.dead_tile_share(rgb, luma) == pm.dead_tile_share(rgb, luma, pm.edge_maps(rgb)) == \
