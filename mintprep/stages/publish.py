@@ -33,17 +33,18 @@ def piece_pointer(token_id: int, request_key: str, published: dict[int, Any], st
 
 def publish_metadata(ws: Workspace, accepted: list[PinnedPiece], minted: list[int] | tuple[int, ...] = (),
                      kept_documents: Mapping[int, bytes] | None = None, *, force: bool = False,
-                     suffix: str | None = None) -> Publication:
+                     suffix: str | None = None, documents: Mapping[str, bytes] | None = None) -> Publication:
     """Write and pin the metadata directory and the manifest over `accepted` and every published token it lacks;
     `kept_documents` (minted tokens' live documents) are written byte for byte instead of afresh; `force` pins
     both again even where the ledger has them (a repair of pins the backend lost). A hidden drop's are pinned in
     the local store only until the reveal (`stages.withheld`). `suffix`: the file names' (default: the current
-    manifest's, else ".json"), for a first directory whose tokenURI forms other names (thirdweb: base + id)."""
+    manifest's, else ".json"), for a first directory whose tokenURI forms other names (thirdweb: base + id).
+    `documents`: imported documents at hand (by sha256), not read back from the object store (an import's)."""
     pieces = complete_publication(ws.ledger, accepted, ws.spec.size, minted)
     current = ws.ledger.current_manifest()
     if suffix is None:
         suffix = current.manifest.token_suffix if current else ".json"  # the names tokenURI already forms
-    sources = source_documents(ws, pieces)
+    sources = source_documents(ws, pieces, documents)
     root, metadata_cids = pin_metadata_directory(ws, pieces, publication_backend(ws), suffix, kept_documents,
                                                  force=force, sources=sources)
     manifest = build_manifest(ws.spec, pieces, root, metadata_cids, ws.profile.name, suffix, sources)
@@ -68,10 +69,13 @@ def pin_metadata_directory(ws: Workspace, pieces: list[PinnedPiece], backend: Pi
     return directory.cid, {p.token_id: str(dags[token_file_name(p.token_id, suffix)].root) for p in pieces}
 
 
-def source_documents(ws: Workspace, pieces: list[PinnedPiece]) -> dict[str, bytes]:
-    """Imported tokens' published documents by sha256: what their metadata files and names are made from."""
-    return {p.source_metadata_sha256: ws.ledger.objects.get(p.source_metadata_sha256)
-            for p in pieces if p.source_metadata_sha256}
+def source_documents(ws: Workspace, pieces: list[PinnedPiece], at_hand: Mapping[str, bytes] | None = None,
+                     ) -> dict[str, bytes]:
+    """Imported tokens' published documents by sha256: what their metadata files and names are made from (from
+    `at_hand` where it holds them, else read from the object store)."""
+    at_hand = at_hand or {}
+    return {sha: at_hand[sha] if sha in at_hand else ws.ledger.objects.get(sha)
+            for sha in (p.source_metadata_sha256 for p in pieces) if sha}
 
 
 def record_manifest(ws: Workspace, manifest: Manifest, *, force: bool = False) -> Publication:

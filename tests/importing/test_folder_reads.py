@@ -9,6 +9,8 @@ import io
 import json
 import os
 import signal
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -133,3 +135,50 @@ def test_on_one_core_this_process_reads(folder: Path, monkeypatch: pytest.Monkey
     next(reads)
     assert not workers()
     assert len([1, *reads]) == COUNT
+
+
+def test_a_worker_imports_no_source_reader_but_its_own() -> None:
+    """A worker (`python -m ...folder_reads`) loads the reading and the guards, not the contract and IPFS readers
+    the importing package also holds (web3 clients, HTTP): they were most of a worker's start."""
+    done = subprocess.run([sys.executable, "-c", "import json, sys, mintprep.commands.importing.folder_reads; "
+                           "print(json.dumps(sorted(sys.modules)))"],
+                          capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
+    assert done.returncode == 0, done.stderr[-2000:]
+    loaded = set(json.loads(done.stdout))
+    assert "mintprep.guards.image_guards" in loaded  # it did load what reads and judges
+    unneeded = {f"mintprep.commands.importing.{name}" for name in ("driver", "contract", "ipfs_root", "recording")}
+    assert (unneeded | {"requests", "web3", "eth_abi"}) & loaded == set()
+
+
+def _minor_faults(pid: int) -> int:
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return int(fields[7])  # minflt: the 10th field of proc(5), the 8th after the command's name
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").is_file(), reason="page faults read from Linux's /proc")
+def test_a_worker_keeps_the_guards_arrays_rather_than_faulting_them_in_again(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The guards' arrays of a 256 px image (1.5 MB each) stay in the worker's heap between images: left to glibc's
+    own thresholds a worker mapped and unmapped them, 375 page faults an image (12% of its CPU, in the kernel)."""
+    from tests.support.real_art import art_rgb, png_of
+
+    (tmp_path / "images").mkdir()
+    (tmp_path / "json").mkdir()
+    pieces = [png_of(Image.fromarray(art_rgb(token_id, 256))) for token_id in (1, 2, 3)]
+    for token_id in range(1, COUNT + 1):
+        (tmp_path / "images" / f"{token_id}.png").write_bytes(pieces[token_id % 3])
+        (tmp_path / "json" / f"{token_id}.json").write_text(json.dumps({"name": "x", "image": f"{token_id}.png"}))
+    # Read ahead by a few images only, so what the workers do between the two counts is the images taken between.
+    monkeypatch.setattr(folder_reads, "READ_AHEAD_BYTES", 2 * len(pieces[0]))
+    monkeypatch.setattr(folder_reads, "RUN_BYTES", 1)
+    monkeypatch.setattr(folder_reads, "DRAIN_BYTES", 1)
+    reads = read_tokens(tmp_path, range(1, COUNT + 1), Judging(GuardSettings()))
+    taken = [next(reads) for _ in range(140)]  # each worker past its start and its first chunk
+    pids = [worker.pid for worker in workers()]
+    before = sum(_minor_faults(pid) for pid in pids)
+    taken += [next(reads) for _ in range(140, COUNT - 20)]
+    faults = sum(_minor_faults(pid) for pid in pids) - before
+    taken += list(reads)
+    assert len(taken) == COUNT and all(t.judgement for t in taken)
+    assert faults / (COUNT - 160) < 50, f"{faults} page faults over {COUNT - 160} images"

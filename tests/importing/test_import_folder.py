@@ -129,17 +129,31 @@ def test_an_import_killed_after_any_write_resumes_to_the_uninterrupted_ledger(wo
     assert report.generated == 0 and report.pinned == 0 and report.complete, report.to_json()
 
 
-def test_each_imported_file_is_stored_once_and_its_block_is_a_link_to_it(workdir: Path):
+def test_each_imported_file_is_stored_once_and_its_block_is_a_link_to_it(workdir: Path,
+                                                                        monkeypatch: pytest.MonkeyPatch):
     """kubo-cidv1 stores a one-block file as a raw leaf whose block is the file's bytes, named by their sha256 as
     the object store names its copy: the block store links to that copy instead of writing the bytes again (an
-    image and its metadata document are one file each on disk), and what audit reads back is intact."""
+    image and its metadata document are one file each on disk), and what audit reads back is intact. The metadata
+    directory is made from the documents the import holds, none read back from the object store it wrote them to."""
+    from mintprep.base import sha256_hex
     from mintprep.commands.audit import audit_collection
     from mintprep.ipfs.cid import CID
     from mintprep.ipfs.store import BlockStore
     from mintprep.state.objects import ObjectStore
 
     path = workdir / "col" / "collection.yaml"
+    read_back: list[str] = []
+    get = ObjectStore.get
+
+    def get_and_note(store: ObjectStore, sha: str) -> bytes:
+        data = get(store, sha)
+        read_back.append(sha)
+        return data
+
+    monkeypatch.setattr(ObjectStore, "get", get_and_note)
     plan = import_collection(load_collection(path), "export", cwd=workdir)
+    monkeypatch.undo()
+    assert {sha256_hex(token.metadata) for token in plan.tokens} & set(read_back) == set()
 
     col = load_collection(path)
     store, objects = BlockStore(col.state.ipfs), ObjectStore(col.state_dir / "objects")

@@ -110,17 +110,19 @@ def _step_directories(rec: Recording) -> None:
 def _step_manifest(rec: Recording) -> None:
     """The source's own metadata directory adopted as published, or (a folder) a directory mintprep writes."""
     ws, plan, pieces = rec.ws, rec.plan, rec.pieces
+    # Each token's document as stored by its batch: at hand, not read back from the object store.
+    sources = {p.source_metadata_sha256: t.metadata for p, t in zip(pieces, plan.tokens) if p.source_metadata_sha256}
     if plan.metadata_root:
         cids = {t.token_id: str(t.metadata_cid) for t in plan.tokens}
         # A foreign directory holds no collection.json of mintprep's: its contractURI is not this manifest's to say
         # (empty: `check` leaves it alone until a repair publishes a directory mintprep wrote).
-        sources = {p.source_metadata_sha256: t.metadata for p, t in zip(pieces, plan.tokens) if p.source_metadata_sha256}
         adopted = replace(build_manifest(ws.spec, pieces, plan.metadata_root, cids, ws.profile.name, plan.token_suffix,
                                          sources),
                           contract_uri="")
         rec.publication = record_manifest(ws, adopted)
     else:
-        rec.publication = publish_metadata(ws, pieces, suffix=plan.token_suffix if plan.uri_roots else None)
+        rec.publication = publish_metadata(ws, pieces, suffix=plan.token_suffix if plan.uri_roots else None,
+                                           documents=sources)
     rec.writes.done()
 
 

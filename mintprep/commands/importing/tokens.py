@@ -95,7 +95,7 @@ class Judging:
         return cls(ws.spec.guards, ws.spec.generator.upscale, ws.ledger.judged(settings_key(ws.col)))
 
     def wants(self, image: bytes) -> bool:
-        return sha256_hex(image) not in self.judged
+        return not self.judged or sha256_hex(image) not in self.judged  # a first import hashes nothing here
 
 
 @dataclass
