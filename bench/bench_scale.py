@@ -108,9 +108,17 @@ def write_yaml(folder: Path, size: int) -> Path:
 
 
 def timed(rows: dict[str, dict[str, float]], name: str, work: Callable[[], object], repeat: int = 1,
-          prepare: Callable[[], object] = lambda: None) -> object:
+          prepare: Callable[[], object] = lambda: None, warm_up: bool = False) -> object:
     """Measure `work` (`repeat` times, each after an unmeasured `prepare`: the median run by wall time is the row,
-    the first one's seconds kept as `first_s`)."""
+    the first one's seconds kept as `first_s`). With `warm_up`, one run before those, its seconds kept as `cold_s`:
+    what a command pays once in a process (its lazy imports, numpy's first calls) is not a cost per piece, and a
+    size measured warm must not be set beside one measured cold."""
+    cold = None
+    if warm_up:
+        prepare()
+        start = time.perf_counter()
+        work()
+        cold = time.perf_counter() - start
     runs = []
     for _ in range(repeat):
         prepare()
@@ -123,9 +131,11 @@ def timed(rows: dict[str, dict[str, float]], name: str, work: Callable[[], objec
         peak = memory_kib("VmHWM")
         runs.append({"s": elapsed, "cpu_s": cpu, "sys_s": system, "peak_rss_mib": peak / 1024,
                      "rss_rise_mib": max(0, peak - before) / 1024, "load": os.getloadavg()[0]})
-    rows[name] = dict(sorted(runs, key=lambda run: run["s"])[(repeat - 1) // 2], first_s=runs[0]["s"])
+    rows[name] = dict(sorted(runs, key=lambda run: run["s"])[(repeat - 1) // 2], first_s=runs[0]["s"],
+                      **({"cold_s": cold} if warm_up else {}))
     row = rows[name]
     median = f", median of {repeat}, first {row['first_s']:.2f} s" if repeat > 1 else ""
+    median += f", cold {cold:.2f} s" if warm_up else ""
     print(f"  {name}: {row['s']:.2f} s ({row['cpu_s']:.2f} s CPU{median}), "
           f"peak RSS {row['peak_rss_mib']:.0f} MiB (+{row['rss_rise_mib']:.0f}), load {row['load']:.1f}",
           file=sys.stderr, flush=True)  # a capped run keeps what it measured
@@ -158,8 +168,8 @@ def made_here(work: Path, size: int, rows: dict[str, dict[str, float]], only: tu
 
 
 def read_only(work: Path, size: int, only: tuple[str, ...], repeat: int) -> dict[str, dict[str, float]]:
-    """`status`, `audit` and `review` (of `only`) of the collection `made_here` left in `work`, each `repeat`
-    times; each review makes every thumbnail (its cache emptied first, unmeasured): the sheet is rendered, its files
+    """`status`, `audit` and `review` (of `only`) of the collection `made_here` left in `work`, each once to warm the
+    process (unmeasured but for `cold_s`) and then `repeat` times; each review makes every thumbnail (its cache emptied first, unmeasured): the sheet is rendered, its files
     not written. In a process of its own, as a user runs it: timed in the setup rows' process, after the bench had
     made 10,000 images there, review cost 1.44 times as much a piece as at 1,000, and 1.05-1.15 times (CPU) alone."""
     import shutil
@@ -172,14 +182,15 @@ def read_only(work: Path, size: int, only: tuple[str, ...], repeat: int) -> dict
     rows: dict[str, dict[str, float]] = {}
     path = work / "made" / "collection.yaml"
     if "status" in only:
-        status = timed(rows, "status", lambda: collection_status(load_collection(path)), repeat)
+        status = timed(rows, "status", lambda: collection_status(load_collection(path)), repeat, warm_up=True)
         assert status["counts"].get("pinned") == size, status["counts"]
     if "audit" in only:
-        report = timed(rows, "audit", lambda: audit_collection(load_collection(path), check_chain=False), repeat)
+        report = timed(rows, "audit", lambda: audit_collection(load_collection(path), check_chain=False), repeat,
+                       warm_up=True)
         assert report.ok, report.to_json()["problems"][:3]
     if "review" in only:
         timed(rows, "review", lambda: sum(len(html) for _, html in review_files(gather_review(load_collection(path)))),
-              repeat, lambda: shutil.rmtree(path.parent / ".mintprep" / "thumbnails", ignore_errors=True))
+              repeat, lambda: shutil.rmtree(path.parent / ".mintprep" / "thumbnails", ignore_errors=True), warm_up=True)
     return rows
 
 
