@@ -439,8 +439,9 @@ class Ledger:
         """Every CID these bytes were pinned as (unpinned since or not: the blocks may still be kept), a manifest's
         too, newest first."""
         return [row[0] for row in self._conn.execute(
-            "SELECT cid FROM (SELECT cid, pinned_at AS at FROM pins WHERE content_sha256 = ?1 UNION "
-            "SELECT manifest_cid, created FROM manifests WHERE manifest_sha256 = ?1) GROUP BY cid ORDER BY max(at) DESC",
+            "SELECT cid FROM (SELECT cid, pinned_at AS at FROM pins WHERE content_sha256 = ?1 "
+            "UNION SELECT manifest_cid, created FROM manifests WHERE manifest_sha256 = ?1) "
+            "GROUP BY cid ORDER BY max(at) DESC",
             (content_sha256,))]
 
     def record_pin(self, *, cid: str, backend: str, content_sha256: str, profile: str, kind: str, name: str,

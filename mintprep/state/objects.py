@@ -1,10 +1,10 @@
 """Content-addressed blob store: `objects/<aa>/<sha256>`, written temp → fsync → rename.
 
 A blob either exists whole under its hash or not at all, so a ledger row written after `put`
-never points at a half file. A blob lost or garbled since is read again from its pinned copy where it has one
-(`copies`: the ledger's, mintprep.state.pinned_copies) and put back. `put_many` (and `write_durably` under it) keeps that promise for a batch at
+never points at a half file. `put_many` (and `write_durably` under it) keeps that promise for a batch at
 two syncs in all, not three fsyncs per file: an fsync costs milliseconds, and a 10,000-piece import wrote
-two objects per piece.
+two objects per piece. A blob lost or garbled since is read again from its pinned copy where it has one
+(`copies`: the ledger's, mintprep.state.pinned_copies).
 """
 
 from __future__ import annotations
