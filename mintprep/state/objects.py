@@ -9,6 +9,7 @@ two objects per piece. A blob lost or garbled since is read again from its pinne
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
@@ -63,13 +64,16 @@ class ObjectStore:
         except ObjectMissing as why:
             raise fault(f"{self.path(sha256)} {problem}, and no pinned copy of it could be read ({why})") from None
         if self.heal:
-            write_atomic(self.path(sha256), copy)
+            with contextlib.suppress(OSError):  # a folder or a file where the store's belong: the bytes still serve
+                write_atomic(self.path(sha256), copy)
         return copy
 
     def _stored(self, sha256: str) -> bytes | None:
+        """The file under the blob's name, None where there is none (nothing there, or a folder where the file or its
+        shard folder should be: each read as "Is a directory" or "Not a directory", naming no file)."""
         try:
             return read_whole(self.file_name(sha256))
-        except FileNotFoundError:
+        except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
             return None
 
     def has(self, sha256: str) -> bool:

@@ -113,3 +113,22 @@ def test_a_lost_object_is_read_from_a_remote_backend(tmp_path: Path):
             record = ws.ledger.current_manifest()
         assert [t.token_id for t in record.manifest.tokens] == [1, 2]
         assert any("block/get" in request for request in node.script.requests[asked:])
+
+
+@pytest.mark.parametrize("damage", ["a folder in the object's place", "a file in its shard folder's place"])
+def test_a_folder_or_file_where_the_object_belongs_reads_as_lost(tmp_path: Path, damage: str):
+    """Read as "Is a directory" / "Not a directory", naming no file, these stopped every command; they are a lost
+    object like any other, read from its pinned copy."""
+    sha, _ = _pinned(tmp_path, ART)
+    with Ledger.open(tmp_path) as ledger:
+        path = ledger.objects.path(sha)
+    path.unlink()
+    if damage == "a folder in the object's place":
+        path.mkdir()
+    else:
+        shutil.rmtree(path.parent)
+        path.parent.write_bytes(b"not a folder")
+    with Ledger.open(tmp_path, readonly=True) as reader:
+        assert reader.objects.get(sha) == ART and not reader.objects.intact(sha)
+    with Ledger.open(tmp_path) as writer:
+        assert writer.objects.get(sha) == ART  # its copy cannot be put back there; the bytes still serve
