@@ -63,7 +63,7 @@ class BlockStore:
             return cid.inline
         try:
             return read_whole(self._file_name(cid))
-        except FileNotFoundError:
+        except (FileNotFoundError, IsADirectoryError, NotADirectoryError):  # a folder or file in a block's place
             raise BlockNotFound(str(cid)) from None
 
     def put_many(self, blocks: Iterable[Block]) -> int:
@@ -150,5 +150,5 @@ def _holds(name: str, data: bytes) -> bool:
     try:
         with open(name, "rb") as stored:
             return stored.read() == data
-    except FileNotFoundError:
+    except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
         return False

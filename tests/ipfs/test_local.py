@@ -127,3 +127,24 @@ def test_a_pin_set_whose_first_writer_was_killed_reads_as_empty(tmp_path) -> Non
     assert store.read_pins() == {} and not store.is_pinned(root)
     store.add_pins([(root, "x")])
     assert store.read_pins() == {str(root): "x"} and store.is_pinned(root)
+
+
+@pytest.mark.parametrize("damage", ["a folder in a block's place", "a file in its shard folder's place"])
+def test_a_folder_or_file_in_a_blocks_place_is_a_missing_block(tmp_path, damage: str) -> None:
+    """Read as "Is a directory" / "Not a directory", naming no block, this stopped `audit` instead of being reported
+    as the missing block it is (image-unretrievable)."""
+    store = BlockStore(tmp_path / "ipfs")
+    dag = import_bytes(os.urandom(2500), PROFILE)
+    store.put_many(dag.blocks)
+    path = store.path_for(dag.root)
+    path.unlink()
+    if damage == "a folder in a block's place":
+        path.mkdir()
+    else:
+        for leftover in path.parent.iterdir():
+            leftover.unlink()
+        path.parent.rmdir()
+        path.parent.write_bytes(b"not a folder")
+    with pytest.raises(KeyError):  # BlockNotFound, a KeyError
+        store.get(dag.root)
+    assert not verify_dag(dag.root, LocalBackend(tmp_path).fetch_block).ok
