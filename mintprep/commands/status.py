@@ -201,6 +201,8 @@ def attention_lines(info: dict[str, Any]) -> list[str]:
     rest = [f"{fine} fine (pinned{f', {imported} of them imported' if imported else ''})"]
     if info["unjudged"]:
         rest.append(f"{info['unjudged']} not yet checked by today's guards (`mintprep run` checks them)")
+    if imported:  # `run` resamples its own near-copies; imported ones stay published, and status compares no pairs
+        rest.append("near-duplicates among imported pieces: not judged here (`mintprep audit` names them)")
     seen = info["minted_seen"]
     rest.append(f"{len(seen['token_ids'])} minted when `run` last read the chain" if seen else
                 "minted: not known here (status reads no chain; `mintprep audit` names minted tokens)")

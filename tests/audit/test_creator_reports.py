@@ -86,7 +86,7 @@ def test_style_notes_on_pixel_art_stay_out_unless_verbose_and_never_count(tmp_pa
 def test_status_names_each_piece_that_needs_attention_and_sums_up_the_rest(tmp_path: Path):
     fresh = write_collection(tmp_path / "fresh", size=SIZE)
     code, status = cli("status", str(fresh))
-    assert code == 0 and "pending: token(s) 1-4" in status
+    assert code == 0 and "pending: token(s) 1-4" in status and "near-duplicates" not in status
 
     path = imported_folder(tmp_path, {2: "black"})
     assert cli("run", str(path), "--json")[0] == 1  # the imported black piece is rejected, its published one stays
@@ -95,6 +95,7 @@ def test_status_names_each_piece_that_needs_attention_and_sums_up_the_rest(tmp_p
     code, human = cli("status", str(path))
     assert "token 2: kept: rejected now" in human and "the rest: 3 fine (pinned, 4 of them imported)" in human
     assert "minted: not known here" in human
+    assert "near-duplicates among imported pieces: not judged here (`mintprep audit` names them)" in human
 
     with Ledger.open(path.parent / ".mintprep") as ledger:  # what `run` records after reading the chain
         ledger.record_minted_seen([2, 3])
