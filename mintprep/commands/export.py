@@ -22,7 +22,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from mintprep.base import ObjectCorrupt, UserError, sha256_hex, DISK_FULL_ERRNOS, DiskFull
+from mintprep.base import ObjectCorrupt, UserError, DISK_FULL_ERRNOS, DiskFull
 from mintprep.collection import Collection, token_file_name
 from mintprep.ipfs import Unreadable, list_directory, read_file
 from mintprep.stages import publication_backend
@@ -95,13 +95,13 @@ def failing_today(ws: Workspace, images: dict[int, str]) -> list[int]:
 
 
 def _image(ws: Workspace, png_sha256: str, image_cid: str) -> bytes:
+    """The pinned PNG from the object store, which reads a lost or garbled copy back from its pinned blocks (each
+    checked against its CID, the file against `png_sha256`: mintprep.state.pinned_copies); Unreadable when no copy
+    reads whole."""
     try:
         return ws.ledger.objects.get(png_sha256)
-    except (ObjectCorrupt, OSError):
-        data = read_file(image_cid, publication_backend(ws).fetch_block)  # verified block by block against its CID
-        if sha256_hex(data) != png_sha256:
-            raise UserError(f"image {image_cid} is not the pinned PNG {png_sha256}; run `mintprep audit`") from None
-        return data
+    except ObjectCorrupt as exc:  # ObjectMissing too
+        raise Unreadable(f"image {image_cid}: {exc}") from None
 
 
 @contextmanager
